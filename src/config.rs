@@ -1,0 +1,142 @@
+//! The resolved, immutable run configuration and the runtime tunables.
+//!
+//! `cli.rs` turns command-line arguments into a [`Config`]; from then on nothing else
+//! looks at clap types. Workers borrow the `Config` for the whole walk, so every field
+//! is already in the form the hot path wants (lowercased extension bytes, parsed sizes,
+//! a concrete thread count).
+
+use crate::process::SizeFilter;
+use std::ffi::OsString;
+
+/// Initial capacity of a worker's output buffer. Small on purpose: workers that find
+/// little never pay for a large allocation, and on a tiny tree a large per-thread
+/// pre-allocation costs more than the walk itself.
+pub const OUTPUT_INITIAL_CAPACITY: usize = 4 * 1024;
+
+/// A worker hands its output buffer to stdout once it holds this many bytes, so the
+/// stdout lock is taken once per 256 KiB rather than once per line.
+pub const OUTPUT_FLUSH_THRESHOLD: usize = 256 * 1024;
+
+/// Size of each worker's `getdents64` buffer. One call fills it with as many entries as
+/// fit, so a directory of a thousand files is read in one or two system calls.
+pub const DIRENT_BUFFER_SIZE: usize = 64 * 1024;
+
+/// Highest `-j` accepted. Far above any useful value; it exists so that a typo such as
+/// `-j 100000` is an error rather than an attempt to start a hundred thousand threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// The worker count used when `-j` is not given.
+///
+/// On macOS, APFS serialises directory reads per volume and four workers measured best
+/// (see the design notes in the README); everywhere else, one worker per CPU.
+pub fn default_threads() -> usize {
+    if cfg!(target_os = "macos") {
+        4
+    } else {
+        num_cpus::get().clamp(1, MAX_THREADS)
+    }
+}
+
+/// What the walk reports for each matching file.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputMode {
+    /// One path per match, each followed by the terminator byte.
+    Paths { terminator: u8 },
+    /// Only the number of matches, printed once at the end.
+    Count,
+}
+
+/// Everything a walk needs to know, fully resolved.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Where to start. Each is printed as typed; see `implicit_root`.
+    pub roots: Vec<OsString>,
+    /// True when no root was given and the walk starts at `.`: paths are then printed
+    /// without the `./` prefix, as fd does.
+    pub implicit_root: bool,
+    /// Lowercase extensions without a leading dot; empty means any extension.
+    pub extensions: Vec<Box<[u8]>>,
+    /// Glob the basename must match (`-n`).
+    pub name_glob: Option<Box<[u8]>>,
+    /// Globs whose matches (files and whole directories) are skipped (`-E`).
+    pub exclude_globs: Vec<Box<[u8]>>,
+    /// Size constraints, all of which must hold (`-S`).
+    pub size_filters: Vec<SizeFilter>,
+    pub output: OutputMode,
+    /// Number of worker threads, at least 1.
+    pub threads: usize,
+    /// Flush each worker's output after every directory, for a person watching a
+    /// terminal; otherwise output is flushed in large blocks.
+    pub flush_per_directory: bool,
+    /// Ignore the kernel's `d_type` and classify every entry with `fstatat`, as on a
+    /// filesystem that reports `DT_UNKNOWN`. Used by tests to exercise that path.
+    pub force_stat: bool,
+}
+
+impl Config {
+    /// A configuration that prints every regular file under `roots`, for library users
+    /// and tests; the fields can be adjusted afterwards.
+    pub fn new(roots: Vec<OsString>) -> Config {
+        let implicit_root = roots.is_empty();
+        let roots = if implicit_root {
+            vec![OsString::from(".")]
+        } else {
+            roots
+        };
+        Config {
+            roots,
+            implicit_root,
+            extensions: Vec::new(),
+            name_glob: None,
+            exclude_globs: Vec::new(),
+            size_filters: Vec::new(),
+            output: OutputMode::Paths { terminator: b'\n' },
+            threads: default_threads(),
+            flush_per_directory: false,
+            force_stat: false,
+        }
+    }
+
+    /// True when the file name must be looked at to decide a match. When false, and no
+    /// directory can be excluded either, the walker decides on `d_type` alone.
+    pub fn has_name_filter(&self) -> bool {
+        !self.extensions.is_empty() || self.name_glob.is_some()
+    }
+
+    /// Normalises one `-e` value: drops a leading dot and lowercases it once, here,
+    /// so the per-entry comparison never allocates.
+    pub fn normalize_extension(ext: &str) -> Box<[u8]> {
+        ext.strip_prefix('.')
+            .unwrap_or(ext)
+            .to_ascii_lowercase()
+            .into_bytes()
+            .into_boxed_slice()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn extensions_are_normalised_once() {
+        assert_eq!(&*Config::normalize_extension("JPG"), b"jpg");
+        assert_eq!(&*Config::normalize_extension(".Png"), b"png");
+        assert_eq!(&*Config::normalize_extension("tar.GZ"), b"tar.gz");
+    }
+
+    #[test]
+    fn no_root_means_dot_without_prefix() {
+        let config = Config::new(Vec::new());
+        assert!(config.implicit_root);
+        assert_eq!(config.roots, vec![OsString::from(".")]);
+        let explicit = Config::new(vec![".".into()]);
+        assert!(!explicit.implicit_root);
+    }
+
+    #[test]
+    fn default_threads_is_in_range() {
+        let threads = default_threads();
+        assert!((1..=MAX_THREADS).contains(&threads));
+    }
+}

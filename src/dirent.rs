@@ -1,0 +1,465 @@
+//! Reading directories from the operating system.
+//!
+//! This is the only module that knows how entries come out of the kernel. It offers:
+//!
+//! * [`open_dir_at`]: open a directory relative to an already open parent, so the
+//!   kernel resolves one component instead of the whole path, and paths longer than
+//!   `PATH_MAX` still work (they are opened a `PATH_MAX`-sized piece at a time).
+//! * [`DirReader`]: lists an open directory into a callback, handing out each entry's
+//!   name as a borrowed byte slice and its type from `d_type`. On Linux it is
+//!   `getdents64` into one reusable buffer (no allocation per entry or per directory);
+//!   elsewhere it is POSIX `readdir`. Both are compiled on Linux and tested against
+//!   each other.
+//! * [`lstat_at`]: the `fstatat(AT_SYMLINK_NOFOLLOW)` used for `DT_UNKNOWN` entries
+//!   and for size filters, on the NUL-terminated name the kernel already gave us.
+
+use std::ffi::CStr;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+/// What a directory entry is, as far as the walk cares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EntryKind {
+    File,
+    Dir,
+    Symlink,
+    /// FIFOs, sockets, device nodes: never printed, never opened.
+    Other,
+    /// The filesystem did not fill in `d_type`; ask `lstat_at`.
+    Unknown,
+}
+
+impl EntryKind {
+    fn from_d_type(d_type: u8) -> EntryKind {
+        match d_type {
+            libc::DT_REG => EntryKind::File,
+            libc::DT_DIR => EntryKind::Dir,
+            libc::DT_LNK => EntryKind::Symlink,
+            libc::DT_UNKNOWN => EntryKind::Unknown,
+            _ => EntryKind::Other,
+        }
+    }
+
+    /// The kind named by an `st_mode` from `stat`.
+    pub fn from_mode(mode: libc::mode_t) -> EntryKind {
+        match mode & libc::S_IFMT {
+            libc::S_IFREG => EntryKind::File,
+            libc::S_IFDIR => EntryKind::Dir,
+            libc::S_IFLNK => EntryKind::Symlink,
+            _ => EntryKind::Other,
+        }
+    }
+}
+
+/// One entry as the kernel returned it, borrowed from the reader's buffer.
+#[derive(Clone, Copy)]
+pub struct RawEntry<'a> {
+    /// The name, its NUL terminator and possibly up to seven bytes of padding after it.
+    /// The terminator always lies in the last eight bytes, which lets [`Self::name`]
+    /// find it without scanning the whole name.
+    name_area: &'a [u8],
+    pub kind: EntryKind,
+}
+
+impl<'a> RawEntry<'a> {
+    /// The entry's name, without the terminator.
+    ///
+    /// A `getdents64` record is padded to a multiple of 8 bytes, so the terminator is
+    /// within the last 8 bytes of the name area and only those need scanning. The
+    /// `readdir` reader passes the name and its terminator exactly, which satisfies the
+    /// same invariant.
+    #[inline]
+    pub fn name(&self) -> &'a [u8] {
+        let start = self.name_area.len().saturating_sub(8);
+        let tail = &self.name_area[start..];
+        match tail.iter().position(|&b| b == 0) {
+            Some(nul) => &self.name_area[..start + nul],
+            None => self.name_area, // unreachable for kernel data; be safe anyway
+        }
+    }
+
+    /// The name as a C string, for `*at` system calls.
+    #[inline]
+    pub fn name_cstr(&self) -> &'a CStr {
+        let len = self.name().len();
+        // The byte at `len` is the terminator found by `name`; `from_bytes_with_nul`
+        // re-checks that there is no NUL inside, which `name` already guarantees.
+        CStr::from_bytes_with_nul(&self.name_area[..=len]).unwrap_or(c".")
+    }
+
+    /// True for the `.` and `..` entries every directory lists.
+    #[inline]
+    pub fn is_dot_or_dotdot(&self) -> bool {
+        matches!(self.name_area, [b'.', 0, ..] | [b'.', b'.', 0, ..])
+    }
+}
+
+/// Opens the directory `path` relative to `base` (`None` means the working directory)
+/// for reading. `path` may be longer than `PATH_MAX`: it is then opened a piece at a
+/// time, each piece relative to the previous one.
+///
+/// With `nofollow`, a final component that is a symbolic link is refused (ENOTDIR or
+/// ELOOP): the walker uses it for entries that were directories when listed, so one replaced by a
+/// link in the meantime is not followed.
+pub fn open_dir_at(base: Option<RawFd>, path: &[u8], nofollow: bool) -> io::Result<OwnedFd> {
+    const PIECE: usize = libc::PATH_MAX as usize - 1;
+    let flags = libc::O_RDONLY
+        | libc::O_DIRECTORY
+        | libc::O_CLOEXEC
+        | if nofollow { libc::O_NOFOLLOW } else { 0 };
+    if path.len() <= PIECE {
+        return openat_bytes(base.unwrap_or(libc::AT_FDCWD), path, flags);
+    }
+    // Too long for one call: cut at slashes into pieces under PATH_MAX.
+    let mut current: Option<OwnedFd> = None;
+    let mut rest = path;
+    while !rest.is_empty() {
+        let cut = if rest.len() <= PIECE {
+            rest.len()
+        } else {
+            match rest[..=PIECE].iter().rposition(|&b| b == b'/') {
+                Some(0) | None => return Err(io::Error::from_raw_os_error(libc::ENAMETOOLONG)),
+                Some(slash) => slash,
+            }
+        };
+        let (piece, tail) = rest.split_at(cut);
+        let at = match (&current, base) {
+            (Some(fd), _) => fd.as_raw_fd(),
+            (None, Some(fd)) => fd,
+            (None, None) => libc::AT_FDCWD,
+        };
+        let last = tail.iter().all(|&b| b == b'/');
+        let piece_flags = if last {
+            flags
+        } else {
+            flags & !libc::O_NOFOLLOW
+        };
+        current = Some(openat_bytes(at, piece, piece_flags)?);
+        rest = tail.strip_prefix(b"/").unwrap_or(tail);
+    }
+    current.ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+}
+
+fn openat_bytes(at: RawFd, path: &[u8], flags: libc::c_int) -> io::Result<OwnedFd> {
+    let mut c_path = Vec::with_capacity(path.len() + 1);
+    c_path.extend_from_slice(path);
+    c_path.push(0);
+    let c_path = CStr::from_bytes_with_nul(&c_path)
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    loop {
+        // SAFETY: `c_path` is a valid NUL-terminated string that outlives the call.
+        let fd = unsafe { libc::openat(at, c_path.as_ptr(), flags) };
+        if fd >= 0 {
+            // SAFETY: `openat` just returned this descriptor and nobody else owns it.
+            return Ok(unsafe { OwnedFd::from_raw_fd(fd) });
+        }
+        let err = io::Error::last_os_error();
+        if err.kind() != io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+}
+
+/// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: the entry itself, never a link's target.
+pub fn lstat_at(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {
+    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `name` is NUL-terminated and `stat` points to writable memory of the
+    // right size; on success the kernel has initialised it.
+    let rc = unsafe {
+        libc::fstatat(
+            dir,
+            name.as_ptr(),
+            stat.as_mut_ptr(),
+            libc::AT_SYMLINK_NOFOLLOW,
+        )
+    };
+    if rc == 0 {
+        // SAFETY: fstatat returned 0, so `stat` was filled in.
+        Ok(unsafe { stat.assume_init() })
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Which way [`DirReader`] lists a directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReaderKind {
+    /// `getdents64` into a reusable buffer (Linux only).
+    #[cfg(target_os = "linux")]
+    Getdents,
+    /// POSIX `readdir` on a duplicate of the descriptor.
+    Readdir,
+}
+
+impl ReaderKind {
+    pub fn native() -> ReaderKind {
+        #[cfg(target_os = "linux")]
+        return ReaderKind::Getdents;
+        #[cfg(not(target_os = "linux"))]
+        return ReaderKind::Readdir;
+    }
+}
+
+/// Lists directories. Each worker owns one and reuses its buffer for every directory.
+pub struct DirReader {
+    kind: ReaderKind,
+    buffer: Vec<u8>,
+}
+
+impl DirReader {
+    pub fn new(kind: ReaderKind, buffer_size: usize) -> DirReader {
+        let buffer = match kind {
+            #[cfg(target_os = "linux")]
+            ReaderKind::Getdents => vec![0; buffer_size.max(4096)],
+            ReaderKind::Readdir => Vec::new(),
+        };
+        DirReader { kind, buffer }
+    }
+
+    /// Calls `each` for every entry of the open directory `dir`, `.` and `..` included.
+    /// Entries delivered before an error are not taken back: the caller acts on them and
+    /// then reports the error.
+    pub fn read(&mut self, dir: RawFd, each: impl FnMut(RawEntry<'_>)) -> io::Result<()> {
+        match self.kind {
+            #[cfg(target_os = "linux")]
+            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, each),
+            ReaderKind::Readdir => read_readdir(dir, each),
+        }
+    }
+}
+
+/// Byte offsets inside a `struct linux_dirent64` record.
+#[cfg(target_os = "linux")]
+mod record {
+    pub const RECLEN: usize = 16;
+    pub const TYPE: usize = 18;
+    pub const NAME: usize = 19;
+}
+
+#[cfg(target_os = "linux")]
+fn read_getdents(
+    dir: RawFd,
+    buffer: &mut [u8],
+    mut each: impl FnMut(RawEntry<'_>),
+) -> io::Result<()> {
+    loop {
+        // SAFETY: the kernel writes at most `buffer.len()` bytes into `buffer`, which we
+        // own mutably for the duration of the call.
+        let filled =
+            unsafe { libc::syscall(libc::SYS_getdents64, dir, buffer.as_mut_ptr(), buffer.len()) };
+        if filled < 0 {
+            let err = io::Error::last_os_error();
+            if err.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(err);
+        }
+        if filled == 0 {
+            return Ok(());
+        }
+        let filled = &buffer[..filled as usize];
+        let mut offset = 0;
+        while offset + record::NAME < filled.len() {
+            let record_bytes = &filled[offset..];
+            let reclen = u16::from_ne_bytes([
+                record_bytes[record::RECLEN],
+                record_bytes[record::RECLEN + 1],
+            ]) as usize;
+            if reclen <= record::NAME || reclen > record_bytes.len() {
+                return Err(io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    "malformed directory record from getdents64",
+                ));
+            }
+            each(RawEntry {
+                name_area: &record_bytes[record::NAME..reclen],
+                kind: EntryKind::from_d_type(record_bytes[record::TYPE]),
+            });
+            offset += reclen;
+        }
+    }
+}
+
+fn read_readdir(dir: RawFd, mut each: impl FnMut(RawEntry<'_>)) -> io::Result<()> {
+    // `fdopendir` takes ownership of the descriptor it is given and `closedir` closes
+    // it, but the caller keeps using `dir` afterwards (to open children relative to
+    // it), so hand `fdopendir` a duplicate.
+    // SAFETY: `dir` is an open descriptor owned by the caller; `dup` does not affect it.
+    let copy = unsafe { libc::fcntl(dir, libc::F_DUPFD_CLOEXEC, 0) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is a fresh descriptor we own; on success the stream owns it.
+    let stream = unsafe { libc::fdopendir(copy) };
+    if stream.is_null() {
+        let err = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so `copy` is still ours to close.
+        unsafe { libc::close(copy) };
+        return Err(err);
+    }
+    let result = loop {
+        set_errno(0);
+        // SAFETY: `stream` is a valid open DIR* until the closedir below.
+        let entry = unsafe { libc::readdir(stream) };
+        if entry.is_null() {
+            let err = io::Error::last_os_error();
+            break match err.raw_os_error() {
+                Some(0) | None => Ok(()),
+                Some(_) => Err(err),
+            };
+        }
+        // SAFETY: readdir returned a valid entry whose `d_name` is NUL-terminated and
+        // stays valid until the next readdir call on this stream.
+        let (name, d_type) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
+        each(RawEntry {
+            name_area: name.to_bytes_with_nul(),
+            kind: EntryKind::from_d_type(d_type),
+        });
+    };
+    // SAFETY: `stream` came from fdopendir and is closed exactly once.
+    unsafe { libc::closedir(stream) };
+    result
+}
+
+fn set_errno(value: libc::c_int) {
+    // SAFETY: the errno location is thread-local and always valid to write.
+    unsafe {
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        {
+            *libc::__errno_location() = value;
+        }
+        #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd"))]
+        {
+            *libc::__error() = value;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+    fn all_readers() -> Vec<ReaderKind> {
+        vec![
+            #[cfg(target_os = "linux")]
+            ReaderKind::Getdents,
+            ReaderKind::Readdir,
+        ]
+    }
+
+    fn list(
+        kind: ReaderKind,
+        dir: &std::path::Path,
+        buffer: usize,
+    ) -> BTreeMap<Vec<u8>, EntryKind> {
+        let fd = open_dir_at(None, dir.as_os_str().as_bytes(), false).unwrap();
+        let mut reader = DirReader::new(kind, buffer);
+        let mut seen = BTreeMap::new();
+        reader
+            .read(fd.as_raw_fd(), |entry| {
+                let name = entry.name().to_vec();
+                assert_eq!(entry.name_cstr().to_bytes(), &name[..]);
+                assert_eq!(entry.is_dot_or_dotdot(), name == b"." || name == b"..");
+                assert!(
+                    seen.insert(name, entry.kind).is_none(),
+                    "entry listed twice"
+                );
+            })
+            .unwrap();
+        seen
+    }
+
+    #[test]
+    fn readers_agree_on_names_and_kinds() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        // Names of every length 1..=255 exercise every padding of the record.
+        for len in 1..=255usize {
+            let name = "n".repeat(len);
+            std::fs::write(root.join(&name), b"").unwrap();
+        }
+        std::fs::create_dir(root.join("sub")).unwrap();
+        std::os::unix::fs::symlink("sub", root.join("link")).unwrap();
+        std::fs::write(
+            root.join(std::ffi::OsStr::from_bytes(b"bad\xffname\n")),
+            b"",
+        )
+        .unwrap();
+        let mut fifo = root.join("fifo").into_os_string().into_vec();
+        fifo.push(0);
+        // SAFETY: NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr().cast(), 0o600) }, 0);
+
+        for kind in all_readers() {
+            // A tiny buffer forces many getdents64 calls for one directory.
+            for buffer in [4096, 64 * 1024] {
+                let seen = list(kind, root, buffer);
+                assert_eq!(seen.len(), 255 + 4 + 2, "{kind:?}");
+                assert_eq!(seen[&b"sub"[..]], EntryKind::Dir);
+                assert_eq!(seen[&b"link"[..]], EntryKind::Symlink);
+                assert_eq!(seen[&b"fifo"[..]], EntryKind::Other);
+                assert_eq!(seen[&b"bad\xffname\n"[..]], EntryKind::File);
+                assert_eq!(seen[&b"n".repeat(255)[..]], EntryKind::File);
+                assert_eq!(seen[&b"."[..]], EntryKind::Dir);
+            }
+        }
+    }
+
+    #[test]
+    fn lstat_at_does_not_follow_links() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("d")).unwrap();
+        std::os::unix::fs::symlink("d", tmp.path().join("l")).unwrap();
+        let fd = open_dir_at(None, tmp.path().as_os_str().as_bytes(), false).unwrap();
+        let stat = lstat_at(fd.as_raw_fd(), c"l").unwrap();
+        assert_eq!(EntryKind::from_mode(stat.st_mode), EntryKind::Symlink);
+        let stat = lstat_at(fd.as_raw_fd(), c"d").unwrap();
+        assert_eq!(EntryKind::from_mode(stat.st_mode), EntryKind::Dir);
+        let err = lstat_at(fd.as_raw_fd(), c"missing").unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
+    }
+
+    #[test]
+    fn nofollow_refuses_a_link_to_a_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("d")).unwrap();
+        std::os::unix::fs::symlink("d", tmp.path().join("l")).unwrap();
+        let base = open_dir_at(None, tmp.path().as_os_str().as_bytes(), false).unwrap();
+        assert!(open_dir_at(Some(base.as_raw_fd()), b"d", true).is_ok());
+        let err = open_dir_at(Some(base.as_raw_fd()), b"l", true).unwrap_err();
+        // Linux says ENOTDIR when O_DIRECTORY meets the link first, others ELOOP.
+        assert!(
+            matches!(err.raw_os_error(), Some(libc::ENOTDIR | libc::ELOOP)),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn paths_longer_than_path_max_open_piecewise() {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = open_dir_at(None, tmp.path().as_os_str().as_bytes(), false).unwrap();
+        // 40 levels of 200-byte names: 8 KiB of path, twice PATH_MAX.
+        let component = "d".repeat(200);
+        let mut relative = Vec::new();
+        let mut current = base.try_clone().unwrap();
+        for _ in 0..40 {
+            let mut c_name = component.clone().into_bytes();
+            c_name.push(0);
+            // SAFETY: NUL-terminated name, valid directory descriptor.
+            let rc = unsafe { libc::mkdirat(current.as_raw_fd(), c_name.as_ptr().cast(), 0o755) };
+            assert_eq!(rc, 0);
+            current = open_dir_at(Some(current.as_raw_fd()), component.as_bytes(), true).unwrap();
+            if !relative.is_empty() {
+                relative.push(b'/');
+            }
+            relative.extend_from_slice(component.as_bytes());
+        }
+        assert!(relative.len() > libc::PATH_MAX as usize);
+        let deep = open_dir_at(Some(base.as_raw_fd()), &relative, true).unwrap();
+        let a = lstat_at(deep.as_raw_fd(), c".").unwrap();
+        let b = lstat_at(current.as_raw_fd(), c".").unwrap();
+        assert_eq!((a.st_dev, a.st_ino), (b.st_dev, b.st_ino));
+    }
+}

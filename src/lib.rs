@@ -1,0 +1,30 @@
+//! pfind: find files fast with a parallel, work-stealing directory walk.
+//!
+//! How a run fits together, in the order data flows:
+//!
+//! * [`cli`] parses the command line and resolves it into a [`config::Config`], the only
+//!   thing the rest of the program reads.
+//! * [`scheduler`] classifies the roots, seeds the [`queue::Pool`] and runs one
+//!   [`walker::Walker`] per thread inside a `thread::scope`.
+//! * [`queue`] is the Chase-Lev work-stealing pool: per-worker LIFO deques, stealing,
+//!   parking idle workers, and detecting the end of the walk.
+//! * [`walker`] lists one directory at a time through [`dirent`] (the OS layer:
+//!   `getdents64` on Linux, `readdir` elsewhere), applies the [`process`] matchers to
+//!   each name, and queues subdirectories; [`descriptors`] bounds the directory
+//!   descriptors it keeps open for opening children relative to their parent.
+//! * Matches go to the shared [`output::Output`] in large blocks; problems go to the
+//!   [`report::Reporter`], which also decides the exit status.
+
+pub mod cli;
+pub mod config;
+pub mod descriptors;
+pub mod dirent;
+pub mod output;
+pub mod process;
+pub mod queue;
+pub mod report;
+pub mod scheduler;
+pub mod walker;
+
+pub use config::Config;
+pub use scheduler::{run, Summary};

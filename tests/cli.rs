@@ -1,0 +1,339 @@
+//! Behaviour of every flag and root form, through the real binary on temp trees.
+
+mod testenv;
+
+use std::ffi::OsStr;
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::process::Stdio;
+use testenv::{pfind_command, split_records, TestEnv};
+
+/// A small tree with a bit of everything the default walk must handle.
+fn mixed_tree() -> TestEnv {
+    let env = TestEnv::new(
+        &["a/b/c", "empty", ".hidden_dir", "photos"],
+        &[
+            "top.jpg",
+            "top.txt",
+            ".hidden.jpg",
+            ".jpg",
+            "a/one.JPG",
+            "a/b/two.png",
+            "a/b/c/three.jpeg",
+            ".hidden_dir/inner.txt",
+            "photos/IMG_0001.jpg",
+            "photos/IMG_0002.png",
+            "photos/notes.txt",
+        ],
+    );
+    env.symlink("top.jpg", "link_to_file.jpg");
+    env.symlink("a", "link_to_dir");
+    env.symlink("missing", "dangling.jpg");
+    env.mkfifo("a/fifo.jpg");
+    env
+}
+
+const ALL_MIXED: &[&str] = &[
+    "top.jpg",
+    "top.txt",
+    ".hidden.jpg",
+    ".jpg",
+    "a/one.JPG",
+    "a/b/two.png",
+    "a/b/c/three.jpeg",
+    ".hidden_dir/inner.txt",
+    "photos/IMG_0001.jpg",
+    "photos/IMG_0002.png",
+    "photos/notes.txt",
+];
+
+#[test]
+fn prints_every_regular_file_and_nothing_else() {
+    // Hidden files included; links, the dangling link and the FIFO not printed, and
+    // link_to_dir not followed (a/one.JPG appears once, not again under the link).
+    mixed_tree().assert_output::<&str>(&[], ALL_MIXED);
+}
+
+#[test]
+fn extension_filter() {
+    let env = mixed_tree();
+    let jpg = &["top.jpg", ".hidden.jpg", "a/one.JPG", "photos/IMG_0001.jpg"];
+    env.assert_output(&["-e", "jpg"], jpg);
+    env.assert_output(&["-e", "JPG"], jpg);
+    env.assert_output(&["-e", ".jpg"], jpg);
+    env.assert_output(&["--extension", "jpg"], jpg);
+    let jpg_png = &[
+        "top.jpg",
+        ".hidden.jpg",
+        "a/one.JPG",
+        "photos/IMG_0001.jpg",
+        "a/b/two.png",
+        "photos/IMG_0002.png",
+    ];
+    env.assert_output(&["-e", "jpg", "-e", "png"], jpg_png);
+    env.assert_output(&["-e", "jpg,png"], jpg_png);
+    env.assert_output(&["-e", "gif"], &[]);
+}
+
+#[test]
+fn name_glob_and_its_combination_with_extension() {
+    let env = mixed_tree();
+    env.assert_output(
+        &["-n", "IMG_*"],
+        &["photos/IMG_0001.jpg", "photos/IMG_0002.png"],
+    );
+    env.assert_output(
+        &["-n", "IMG_000?.*"],
+        &["photos/IMG_0001.jpg", "photos/IMG_0002.png"],
+    );
+    env.assert_output(&["-n", "IMG_*", "-e", "png"], &["photos/IMG_0002.png"]);
+    env.assert_output(&["-n", "t??.*"], &["top.jpg", "top.txt", "a/b/two.png"]);
+    env.assert_output(&["--name", ".*"], &[".hidden.jpg", ".jpg"]);
+    env.assert_output(&["-n", "img_*"], &[]); // case-sensitive
+}
+
+#[test]
+fn exclude_skips_files_and_whole_directories() {
+    let env = mixed_tree();
+    env.assert_output(
+        &["-E", "a", "-E", "photos", "-E", ".hidden*"],
+        &["top.jpg", "top.txt", ".jpg"],
+    );
+    env.assert_output(
+        &["-E", "*.txt", "-e", "jpg"],
+        &["top.jpg", ".hidden.jpg", "a/one.JPG", "photos/IMG_0001.jpg"],
+    );
+    // A pattern that only names a directory removes its whole subtree.
+    env.assert_output(&["--exclude", "b", "-n", "t*"], &["top.jpg", "top.txt"]);
+}
+
+#[test]
+fn size_filters() {
+    let env = TestEnv::new(&["d"], &["empty"]);
+    env.write("d/100b", &[b'x'; 100]);
+    env.write("d/1000b", &[b'x'; 1000]);
+    env.write("d/1024b", &[b'x'; 1024]);
+    env.write("d/5000b", &[b'x'; 5000]);
+    env.symlink("d/5000b", "link"); // a link is never sized, never printed
+    env.assert_output(&["-S", "+1k"], &["d/1000b", "d/1024b", "d/5000b"]);
+    env.assert_output(&["-S", "+1ki"], &["d/1024b", "d/5000b"]);
+    env.assert_output(&["-S", "-1k"], &["empty", "d/100b", "d/1000b"]);
+    env.assert_output(&["-S", "-0"], &["empty"]);
+    env.assert_output(&["-S", "1024b"], &["d/1024b"]);
+    env.assert_output(
+        &["-S", "+100b", "-S", "-1ki"],
+        &["d/100b", "d/1000b", "d/1024b"],
+    );
+    env.assert_output(&["--size", "+1k", "-e", "x"], &[]);
+}
+
+#[test]
+fn count_matches_the_printed_paths() {
+    let env = mixed_tree();
+    for (args, want) in [
+        (&["-c"][..], "11\n"),
+        (&["-c", "-e", "jpg"], "4\n"),
+        (&["--count", "-n", "IMG_*"], "2\n"),
+        (&["-c", "-E", "a"], "8\n"),
+        (&["-c", "-S", "+1"], "0\n"),
+        (&["-c", "-e", "gif"], "0\n"),
+    ] {
+        for threads in testenv::THREAD_COUNTS {
+            let out = env.run(&[args, &["-j", threads]].concat());
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                want,
+                "{args:?} -j {threads}"
+            );
+            assert!(out.status.success());
+        }
+    }
+}
+
+#[test]
+fn print0_and_odd_names_round_trip_byte_exact() {
+    let env = TestEnv::new(&[], &[]);
+    let names: Vec<&[u8]> = vec![
+        b"with space",
+        b"new\nline",
+        b"tab\there",
+        b"-leading-dash",
+        b"*?[]",
+        b"bad\xff\xfeutf8",
+        "ünïcödé".as_bytes(),
+        b"back\\slash",
+    ];
+    for name in &names {
+        std::fs::write(env.root().join(OsStr::from_bytes(name)), b"").unwrap();
+    }
+    let long = vec![b'n'; 255];
+    std::fs::write(env.root().join(OsStr::from_bytes(&long)), b"").unwrap();
+    let mut expected: Vec<Vec<u8>> = names.iter().map(|n| n.to_vec()).collect();
+    expected.push(long);
+    env.assert_records(&["-0"], 0, &expected);
+    env.assert_records(&["--print0"], 0, &expected);
+}
+
+#[test]
+fn root_forms() {
+    let env = TestEnv::new(&["dir/sub"], &["dir/f", "dir/sub/g", "other"]);
+    env.assert_output(&["dir"], &["dir/f", "dir/sub/g"]);
+    env.assert_output(&["dir/"], &["dir/f", "dir/sub/g"]);
+    env.assert_output(&["dir//"], &["dir//f", "dir//sub/g"]); // as find prints it
+    env.assert_output(&["."], &["./dir/f", "./dir/sub/g", "./other"]);
+    env.assert_output::<&str>(&[], &["dir/f", "dir/sub/g", "other"]); // no "./"
+    env.assert_output(&["dir/sub", "other"], &["dir/sub/g", "other"]);
+    env.assert_output(&["dir/f", "-e", "x"], &[]); // a file root is filtered too
+    let absolute = env.root().join("dir");
+    let absolute = absolute.to_str().unwrap();
+    env.assert_output(
+        &[absolute],
+        &[&format!("{absolute}/f"), &format!("{absolute}/sub/g")],
+    );
+}
+
+#[test]
+fn symlinked_root_is_not_followed_unless_written_with_a_slash() {
+    let env = TestEnv::new(&["dir"], &["dir/f"]);
+    env.symlink("dir", "link");
+    env.assert_output(&["link"], &[]);
+    env.assert_output(&["link/"], &["link/f"]);
+}
+
+#[test]
+fn missing_root_is_an_error_but_other_roots_are_walked() {
+    let env = TestEnv::new(&["dir"], &["dir/f"]);
+    for threads in testenv::THREAD_COUNTS {
+        let out = env.run(&["nope", "dir", "-j", threads]);
+        assert_eq!(out.status.code(), Some(1));
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "dir/f\n");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: nope: No such file or directory\n"
+        );
+    }
+}
+
+#[test]
+fn fifo_root_is_reported_not_opened() {
+    let env = TestEnv::new(&[], &[]);
+    env.mkfifo("pipe");
+    let out = env.run(&["pipe"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: pipe: not a directory or regular file\n"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_clear_message() {
+    let env = TestEnv::new(&[], &[]);
+    for (args, mentions) in [
+        (&["-j", "0"][..], "1 to 1024"),
+        (&["-j", "100000"], "1 to 1024"),
+        (&["--bogus"], "--bogus"),
+        (&["-S", "+1q"], "invalid size '+1q'"),
+        (&["-e", ""], "cannot be empty"),
+    ] {
+        let out = env.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("error: "), "{args:?}: {stderr}");
+        assert!(stderr.contains(mentions), "{args:?}: {stderr}");
+        assert!(out.stdout.is_empty());
+    }
+}
+
+#[test]
+fn help_documents_every_flag() {
+    let out = TestEnv::new(&[], &[]).run(&["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for flag in [
+        "--extension",
+        "--name",
+        "--exclude",
+        "--size",
+        "--count",
+        "--print0",
+        "--threads",
+        "--help",
+        "--version",
+        "Examples:",
+    ] {
+        assert!(help.contains(flag), "--help lacks {flag}");
+    }
+    let version = TestEnv::new(&[], &[]).run(&["--version"]);
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout),
+        format!("pfind {}\n", env!("CARGO_PKG_VERSION"))
+    );
+}
+
+#[test]
+fn closed_pipe_stops_quietly_with_status_0() {
+    // Enough output to fill the pipe many times over, so pfind is certainly still
+    // writing when the reader goes away.
+    let env = TestEnv::new(&[], &[]);
+    for d in 0..50 {
+        for f in 0..400 {
+            env.write(
+                format!("directory_{d:03}/a_fairly_long_file_name_{f:05}.txt"),
+                b"",
+            );
+        }
+    }
+    for threads in testenv::THREAD_COUNTS {
+        let mut child = pfind_command(env.root(), &["-j", threads])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "-j {threads}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+    }
+}
+
+#[test]
+fn writing_to_a_full_device_is_an_error() {
+    let env = TestEnv::new(&[], &["a", "b"]);
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = pfind_command(env.root(), &["-j", "2"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: stdout: No space left on device\n"
+    );
+}
+
+#[test]
+fn records_are_never_split_between_workers() {
+    // Many workers, many directories, long lines: every line must come out whole.
+    let env = TestEnv::new(&[], &[]);
+    let mut expected = Vec::new();
+    for d in 0..64 {
+        for f in 0..200 {
+            let path = format!("d{d:02}/{}_{f:04}", "x".repeat(100));
+            env.write(&path, b"");
+            expected.push(path.into_bytes());
+        }
+    }
+    let out = env.run(&["-j", "16"]);
+    testenv::assert_same_records(
+        "many workers",
+        &split_records(&out.stdout, b'\n'),
+        &expected,
+    );
+}

@@ -1,0 +1,226 @@
+//! Test harness shared by the integration tests: builds a tree in a temporary
+//! directory, runs the real `pfind` binary on it, and compares what it printed with
+//! what was expected, ignoring order (a parallel walk has none) and showing a line diff
+//! on mismatch. Every comparison runs at several thread counts.
+#![allow(dead_code)] // each test file uses a different part of the harness
+
+use std::collections::BTreeSet;
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// Thread counts every expectation is checked at: serial, this machine's count, and
+/// far more workers than cores.
+pub const THREAD_COUNTS: [&str; 3] = ["1", "2", "16"];
+
+pub struct TestEnv {
+    dir: tempfile::TempDir,
+}
+
+impl TestEnv {
+    /// A tree with the given directories and (empty) files, paths relative to the root.
+    pub fn new(dirs: &[&str], files: &[&str]) -> TestEnv {
+        let env = TestEnv {
+            dir: tempfile::tempdir().expect("temp dir"),
+        };
+        for dir in dirs {
+            std::fs::create_dir_all(env.root().join(dir)).expect("create dir");
+        }
+        for file in files {
+            env.write(file, b"");
+        }
+        env
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Creates (or overwrites) a file, and its parent directories.
+    pub fn write(&self, relative: impl AsRef<Path>, contents: &[u8]) {
+        let path = self.root().join(relative);
+        std::fs::create_dir_all(path.parent().unwrap()).expect("create parent");
+        std::fs::write(&path, contents).expect("write file");
+    }
+
+    pub fn symlink(&self, target: &str, link: &str) {
+        std::os::unix::fs::symlink(target, self.root().join(link)).expect("symlink");
+    }
+
+    pub fn mkfifo(&self, relative: &str) {
+        let mut path = self.root().join(relative).into_os_string().into_vec();
+        path.push(0);
+        // SAFETY: a NUL-terminated path.
+        let rc = unsafe { libc::mkfifo(path.as_ptr().cast(), 0o600) };
+        assert_eq!(rc, 0, "mkfifo {relative}");
+    }
+
+    /// Runs pfind in the tree's root with `args`.
+    pub fn run<S: AsRef<OsStr>>(&self, args: &[S]) -> Output {
+        pfind_command(self.root(), args)
+            .output()
+            .expect("run pfind")
+    }
+
+    /// Asserts that pfind prints exactly `expected` lines (in any order), nothing on
+    /// stderr, and exits 0, at every thread count.
+    pub fn assert_output<S: AsRef<OsStr>>(&self, args: &[S], expected: &[&str]) {
+        let expected: Vec<Vec<u8>> = expected.iter().map(|s| s.as_bytes().to_vec()).collect();
+        self.assert_records(args, b'\n', &expected);
+    }
+
+    /// Like `assert_output` with records ending in `terminator` and arbitrary bytes.
+    pub fn assert_records<S: AsRef<OsStr>>(
+        &self,
+        args: &[S],
+        terminator: u8,
+        expected: &[Vec<u8>],
+    ) {
+        for threads in THREAD_COUNTS {
+            let mut full: Vec<OsString> = args.iter().map(|a| a.as_ref().to_owned()).collect();
+            full.extend(["-j".into(), threads.into()]);
+            let out = self.run(&full);
+            let shown = format!("pfind {full:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stderr),
+                "",
+                "{shown}: unexpected stderr"
+            );
+            assert_eq!(out.status.code(), Some(0), "{shown}: exit status");
+            assert_same_records(&shown, &split_records(&out.stdout, terminator), expected);
+        }
+    }
+}
+
+/// A `pfind` command running in `cwd`, stdin closed.
+pub fn pfind_command<S: AsRef<OsStr>>(cwd: &Path, args: &[S]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pfind"));
+    command.current_dir(cwd).args(args).stdin(Stdio::null());
+    command
+}
+
+/// Splits output into records, checking that the last one is terminated.
+pub fn split_records(output: &[u8], terminator: u8) -> Vec<Vec<u8>> {
+    if output.is_empty() {
+        return Vec::new();
+    }
+    assert_eq!(
+        output.last(),
+        Some(&terminator),
+        "output does not end with its terminator: {:?}",
+        String::from_utf8_lossy(output)
+    );
+    output[..output.len() - 1]
+        .split(|&b| b == terminator)
+        .map(<[u8]>::to_vec)
+        .collect()
+}
+
+/// Asserts `actual` holds exactly the records in `expected`, each once, in any order;
+/// on failure prints what is missing, unexpected, and duplicated.
+pub fn assert_same_records(context: &str, actual: &[Vec<u8>], expected: &[Vec<u8>]) {
+    let actual_set: BTreeSet<&Vec<u8>> = actual.iter().collect();
+    let expected_set: BTreeSet<&Vec<u8>> = expected.iter().collect();
+    let duplicates = actual.len() - actual_set.len();
+    if actual_set == expected_set && duplicates == 0 {
+        return;
+    }
+    let show = |set: Vec<&&Vec<u8>>| {
+        set.iter()
+            .take(20)
+            .map(|p| format!("    {:?}\n", String::from_utf8_lossy(p)))
+            .collect::<String>()
+    };
+    let missing: Vec<_> = expected_set.difference(&actual_set).collect();
+    let extra: Vec<_> = actual_set.difference(&expected_set).collect();
+    panic!(
+        "{context}: output differs\n  missing ({}):\n{}  unexpected ({}):\n{}  duplicated lines: {duplicates}",
+        missing.len(),
+        show(missing),
+        extra.len(),
+        show(extra)
+    );
+}
+
+/// The independent oracle: a plain recursive walk with `std::fs::read_dir` and
+/// `symlink_metadata`, formatting paths the way `find ROOT -type f` does.
+pub fn oracle_files(root: &[u8]) -> Vec<Vec<u8>> {
+    fn walk(dir: &Path, printed: &[u8], out: &mut Vec<Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).expect("oracle read_dir") {
+            let entry = entry.expect("oracle entry");
+            let kind = std::fs::symlink_metadata(entry.path())
+                .expect("oracle lstat")
+                .file_type();
+            let mut path = printed.to_vec();
+            if !path.is_empty() && !path.ends_with(b"/") {
+                path.push(b'/');
+            }
+            path.extend_from_slice(entry.file_name().as_bytes());
+            if kind.is_dir() {
+                walk(&entry.path(), &path, out);
+            } else if kind.is_file() {
+                out.push(path);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(&PathBuf::from(OsStr::from_bytes(root)), root, &mut out);
+    out
+}
+
+/// Builds a random tree under `root` from `seed`: varied depth and fan-out, empty
+/// directories, hidden files, odd names (spaces, newlines, invalid UTF-8, 255 bytes),
+/// symlinks to files and directories, dangling links and FIFOs. Returns the number of
+/// entries created.
+pub fn random_tree(root: &Path, seed: u64, max_entries: usize) -> usize {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut dirs = vec![root.to_path_buf()];
+    let mut created = 0;
+    while created < max_entries {
+        // Prefer recent directories so the tree grows deep as well as wide.
+        let pick = if rng.u8(..4) == 0 {
+            rng.usize(..dirs.len())
+        } else {
+            dirs.len() - 1 - rng.usize(..dirs.len().min(3))
+        };
+        let parent = dirs[pick].clone();
+        let name = random_name(&mut rng, created);
+        let path = parent.join(OsStr::from_bytes(&name));
+        match rng.u8(..100) {
+            0..=59 => std::fs::write(&path, b"").unwrap(),
+            60..=84 => {
+                std::fs::create_dir(&path).unwrap();
+                dirs.push(path);
+            }
+            85..=89 => std::os::unix::fs::symlink(&dirs[rng.usize(..dirs.len())], &path).unwrap(),
+            90..=94 => std::os::unix::fs::symlink("no-such-target", &path).unwrap(),
+            _ => {
+                let mut c_path = path.into_os_string().into_vec();
+                c_path.push(0);
+                // SAFETY: a NUL-terminated path.
+                assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr().cast(), 0o600) }, 0);
+            }
+        }
+        created += 1;
+    }
+    created
+}
+
+fn random_name(rng: &mut fastrand::Rng, serial: usize) -> Vec<u8> {
+    // The serial number keeps names unique within a directory.
+    let mut name = match rng.u8(..20) {
+        0 => b".hidden".to_vec(),
+        1 => b"with space".to_vec(),
+        2 => b"new\nline".to_vec(),
+        3 => b"bad\xff\xfeutf8".to_vec(),
+        4 => b"-leading-dash".to_vec(),
+        5 => b"glob*?[]".to_vec(),
+        6 => "ünïcödé".as_bytes().to_vec(),
+        7 => vec![b'L'; 240],
+        _ => b"f".to_vec(),
+    };
+    name.extend_from_slice(format!("_{serial}").as_bytes());
+    name.truncate(255);
+    name
+}
