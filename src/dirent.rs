@@ -408,6 +408,34 @@ mod tests {
     }
 
     #[test]
+    fn listing_a_directory_removed_after_open_fails_with_enoent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("gone");
+        std::fs::create_dir(&dir).unwrap();
+        let fd = open_dir_at(None, dir.as_os_str().as_bytes(), false).unwrap();
+        std::fs::remove_dir(&dir).unwrap();
+        for kind in all_readers() {
+            let mut reader = DirReader::new(kind, 4096);
+            let mut entries = 0;
+            let result = reader.read(fd.as_raw_fd(), |_| entries += 1);
+            assert_eq!(entries, 0);
+            match kind {
+                #[cfg(target_os = "linux")]
+                ReaderKind::Getdents => {
+                    assert_eq!(result.unwrap_err().raw_os_error(), Some(libc::ENOENT));
+                }
+                // glibc's readdir turns this ENOENT into a plain end of directory on
+                // purpose, so the portable reader sees an empty listing.
+                ReaderKind::Readdir => {
+                    if let Err(err) = result {
+                        assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
     fn lstat_at_does_not_follow_links() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::create_dir(tmp.path().join("d")).unwrap();

@@ -1,27 +1,51 @@
 //! The `pfind` binary: parse the command line, run the walk, choose the exit status.
 //! Everything else lives in the library (see `lib.rs` for the map).
+//!
+//! `main` is the C entry point rather than Rust's, for one reason: before a Rust
+//! `main` runs, the standard runtime silently reopens a closed stdout as `/dev/null`,
+//! so `pfind >&-` would report success and lose every line. Starting here, pfind sees
+//! the descriptors exactly as it was given them. It then does itself the two other
+//! things the runtime would have done: ignore SIGPIPE (so a closed pipe is an `EPIPE`
+//! error that ends the walk quietly) and turn a panic into a failing exit status.
+#![no_main]
 
 use clap::Parser;
 use pfind::cli::Cli;
 use pfind::config::OutputMode;
 use pfind::output::Output;
-use pfind::report::Reporter;
-use std::process::ExitCode;
+use pfind::report::{ExitStatus, Reporter};
 
-fn main() -> ExitCode {
-    // Usage errors print clap's message and exit with status 2.
-    let config = Cli::parse().into_config();
+/// Status of a run that panicked, as Rust's own runtime reports it.
+const PANIC_STATUS: libc::c_int = 101;
+
+#[no_mangle]
+pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) -> libc::c_int {
+    // SAFETY: setting a signal's disposition to SIG_IGN has no memory-safety
+    // requirements; it is what Rust's runtime does before its own `main`.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    // Arguments come from `std::env::args_os`, which glibc fills in for us too.
+    match std::panic::catch_unwind(run) {
+        Ok(status) => status as libc::c_int,
+        // The panic hook has already printed the message.
+        Err(_) => PANIC_STATUS,
+    }
+}
+
+fn run() -> ExitStatus {
     let reporter = Reporter::new();
+    // Checked before anything else opens a descriptor that could land on 1.
     let output = match Output::stdout() {
         Ok(output) => output,
         Err(err) => {
             reporter.error("stdout", &err);
-            return reporter.exit_status().into();
+            return reporter.exit_status();
         }
     };
+    // Usage errors print clap's message and exit with status 2 from here.
+    let config = Cli::parse().into_config();
     let summary = pfind::run(&config, &output, &reporter);
     if config.output == OutputMode::Count {
         output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
     }
-    reporter.exit_status().into()
+    reporter.exit_status()
 }

@@ -20,12 +20,6 @@ pub enum ExitStatus {
     Usage = 2,
 }
 
-impl From<ExitStatus> for std::process::ExitCode {
-    fn from(status: ExitStatus) -> Self {
-        std::process::ExitCode::from(status as u8)
-    }
-}
-
 /// Collects the fact that something went wrong, and says so on stderr.
 #[derive(Debug, Default)]
 pub struct Reporter {

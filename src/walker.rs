@@ -17,6 +17,8 @@ use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+#[cfg(test)]
+use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 
 /// A directory waiting to be read.
@@ -181,6 +183,8 @@ impl<'a> Walker<'a> {
             Ok(dir) => dir,
             Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
         };
+        #[cfg(test)]
+        tests::after_open(job.display_path());
         let dir_fd = dir.as_raw_fd();
         let listed = self
             .reader
@@ -275,6 +279,48 @@ impl Visitor<'_> {
 mod tests {
     use super::*;
     use crate::process::SizeFilter;
+    use std::sync::Mutex;
+
+    /// A directory path whose opening triggers `rmdir` of that directory, to make
+    /// `getdents64` fail after a successful `open` (the kernel answers ENOENT for a
+    /// directory removed while open).
+    static REMOVE_AFTER_OPEN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+
+    pub(super) fn after_open(path: &[u8]) {
+        let target = REMOVE_AFTER_OPEN.lock().unwrap();
+        if target.as_deref() == Some(path) {
+            let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+            std::fs::remove_dir(path).expect("remove the directory under test");
+        }
+    }
+
+    #[test]
+    fn a_directory_removed_between_open_and_read_is_an_error_not_a_crash() {
+        use crate::config::OutputMode;
+        use crate::output::Output;
+        use crate::report::Reporter;
+        let tmp = tempfile::tempdir().unwrap();
+        let doomed = tmp.path().join("doomed");
+        std::fs::create_dir(&doomed).unwrap();
+        std::fs::create_dir(tmp.path().join("kept")).unwrap();
+        std::fs::write(tmp.path().join("kept/file"), b"").unwrap();
+        *REMOVE_AFTER_OPEN.lock().unwrap() = Some(doomed.as_os_str().as_bytes().to_vec());
+        for threads in [1, 4] {
+            if !doomed.exists() {
+                std::fs::create_dir(&doomed).unwrap();
+            }
+            let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+            config.output = OutputMode::Count;
+            config.threads = threads;
+            let reporter = Reporter::new();
+            let output = Output::to_writer(Box::new(std::io::sink()));
+            let summary = crate::scheduler::run(&config, &output, &reporter);
+            assert!(reporter.errored(), "the failed listing must be reported");
+            assert_eq!(summary.matches, 1, "the rest of the tree is still walked");
+            assert!(!doomed.exists());
+        }
+        *REMOVE_AFTER_OPEN.lock().unwrap() = None;
+    }
 
     #[test]
     fn root_prefixes_never_double_the_slash() {

@@ -9,23 +9,8 @@ use pfind::output::Output;
 use pfind::report::Reporter;
 use pfind::scheduler::run_with_reader;
 use pfind::Config;
-use std::io::Write;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::{Arc, Mutex};
-use testenv::{assert_same_records, oracle_files, random_tree, split_records};
-
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 
 fn walk(config: &Config, reader: ReaderKind) -> (Vec<Vec<u8>>, u64) {
     let captured = Captured::default();

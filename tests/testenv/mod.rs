@@ -6,9 +6,11 @@
 
 use std::collections::BTreeSet;
 use std::ffi::{OsStr, OsString};
+use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
+use std::sync::{Arc, Mutex};
 
 /// Thread counts every expectation is checked at: serial, this machine's count, and
 /// far more workers than cores.
@@ -223,4 +225,18 @@ fn random_name(rng: &mut fastrand::Rng, serial: usize) -> Vec<u8> {
     name.extend_from_slice(format!("_{serial}").as_bytes());
     name.truncate(255);
     name
+}
+
+/// An output sink for the library walker that keeps everything written to it.
+#[derive(Clone, Default)]
+pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
+
+impl Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }

@@ -1,0 +1,559 @@
+//! The trees and situations that break naive walkers: paths beyond PATH_MAX, a tiny
+//! descriptor limit, unreadable directories, entries that vanish mid-walk, special
+//! files, and failing outputs. Each runs the real binary and checks the exact output
+//! set and the exit status.
+
+mod testenv;
+
+use std::collections::BTreeSet;
+use std::ffi::{CString, OsStr, OsString};
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+use testenv::{assert_same_records, oracle_files, pfind_command, split_records, TestEnv};
+
+const THREADS: [&str; 3] = ["1", "2", "16"];
+
+/// Removes a tree with `rm -rf`, which copes with any depth; `std::fs::remove_dir_all`
+/// keeps one descriptor per level and runs out on a 3,000-level chain.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = Command::new("rm").arg("-rf").arg(&self.0).status();
+    }
+}
+
+fn c_name(name: &[u8]) -> CString {
+    CString::new(name).unwrap()
+}
+
+/// Creates directory `name` inside the open directory `parent` and returns it open.
+/// Works at any depth because nothing is ever resolved from the root.
+fn mkdir_open(parent: libc::c_int, name: &[u8]) -> libc::c_int {
+    let name = c_name(name);
+    // SAFETY: valid descriptor and NUL-terminated name.
+    unsafe {
+        assert_eq!(libc::mkdirat(parent, name.as_ptr(), 0o755), 0, "mkdirat");
+        let fd = libc::openat(
+            parent,
+            name.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        );
+        assert!(fd >= 0, "openat");
+        fd
+    }
+}
+
+fn touch_at(dir: libc::c_int, name: &[u8]) {
+    let name = c_name(name);
+    // SAFETY: valid descriptor and NUL-terminated name.
+    unsafe {
+        let fd = libc::openat(
+            dir,
+            name.as_ptr(),
+            libc::O_WRONLY | libc::O_CREAT | libc::O_CLOEXEC,
+            0o644,
+        );
+        assert!(fd >= 0, "create file");
+        libc::close(fd);
+    }
+}
+
+fn open_path(path: &Path) -> libc::c_int {
+    let path = c_name(path.as_os_str().as_bytes());
+    // SAFETY: NUL-terminated path.
+    let fd = unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC,
+        )
+    };
+    assert!(fd >= 0);
+    fd
+}
+
+fn close(fd: libc::c_int) {
+    // SAFETY: closing a descriptor this test opened.
+    unsafe { libc::close(fd) };
+}
+
+/// Runs a command, killing it and failing the test if it has not finished in time:
+/// a hang must fail, not block the suite.
+fn output_within(mut command: Command, limit: Duration) -> Output {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    let out_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        stdout.read_to_end(&mut buf).map(|_| buf)
+    });
+    let err_reader = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        stderr.read_to_end(&mut buf).map(|_| buf)
+    });
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            panic!("pfind did not finish within {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    Output {
+        status,
+        stdout: out_reader.join().unwrap().unwrap(),
+        stderr: err_reader.join().unwrap().unwrap(),
+    }
+}
+
+fn run_ok(root: &Path, args: &[&OsStr]) -> Vec<Vec<u8>> {
+    let out = output_within(pfind_command(root, args), Duration::from_secs(120));
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    assert_eq!(out.status.code(), Some(0), "{args:?}");
+    split_records(&out.stdout, 0)
+}
+
+#[test]
+fn a_chain_of_3000_directories_far_beyond_path_max() {
+    let tmp = tempfile::tempdir().unwrap();
+    let _cleanup = RemoveOnDrop(tmp.path().join("chain"));
+    let mut expected = Vec::new();
+    let mut path = b"chain".to_vec();
+    let base = open_path(tmp.path());
+    let mut dir = mkdir_open(base, b"chain");
+    close(base);
+    for level in 0..3000 {
+        let name = format!("level_{level:05}_padding_"); // 20 bytes
+        assert_eq!(name.len(), 20);
+        let child = mkdir_open(dir, name.as_bytes());
+        close(dir);
+        dir = child;
+        path.push(b'/');
+        path.extend_from_slice(name.as_bytes());
+        if level % 250 == 0 || level == 2999 {
+            touch_at(dir, b"f");
+            expected.push([&path[..], b"/f"].concat());
+        }
+    }
+    close(dir);
+    assert!(expected.last().unwrap().len() > 60_000);
+    for threads in THREADS {
+        let got = run_ok(
+            tmp.path(),
+            &[
+                "chain".as_ref(),
+                "-0".as_ref(),
+                "-j".as_ref(),
+                threads.as_ref(),
+            ],
+        );
+        assert_same_records(&format!("3000-deep chain, -j {threads}"), &got, &expected);
+    }
+}
+
+#[test]
+fn sixteen_chains_of_255_byte_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut expected = Vec::new();
+    let base = open_path(tmp.path());
+    for chain in 0..16 {
+        let mut dir = base;
+        let mut path = Vec::new();
+        for level in 0..16 {
+            let mut name = format!("c{chain:02}_l{level:02}_").into_bytes();
+            name.resize(255, b'x');
+            let child = mkdir_open(dir, &name);
+            if dir != base {
+                close(dir);
+            }
+            dir = child;
+            if !path.is_empty() {
+                path.push(b'/');
+            }
+            path.extend_from_slice(&name);
+            touch_at(dir, b"file");
+            expected.push([&path[..], b"/file"].concat());
+        }
+        close(dir);
+    }
+    close(base);
+    assert!(expected.iter().any(|p| p.len() > libc::PATH_MAX as usize));
+    for threads in THREADS {
+        let got = run_ok(
+            tmp.path(),
+            &["-0".as_ref(), "-j".as_ref(), threads.as_ref()],
+        );
+        assert_same_records(&format!("255-byte chains, -j {threads}"), &got, &expected);
+    }
+}
+
+#[test]
+fn a_100k_directory_tree_under_ulimit_n_16_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Fan-out 10, depth 5: 111,110 directories; a file in every leaf.
+    fn grow(dir: libc::c_int, depth: u32, count: &mut usize) {
+        if depth == 5 {
+            touch_at(dir, b"leaf");
+            return;
+        }
+        for i in 0..10u8 {
+            let child = mkdir_open(dir, &[b'd', b'0' + i]);
+            *count += 1;
+            grow(child, depth + 1, count);
+            close(child);
+        }
+    }
+    let base = open_path(tmp.path());
+    let mut dirs = 0;
+    grow(base, 0, &mut dirs);
+    close(base);
+    assert!(dirs >= 100_000);
+    let prefix_len = tmp.path().as_os_str().len() + 1;
+    let expected: Vec<Vec<u8>> = oracle_files(tmp.path().as_os_str().as_bytes())
+        .into_iter()
+        .map(|p| p[prefix_len..].to_vec())
+        .collect();
+    assert_eq!(expected.len(), 100_000);
+    for threads in ["1", "2", "4", "16"] {
+        let mut command = pfind_command(tmp.path(), &["-0", "-j", threads]);
+        // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
+        unsafe {
+            command.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 16,
+                    rlim_max: 16,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let out = output_within(command, Duration::from_secs(300));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+        assert_eq!(out.status.code(), Some(0), "-j {threads}");
+        assert_same_records(
+            &format!("ulimit -n 16, -j {threads}"),
+            &split_records(&out.stdout, 0),
+            &expected,
+        );
+    }
+}
+
+/// A command that runs pfind without the capabilities that let root ignore file
+/// permissions; as an ordinary user, pfind itself. Fails loudly if root cannot drop
+/// them, rather than letting a permission test pass vacuously.
+fn pfind_without_dac_override(cwd: &Path, args: &[&str]) -> Command {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return pfind_command(cwd, args);
+    }
+    let caps = "-dac_override,-dac_read_search";
+    let probe = Command::new("setpriv")
+        .args(["--bounding-set", caps, "true"])
+        .status();
+    assert!(
+        probe.is_ok_and(|s| s.success()),
+        "running as root and `setpriv` (util-linux) cannot drop CAP_DAC_OVERRIDE: \
+         the permission tests would be meaningless"
+    );
+    let mut command = Command::new("setpriv");
+    command
+        .current_dir(cwd)
+        .args(["--inh-caps", caps, "--bounding-set", caps, "--"])
+        .arg(env!("CARGO_BIN_EXE_pfind"))
+        .args(args)
+        .stdin(Stdio::null());
+    command
+}
+
+#[test]
+fn permission_denied_is_one_line_per_directory_and_the_rest_is_printed() {
+    let env = TestEnv::new(
+        &["locked/inner", "listable_only/sub", "open"],
+        &[
+            "locked/hidden_file",
+            "locked/inner/deeper",
+            "listable_only/visible",
+            "listable_only/sub/unreachable",
+            "open/a",
+            "open/mode000",
+        ],
+    );
+    let chmod = |path: &str, mode: u32| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(env.root().join(path), std::fs::Permissions::from_mode(mode))
+            .unwrap();
+    };
+    chmod("locked", 0o000);
+    chmod("listable_only", 0o400); // names can be listed, nothing inside opened
+    chmod("open/mode000", 0o000); // never opened by pfind, so printed like any file
+    for threads in THREADS {
+        let out = output_within(
+            pfind_without_dac_override(env.root(), &["-j", threads]),
+            Duration::from_secs(60),
+        );
+        let mut errors: Vec<String> = String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .map(String::from)
+            .collect();
+        errors.sort();
+        assert_eq!(
+            errors,
+            [
+                "pfind: listable_only/sub: Permission denied",
+                "pfind: locked: Permission denied"
+            ],
+            "-j {threads}"
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let printed: BTreeSet<Vec<u8>> = split_records(&out.stdout, b'\n').into_iter().collect();
+        let want: BTreeSet<Vec<u8>> = ["listable_only/visible", "open/a", "open/mode000"]
+            .iter()
+            .map(|s| s.as_bytes().to_vec())
+            .collect();
+        assert_eq!(printed, want, "-j {threads}");
+    }
+    // With -S every candidate must be stat'ed, which the listable-only directory refuses.
+    let out = output_within(
+        pfind_without_dac_override(env.root(), &["-S", "+0"]),
+        Duration::from_secs(60),
+    );
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .contains("pfind: listable_only/visible: Permission denied"));
+    assert_eq!(out.status.code(), Some(1));
+    chmod("locked", 0o755);
+    chmod("listable_only", 0o755);
+}
+
+#[test]
+fn entries_vanishing_during_the_walk_never_crash_hang_or_duplicate() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stable = tmp.path().join("stable");
+    let churn = tmp.path().join("churn");
+    let mut expected_stable = Vec::new();
+    for d in 0..20 {
+        for f in 0..50 {
+            let path = stable.join(format!("d{d}/f{f}"));
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, b"").unwrap();
+            expected_stable.push(format!("stable/d{d}/f{f}").into_bytes());
+        }
+    }
+    std::fs::create_dir(&churn).unwrap();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let churner = {
+        let (churn, stop) = (churn.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut round = 0u64;
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                let sub = churn.join(format!("s{}", round % 8));
+                let _ = std::fs::remove_dir_all(&sub);
+                for d in 0..5 {
+                    let dir = sub.join(format!("x{d}"));
+                    if std::fs::create_dir_all(&dir).is_ok() {
+                        for f in 0..20 {
+                            let _ = std::fs::write(dir.join(format!("f{f}")), b"");
+                        }
+                    }
+                }
+                round += 1;
+            }
+        })
+    };
+    for round in 0..30 {
+        let threads = ["1", "2", "4", "16"][round % 4];
+        let out = output_within(
+            pfind_command(tmp.path(), &["-j", threads]),
+            Duration::from_secs(60),
+        );
+        assert!(
+            out.status.signal().is_none(),
+            "pfind was killed by a signal"
+        );
+        assert!(matches!(out.status.code(), Some(0 | 1)));
+        let lines = split_records(&out.stdout, b'\n');
+        let unique: BTreeSet<&Vec<u8>> = lines.iter().collect();
+        assert_eq!(unique.len(), lines.len(), "a path was printed twice");
+        for want in &expected_stable {
+            assert!(
+                unique.contains(want),
+                "stable file {:?} missing",
+                String::from_utf8_lossy(want)
+            );
+        }
+        assert!(lines
+            .iter()
+            .all(|l| l.starts_with(b"stable/") || l.starts_with(b"churn/")));
+        // Only real errors: things under churn/ that disappeared.
+        for line in String::from_utf8_lossy(&out.stderr).lines() {
+            assert!(
+                line.starts_with("pfind: churn/") && line.ends_with(": No such file or directory"),
+                "unexpected error line: {line}"
+            );
+        }
+        assert_eq!(out.status.code() == Some(1), !out.stderr.is_empty());
+    }
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    churner.join().unwrap();
+}
+
+#[test]
+fn special_files_are_never_printed_and_never_block() {
+    let env = TestEnv::new(&["dir"], &["dir/real", "real"]);
+    env.mkfifo("fifo");
+    env.mkfifo("dir/fifo");
+    let _socket = std::os::unix::net::UnixListener::bind(env.root().join("socket")).unwrap();
+    env.symlink("real", "to_file");
+    env.symlink("dir", "to_dir");
+    env.symlink("nowhere", "dangling");
+    env.symlink("self_loop", "self_loop");
+    env.symlink("loop_b", "loop_a");
+    env.symlink("loop_a", "loop_b");
+    env.symlink("..", "dir/up");
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        let node = c_name(env.root().join("chardev").as_os_str().as_bytes());
+        // SAFETY: NUL-terminated path; makedev(1, 3) is /dev/null's device number.
+        let rc = unsafe { libc::mknod(node.as_ptr(), libc::S_IFCHR | 0o600, libc::makedev(1, 3)) };
+        assert_eq!(rc, 0, "mknod as root");
+    } else {
+        eprintln!("not root: the device-node case is skipped (FIFO and socket still run)");
+    }
+    for threads in THREADS {
+        let out = output_within(
+            pfind_command(env.root(), &["-j", threads]),
+            Duration::from_secs(30),
+        );
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+        assert_eq!(out.status.code(), Some(0));
+        let got = split_records(&out.stdout, b'\n');
+        assert_same_records(
+            "special files",
+            &got,
+            &[b"real".to_vec(), b"dir/real".to_vec()],
+        );
+    }
+}
+
+#[test]
+fn stdout_closed_is_reported() {
+    let env = TestEnv::new(&[], &["a"]);
+    let out = Command::new("sh")
+        .current_dir(env.root())
+        .args(["-c", "exec \"$0\" >&-", env!("CARGO_BIN_EXE_pfind")])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: stdout: Bad file descriptor\n"
+    );
+}
+
+#[test]
+fn a_slow_consumer_receives_every_line_intact() {
+    let env = TestEnv::new(&[], &[]);
+    let mut expected = Vec::new();
+    for d in 0..40 {
+        for f in 0..250 {
+            let path = format!("dir_{d:02}/{}_{f:03}", "long_name_".repeat(8));
+            env.write(&path, b"");
+            expected.push(path.into_bytes());
+        }
+    }
+    for threads in ["2", "16"] {
+        let mut child = pfind_command(env.root(), &["-j", threads])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Let pfind fill the pipe and block before anything is read.
+        std::thread::sleep(Duration::from_millis(700));
+        let mut bytes = Vec::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_end(&mut bytes)
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+        assert_same_records("slow consumer", &split_records(&bytes, b'\n'), &expected);
+    }
+}
+
+#[test]
+fn odd_roots_and_names_as_arguments() {
+    let env = TestEnv::new(
+        &["-dash", "sp ace", "glob*?[]"],
+        &["-dash/f", "sp ace/f", "glob*?[]/f"],
+    );
+    // A root that starts with a dash needs `--`, as with every getopt-style tool.
+    for threads in THREADS {
+        let out = env.run(&["-j", threads, "--", "-dash"]);
+        assert_eq!(
+            (out.stdout, out.status.code()),
+            (b"-dash/f\n".to_vec(), Some(0))
+        );
+    }
+    env.assert_output(&["sp ace", "glob*?[]"], &["sp ace/f", "glob*?[]/f"]);
+    let raw = OsString::from(OsStr::from_bytes(b"bad\xffroot"));
+    std::fs::create_dir(env.root().join(&raw)).unwrap();
+    std::fs::write(env.root().join(&raw).join("f"), b"").unwrap();
+    let out = env.run(&[raw.as_os_str(), "-0".as_ref()]);
+    assert_eq!(out.stdout, b"bad\xffroot/f\0");
+}
+
+#[test]
+fn a_closed_pipe_stops_the_walk_instead_of_finishing_it() {
+    // 300 directories under a 3.6 KB prefix, each with 75 files: every directory
+    // prints more than a worker's 256 KiB flush threshold, so each worker writes after
+    // every directory and learns of the closed pipe at once. Each directory also holds
+    // an unreadable subdirectory, so every directory walked shows up as one error line:
+    // a walk that went on after the reader left would report all 300.
+    let env = TestEnv::new(&[], &[]);
+    let deep: PathBuf = (0..14)
+        .map(|level| format!("{level:02}{}", "p".repeat(240)))
+        .collect();
+    for d in 0..300 {
+        let dir = deep.join(format!("d{d:03}"));
+        for f in 0..75 {
+            env.write(dir.join(format!("f{f:02}")), b"");
+        }
+        let locked = env.root().join(&dir).join("locked");
+        std::fs::create_dir(&locked).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    }
+    for threads in ["1", "2", "16"] {
+        let mut child = pfind_without_dac_override(env.root(), &["-j", threads])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first_bytes = [0u8; 16];
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_exact(&mut first_bytes)
+            .unwrap();
+        // The read end is closed here, when the ChildStdout is dropped.
+        let out = child.wait_with_output().unwrap();
+        let errors = String::from_utf8_lossy(&out.stderr).lines().count();
+        assert!(
+            errors < 100,
+            "-j {threads}: {errors} of 300 directories walked after the pipe closed"
+        );
+        assert!(out.status.signal().is_none());
+    }
+}
