@@ -4,7 +4,7 @@
 use clap::Parser;
 use pfind::cli::Cli;
 use pfind::config::OutputMode;
-use pfind::output::Output;
+use pfind::output::{size_summary, Output};
 use pfind::report::Reporter;
 use std::process::ExitCode;
 
@@ -20,8 +20,15 @@ fn main() -> ExitCode {
         }
     };
     let summary = pfind::run(&config, &output, &reporter);
-    if config.output == OutputMode::Count {
-        output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
+    match config.output {
+        OutputMode::Count => {
+            output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
+        }
+        OutputMode::SizeSum => {
+            let line = size_summary(summary.matches, summary.bytes);
+            output.deliver(line.as_bytes(), &reporter);
+        }
+        OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
     reporter.exit_status().into()
 }
