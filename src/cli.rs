@@ -189,7 +189,7 @@ fn after_help() -> String {
         Examples:\n  \
         pfind /data                 every regular file under /data\n  \
         pfind /data -e jpg -e png   only .jpg and .png files (also: -e jpg,png)\n  \
-        pfind /data -t images       the same with every image extension\n  \
+        pfind /data -t images       jpg, jpeg, png, webp, bmp, tiff and gif files\n  \
         pfind /data -n 'file_*'     basename matches a glob\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind /data -t d -t e       empty directories\n  \
