@@ -6,6 +6,7 @@
 
 use crate::config::{Config, OutputMode, MAX_THREADS};
 use crate::process::{parse_size, SizeFilter};
+use crate::types::{families_help, parse_type, TypeArg, TypeFilter};
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -14,47 +15,60 @@ use std::io::IsTerminal;
 ///
 /// Prints every regular file under each ROOT, one path per line, in no particular
 /// order. Hidden files are included, no ignore files are read, and symbolic links are
-/// neither followed nor printed (like `find ROOT -type f`).
+/// neither followed nor printed (like `find ROOT -type f`); -t and -L change that.
 #[derive(Parser, Debug)]
-#[command(
-    name = "pfind",
-    version,
-    after_help = "Examples:\n  \
-        pfind /data                 every regular file under /data\n  \
-        pfind /data -e jpg -e png   only .jpg and .png files (also: -e jpg,png)\n  \
-        pfind /data -n 'file_*'     basename matches a glob\n  \
-        pfind /data -E node_modules skip files and directories with that name\n  \
-        pfind /data -S +1mi         files of at least 1 MiB\n  \
-        pfind /data -c              just the number of matching files\n  \
-        pfind /data -0 | xargs -0 ls -l"
-)]
+#[command(name = "pfind", version, after_help = after_help())]
 pub struct Cli {
     /// Directories to search (default: the current directory, printed without `./`).
     /// A root that is a regular file is itself a candidate.
     #[arg(value_name = "ROOT")]
     pub roots: Vec<OsString>,
 
-    /// Only files whose name ends in .EXT, ignoring ASCII case. Repeat it or give a
+    /// Only names ending in .EXT, ignoring ASCII case. Repeat it or give a
     /// comma-separated list: `-e jpg -e png`, `-e jpg,png`. A leading dot is optional.
     #[arg(
         short = 'e',
         long = "extension",
         value_name = "EXT",
         value_delimiter = ',',
-        value_parser = parse_extension
+        value_parser = parse_extension,
+        help_heading = "Filters"
     )]
     pub extensions: Vec<String>,
 
-    /// Only files whose basename matches GLOB: `*` is any run of characters, `?` is one
-    /// character, everything else is literal (case-sensitive). Quote it from the shell:
-    /// `-n 'IMG_????.*'`. Combined with -e, both must match.
-    #[arg(short = 'n', long = "name", value_name = "GLOB")]
+    /// Only entries whose basename matches GLOB: `*` is any run of characters, `?` is
+    /// one character, everything else is literal (case-sensitive). Quote it from the
+    /// shell: `-n 'IMG_????.*'`. Combined with -e, both must match.
+    #[arg(
+        short = 'n',
+        long = "name",
+        value_name = "GLOB",
+        help_heading = "Filters"
+    )]
     pub name: Option<String>,
 
     /// Skip files and whole directories whose basename matches GLOB (same syntax as
     /// --name). Repeatable: `-E .git -E '*.tmp'`.
-    #[arg(short = 'E', long = "exclude", value_name = "GLOB")]
+    #[arg(
+        short = 'E',
+        long = "exclude",
+        value_name = "GLOB",
+        help_heading = "Filters"
+    )]
     pub exclude: Vec<String>,
+
+    /// Only entries of this kind: f(ile), d(irectory), l (symlink), x (executable),
+    /// e (empty), or a family of extensions (listed below). Repeatable: kinds f, d, l
+    /// add up; x and e restrict the others (`-t e` alone: empty files and directories).
+    /// Default: regular files.
+    #[arg(
+        short = 't',
+        long = "type",
+        value_name = "TYPE",
+        value_parser = parse_type,
+        help_heading = "Filters"
+    )]
+    pub types: Vec<TypeArg>,
 
     /// Only files whose size satisfies SIZE: `+N` at least, `-N` at most, `N` exactly,
     /// with units b, k, m, g, t (powers of 1000) or ki, mi, gi, ti (powers of 1024).
@@ -65,52 +79,189 @@ pub struct Cli {
         long = "size",
         value_name = "SIZE",
         allow_hyphen_values = true,
-        value_parser = parse_size_arg
+        value_parser = parse_size_arg,
+        help_heading = "Filters"
     )]
     pub size: Vec<SizeFilter>,
 
-    /// Print only the number of matching files.
-    #[arg(short = 'c', long = "count")]
+    /// Same as `-S +SIZE`.
+    #[arg(
+        long = "min-size",
+        value_name = "SIZE",
+        value_parser = parse_min_size,
+        help_heading = "Filters"
+    )]
+    pub min_size: Vec<SizeFilter>,
+
+    /// Same as `-S -SIZE`.
+    #[arg(
+        long = "max-size",
+        value_name = "SIZE",
+        value_parser = parse_max_size,
+        help_heading = "Filters"
+    )]
+    pub max_size: Vec<SizeFilter>,
+
+    /// Descend at most N levels: a root's children are at depth 1.
+    #[arg(
+        short = 'd',
+        long = "max-depth",
+        value_name = "N",
+        help_heading = "Filters"
+    )]
+    pub max_depth: Option<usize>,
+
+    /// Print only entries at least N levels deep.
+    #[arg(long = "min-depth", value_name = "N", help_heading = "Filters")]
+    pub min_depth: Option<usize>,
+
+    /// Follow symbolic links, roots included; a loop is reported and not entered.
+    #[arg(short = 'L', long = "follow", help_heading = "Filters")]
+    pub follow: bool,
+
+    /// Do not descend into directories on another file system than their root.
+    #[arg(short = 'x', long = "one-file-system", help_heading = "Filters")]
+    pub one_file_system: bool,
+
+    /// Print each match's size in bytes, right-aligned, then a space and the path.
+    #[arg(short = 'l', long = "long", help_heading = "Output")]
+    pub long: bool,
+
+    /// Print only the number of matches and their total size.
+    #[arg(
+        short = 's',
+        long = "sum-size",
+        conflicts_with_all = ["long", "print0"],
+        help_heading = "Output"
+    )]
+    pub sum_size: bool,
+
+    /// Print only the number of matches.
+    #[arg(
+        short = 'c',
+        long = "count",
+        conflicts_with_all = ["long", "sum_size"],
+        help_heading = "Output"
+    )]
     pub count: bool,
 
     /// End each path with a NUL byte instead of a newline, for `xargs -0`.
-    #[arg(short = '0', long = "print0", conflicts_with = "count")]
+    #[arg(
+        short = '0',
+        long = "print0",
+        conflicts_with = "count",
+        help_heading = "Output"
+    )]
     pub print0: bool,
 
+    /// Print absolute paths: relative roots are joined with the current directory.
+    #[arg(short = 'a', long = "absolute-path", help_heading = "Output")]
+    pub absolute: bool,
+
+    /// Stop after printing N matches.
+    #[arg(
+        long = "max-results",
+        value_name = "N",
+        value_parser = parse_max_results,
+        help_heading = "Output"
+    )]
+    pub max_results: Option<u64>,
+
+    /// Stop after the first match (same as --max-results 1).
+    #[arg(short = '1', conflicts_with = "max_results", help_heading = "Output")]
+    pub first: bool,
+
     /// Number of worker threads [default: 4 on macOS, the number of CPUs elsewhere].
-    #[arg(short = 'j', long = "threads", value_name = "N", value_parser = parse_threads)]
+    #[arg(
+        short = 'j',
+        long = "threads",
+        value_name = "N",
+        value_parser = parse_threads,
+        help_heading = "Performance"
+    )]
     pub threads: Option<usize>,
+}
+
+/// The text after the options: the type families, from their table, and examples.
+fn after_help() -> String {
+    format!(
+        "{}\n\
+        Examples:\n  \
+        pfind /data                 every regular file under /data\n  \
+        pfind /data -e jpg -e png   only .jpg and .png files (also: -e jpg,png)\n  \
+        pfind /data -t images       jpg, jpeg, png, webp, bmp, tiff and gif files\n  \
+        pfind /data -n 'file_*'     basename matches a glob\n  \
+        pfind /data -E node_modules skip files and directories with that name\n  \
+        pfind /data -t d -t e       empty directories\n  \
+        pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
+        pfind /data -S +1mi -l      files of at least 1 MiB, with their sizes\n  \
+        pfind /data -c              just the number of matching files\n  \
+        pfind /data -0 | xargs -0 ls -l   run a command on the matches",
+        families_help()
+    )
 }
 
 impl Cli {
     /// Resolves the parsed arguments into the configuration the walker uses.
     pub fn into_config(self) -> Config {
         let mut config = Config::new(self.roots);
-        config.extensions = self
+        let mut kinds = Vec::new();
+        let mut extensions: Vec<Box<[u8]>> = self
             .extensions
             .iter()
             .map(|ext| Config::normalize_extension(ext))
             .collect();
+        for arg in self.types {
+            match arg {
+                TypeArg::Kind(kind) => kinds.push(kind),
+                // A family is only more extensions: the same matcher as -e.
+                TypeArg::Family(family) => extensions.extend(
+                    family
+                        .extensions
+                        .iter()
+                        .map(|ext| Config::normalize_extension(ext)),
+                ),
+            }
+        }
+        extensions.sort();
+        extensions.dedup();
+        config.extensions = extensions;
+        config.types = TypeFilter::from_kinds(&kinds);
         config.name_glob = self.name.map(|glob| glob.into_bytes().into_boxed_slice());
         config.exclude_globs = self
             .exclude
             .into_iter()
             .map(|glob| glob.into_bytes().into_boxed_slice())
             .collect();
-        config.size_filters = self.size;
+        config.size_filters = [self.size, self.min_size, self.max_size].concat();
+        config.min_depth = self.min_depth.unwrap_or(0);
+        config.max_depth = self.max_depth.unwrap_or(usize::MAX);
+        config.follow = self.follow;
+        config.one_file_system = self.one_file_system;
+        config.absolute = self.absolute;
+        config.max_results = if self.first {
+            Some(1)
+        } else {
+            self.max_results
+        };
+        let terminator = if self.print0 { b'\0' } else { b'\n' };
         config.output = if self.count {
             OutputMode::Count
+        } else if self.sum_size {
+            OutputMode::SizeSum
+        } else if self.long {
+            OutputMode::Long { terminator }
         } else {
-            OutputMode::Paths {
-                terminator: if self.print0 { b'\0' } else { b'\n' },
-            }
+            OutputMode::Paths { terminator }
         };
         if let Some(threads) = self.threads {
             config.threads = threads;
         }
         // A person watching a terminal should see results as they are found.
-        config.flush_per_directory =
-            matches!(config.output, OutputMode::Paths { .. }) && std::io::stdout().is_terminal();
+        config.flush_per_directory = matches!(
+            config.output,
+            OutputMode::Paths { .. } | OutputMode::Long { .. }
+        ) && std::io::stdout().is_terminal();
         config
     }
 }
@@ -125,6 +276,32 @@ fn parse_extension(value: &str) -> Result<String, String> {
 
 fn parse_size_arg(value: &str) -> Result<SizeFilter, String> {
     parse_size(value).map_err(|err| err.to_string())
+}
+
+/// `--min-size SIZE`: a size without a sign, read as `-S +SIZE`.
+fn parse_min_size(value: &str) -> Result<SizeFilter, String> {
+    unsigned_size(value, '+')
+}
+
+/// `--max-size SIZE`: a size without a sign, read as `-S -SIZE`.
+fn parse_max_size(value: &str) -> Result<SizeFilter, String> {
+    unsigned_size(value, '-')
+}
+
+fn unsigned_size(value: &str, sign: char) -> Result<SizeFilter, String> {
+    if value.starts_with(['+', '-']) {
+        return Err(format!(
+            "give the size without a sign (e.g. 10mi); '{value}' has one"
+        ));
+    }
+    parse_size(&format!("{sign}{value}")).map_err(|err| err.to_string())
+}
+
+fn parse_max_results(value: &str) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("the number of results must be a whole number of at least 1".to_string()),
+    }
 }
 
 fn parse_threads(value: &str) -> Result<usize, String> {
@@ -169,6 +346,59 @@ mod tests {
             &["-S", "+1x"],
             &["-c", "-0"],
             &["--no-such-flag"],
+        ] {
+            let err = parse(args).expect_err(&format!("{args:?}"));
+            assert_eq!(err.exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn new_options_resolve() {
+        use crate::types::{Kind, TypeFilter};
+        let config = parse(&["-t", "d", "-t", "e", "-t", "checkpoints", "-e", "PT"]).unwrap();
+        assert_eq!(
+            config.types,
+            TypeFilter::from_kinds(&[Kind::Dir, Kind::Empty])
+        );
+        let exts: Vec<&[u8]> = config.extensions.iter().map(|e| &**e).collect();
+        assert_eq!(exts, [&b"ckpt"[..], b"pt", b"pth", b"safetensors"]); // deduplicated
+        assert_eq!(parse(&[]).unwrap().types, TypeFilter::default());
+        let config = parse(&["--min-size", "1k", "--max-size", "2mi", "-S", "+5"]).unwrap();
+        assert_eq!(
+            config.size_filters,
+            [
+                SizeFilter::AtLeast(5),
+                SizeFilter::AtLeast(1000),
+                SizeFilter::AtMost(2 << 20)
+            ]
+        );
+        let config = parse(&["-d", "3", "--min-depth", "2", "-L", "-x", "-a"]).unwrap();
+        assert_eq!((config.max_depth, config.min_depth), (3, 2));
+        assert!(config.follow && config.one_file_system && config.absolute);
+        assert_eq!(parse(&[]).unwrap().max_depth, usize::MAX);
+        assert_eq!(parse(&["-1"]).unwrap().max_results, Some(1));
+        assert_eq!(parse(&["--max-results", "9"]).unwrap().max_results, Some(9));
+        assert_eq!(parse(&[]).unwrap().max_results, None);
+        assert_eq!(
+            parse(&["-l", "-0"]).unwrap().output,
+            OutputMode::Long { terminator: 0 }
+        );
+        assert_eq!(parse(&["-s"]).unwrap().output, OutputMode::SizeSum);
+    }
+
+    #[test]
+    fn new_options_reject_bad_values() {
+        for args in [
+            &["-t", "bogus"][..],
+            &["-t", ""],
+            &["--min-size", "+1k"],
+            &["--max-size", "-1k"],
+            &["--max-results", "0"],
+            &["-1", "--max-results", "2"],
+            &["-d", "-1"],
+            &["-s", "-c"],
+            &["-s", "-l"],
+            &["-l", "-c"],
         ] {
             let err = parse(args).expect_err(&format!("{args:?}"));
             assert_eq!(err.exit_code(), 2, "{args:?}");

@@ -6,6 +6,7 @@
 //! a concrete thread count).
 
 use crate::process::SizeFilter;
+use crate::types::TypeFilter;
 use std::ffi::OsString;
 
 /// Initial capacity of a worker's output buffer. Small on purpose: workers that find
@@ -37,13 +38,25 @@ pub fn default_threads() -> usize {
     }
 }
 
-/// What the walk reports for each matching file.
+/// What the walk reports for each match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputMode {
     /// One path per match, each followed by the terminator byte.
     Paths { terminator: u8 },
-    /// Only the number of matches, printed once at the end.
+    /// `-l`: the size in bytes right-aligned in 12 columns, a space, the path, the
+    /// terminator.
+    Long { terminator: u8 },
+    /// `-c`: only the number of matches, printed once at the end.
     Count,
+    /// `-s`: only the number of matches and their total size, printed once at the end.
+    SizeSum,
+}
+
+impl OutputMode {
+    /// True when every match's size is needed, so each match is `stat`ed.
+    pub fn needs_size(self) -> bool {
+        matches!(self, OutputMode::Long { .. } | OutputMode::SizeSum)
+    }
 }
 
 /// Everything a walk needs to know, fully resolved.
@@ -60,8 +73,26 @@ pub struct Config {
     pub name_glob: Option<Box<[u8]>>,
     /// Globs whose matches (files and whole directories) are skipped (`-E`).
     pub exclude_globs: Vec<Box<[u8]>>,
-    /// Size constraints, all of which must hold (`-S`).
+    /// Size constraints, all of which must hold (`-S`). Only regular files have a
+    /// size in this sense: with a size filter, directories and links never match.
     pub size_filters: Vec<SizeFilter>,
+    /// Which kinds of entries may match (`-t`); regular files by default.
+    pub types: TypeFilter,
+    /// Entries shallower than this are not printed (`--min-depth`); a root's children
+    /// are at depth 1, the root itself at 0.
+    pub min_depth: usize,
+    /// Entries deeper than this are not printed, and directories whose entries would
+    /// all be deeper are not opened (`-d`). `usize::MAX` when not limited.
+    pub max_depth: usize,
+    /// Follow symbolic links, inside the tree and as roots (`-L`).
+    pub follow: bool,
+    /// Do not list directories on another device than their root (`-x`).
+    pub one_file_system: bool,
+    /// Stop the walk once this many matches are printed (`--max-results`, `-1`).
+    pub max_results: Option<u64>,
+    /// Print paths from `/`: relative roots are joined with the working directory
+    /// (`-a`).
+    pub absolute: bool,
     pub output: OutputMode,
     /// Number of worker threads, at least 1.
     pub threads: usize,
@@ -90,6 +121,13 @@ impl Config {
             name_glob: None,
             exclude_globs: Vec::new(),
             size_filters: Vec::new(),
+            types: TypeFilter::default(),
+            min_depth: 0,
+            max_depth: usize::MAX,
+            follow: false,
+            one_file_system: false,
+            max_results: None,
+            absolute: false,
             output: OutputMode::Paths { terminator: b'\n' },
             threads: default_threads(),
             flush_per_directory: false,
@@ -101,6 +139,18 @@ impl Config {
     /// directory can be excluded either, the walker decides on `d_type` alone.
     pub fn has_name_filter(&self) -> bool {
         !self.extensions.is_empty() || self.name_glob.is_some()
+    }
+
+    /// True when directories can match at all: `-t d`, and no `-S` (only a regular
+    /// file has a size that -S tests, as in fd).
+    pub fn dirs_may_match(&self) -> bool {
+        self.types.dirs && self.size_filters.is_empty()
+    }
+
+    /// True when symbolic links can match at all: `-t l`, no `-S`, and no `-t e` (a
+    /// link is never empty, as in fd).
+    pub fn links_may_match(&self) -> bool {
+        self.types.symlinks && self.size_filters.is_empty() && !self.types.empty_only
     }
 
     /// Normalises one `-e` value: drops a leading dot and lowercases it once, here,

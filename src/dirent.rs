@@ -11,7 +11,8 @@
 //!   elsewhere it is POSIX `readdir`. Both are compiled on Linux and tested against
 //!   each other.
 //! * [`lstat_at`]: the `fstatat(AT_SYMLINK_NOFOLLOW)` used for `DT_UNKNOWN` entries
-//!   and for size filters, on the NUL-terminated name the kernel already gave us.
+//!   and for size filters, on the NUL-terminated name the kernel already gave us;
+//!   [`stat_at`] follows links (`-L`) and [`fstat`] identifies an open directory.
 
 use std::ffi::CStr;
 use std::io;
@@ -162,19 +163,34 @@ fn openat_bytes(at: RawFd, path: &[u8], flags: libc::c_int) -> io::Result<OwnedF
 
 /// `fstatat(dir, name, AT_SYMLINK_NOFOLLOW)`: the entry itself, never a link's target.
 pub fn lstat_at(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {
+    stat_at(dir, name, false)
+}
+
+/// `fstatat(dir, name)`: with `follow`, what a symbolic link points to (for `-L`);
+/// without, the entry itself.
+pub fn stat_at(dir: RawFd, name: &CStr, follow: bool) -> io::Result<libc::stat> {
+    let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
     // SAFETY: `name` is NUL-terminated and `stat` points to writable memory of the
     // right size; on success the kernel has initialised it.
-    let rc = unsafe {
-        libc::fstatat(
-            dir,
-            name.as_ptr(),
-            stat.as_mut_ptr(),
-            libc::AT_SYMLINK_NOFOLLOW,
-        )
-    };
+    let rc = unsafe { libc::fstatat(dir, name.as_ptr(), stat.as_mut_ptr(), flags) };
     if rc == 0 {
         // SAFETY: fstatat returned 0, so `stat` was filled in.
+        Ok(unsafe { stat.assume_init() })
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// `fstat` of an open descriptor: the identity (device, inode) of a directory being
+/// listed, for `-L` loop detection and `-x`.
+pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
+    // SAFETY: `stat` points to writable memory of the right size; `fstat` does not
+    // keep the pointer.
+    let rc = unsafe { libc::fstat(fd, stat.as_mut_ptr()) };
+    if rc == 0 {
+        // SAFETY: fstat returned 0, so `stat` was filled in.
         Ok(unsafe { stat.assume_init() })
     } else {
         Err(io::Error::last_os_error())
@@ -447,6 +463,25 @@ mod tests {
         assert_eq!(EntryKind::from_mode(stat.st_mode), EntryKind::Dir);
         let err = lstat_at(fd.as_raw_fd(), c"missing").unwrap_err();
         assert_eq!(err.raw_os_error(), Some(libc::ENOENT));
+    }
+
+    #[test]
+    fn stat_at_follows_and_fstat_identifies() {
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::create_dir(tmp.path().join("d")).unwrap();
+        std::os::unix::fs::symlink("d", tmp.path().join("l")).unwrap();
+        std::os::unix::fs::symlink("l2", tmp.path().join("l2")).unwrap();
+        let fd = open_dir_at(None, tmp.path().as_os_str().as_bytes(), false).unwrap();
+        let target = stat_at(fd.as_raw_fd(), c"l", true).unwrap();
+        assert_eq!(EntryKind::from_mode(target.st_mode), EntryKind::Dir);
+        let dir = open_dir_at(Some(fd.as_raw_fd()), b"d", true).unwrap();
+        let opened = fstat(dir.as_raw_fd()).unwrap();
+        assert_eq!(
+            (opened.st_dev, opened.st_ino),
+            (target.st_dev, target.st_ino)
+        );
+        let err = stat_at(fd.as_raw_fd(), c"l2", true).unwrap_err();
+        assert_eq!(err.raw_os_error(), Some(libc::ELOOP));
     }
 
     #[test]

@@ -14,6 +14,7 @@
 //!   descriptors it keeps open for opening children relative to their parent.
 //! * Matches go to the shared [`output::Output`] in large blocks; problems go to the
 //!   [`report::Reporter`], which also decides the exit status.
+//! * [`types`] holds what `-t` accepts: entry kinds and the named extension families.
 
 pub mod cli;
 pub mod config;
@@ -24,6 +25,7 @@ pub mod process;
 pub mod queue;
 pub mod report;
 pub mod scheduler;
+pub mod types;
 pub mod walker;
 
 pub use config::Config;

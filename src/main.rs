@@ -12,7 +12,7 @@
 use clap::Parser;
 use pfind::cli::Cli;
 use pfind::config::OutputMode;
-use pfind::output::Output;
+use pfind::output::{size_summary, Output};
 use pfind::report::{ExitStatus, Reporter};
 
 /// Status of a run that panicked, as Rust's own runtime reports it.
@@ -44,8 +44,15 @@ fn run() -> ExitStatus {
     // Usage errors print clap's message and exit with status 2 from here.
     let config = Cli::parse().into_config();
     let summary = pfind::run(&config, &output, &reporter);
-    if config.output == OutputMode::Count {
-        output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
+    match config.output {
+        OutputMode::Count => {
+            output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
+        }
+        OutputMode::SizeSum => {
+            let line = size_summary(summary.matches, summary.bytes);
+            output.deliver(line.as_bytes(), &reporter);
+        }
+        OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
     reporter.exit_status()
 }

@@ -10,8 +10,8 @@
 
 use crate::config::{Config, OutputMode, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
 use crate::descriptors::Anchor;
-use crate::dirent::{lstat_at, open_dir_at, DirReader, EntryKind, RawEntry};
-use crate::output::{Delivery, Output};
+use crate::dirent::{fstat, lstat_at, open_dir_at, stat_at, DirReader, EntryKind, RawEntry};
+use crate::output::{push_size_column, Delivery, MatchLimit, Output, Reservation};
 use crate::process::{glob_match, name_matches_extension};
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
@@ -32,6 +32,49 @@ pub struct DirJob {
     /// The nearest open ancestor to open this directory relative to; `None` opens it by
     /// its path from the working directory.
     anchor: Option<Arc<Anchor>>,
+    /// 0 for a root; the directory's entries are at `depth + 1`.
+    depth: usize,
+    /// `-t e`: the directory itself matches if it turns out to have no entries, which
+    /// only the worker that lists it can tell.
+    print_if_empty: bool,
+    /// `-L`: the identity of the directory this one was found in, linked to its own
+    /// parent's, up to the root: the chain a symbolic link must not lead back into.
+    parent_id: Option<Arc<DirId>>,
+    /// `-x`: the device of the root this directory was reached from (`None` for a
+    /// root, whose own device becomes its descendants').
+    root_dev: Option<u64>,
+}
+
+/// A directory's identity, and its parent's: one link of the chain of directories on
+/// the current path, which `-L` checks for loops. Shared by all children through `Arc`.
+#[derive(Debug)]
+pub struct DirId {
+    dev: u64,
+    ino: u64,
+    parent: Option<Arc<DirId>>,
+}
+
+impl DirId {
+    /// True when (`dev`, `ino`) is this directory or one of its ancestors: entering it
+    /// would walk the same directories again, forever.
+    fn is_on_path(self: &Arc<DirId>, dev: u64, ino: u64) -> bool {
+        let mut current = Some(self);
+        while let Some(id) = current {
+            if id.dev == dev && id.ino == ino {
+                return true;
+            }
+            current = id.parent.as_ref();
+        }
+        false
+    }
+}
+
+/// A `stat`'s (device, inode): what identifies a directory for `-L` and `-x`.
+// `dev_t` and `ino_t` are `u64` on Linux but narrower or signed elsewhere, so the casts
+// are not redundant everywhere.
+#[allow(clippy::unnecessary_cast)]
+fn identity(stat: &libc::stat) -> (u64, u64) {
+    (stat.st_dev as u64, stat.st_ino as u64)
 }
 
 impl DirJob {
@@ -46,6 +89,10 @@ impl DirJob {
             prefix,
             path_len: root.len(),
             anchor: None,
+            depth: 0,
+            print_if_empty: false,
+            parent_id: None,
+            root_dev: None,
         }
     }
 
@@ -59,6 +106,10 @@ impl DirJob {
             prefix,
             path_len,
             anchor: None,
+            depth: self.depth + 1,
+            print_if_empty: false,
+            parent_id: None,
+            root_dev: self.root_dev,
         }
     }
 
@@ -70,12 +121,14 @@ impl DirJob {
         }
     }
 
-    fn open(&self) -> io::Result<OwnedFd> {
+    /// Opens the directory. Unless `follow`, a directory replaced by a symbolic link
+    /// since its parent was listed is refused rather than followed.
+    fn open(&self, follow: bool) -> io::Result<OwnedFd> {
         match &self.anchor {
             Some(anchor) => open_dir_at(
                 Some(anchor.fd()),
                 &self.prefix[anchor.prefix_len()..self.path_len],
-                true,
+                !follow,
             ),
             None => open_dir_at(None, self.display_path(), false),
         }
@@ -83,6 +136,7 @@ impl DirJob {
 }
 
 /// True when a file named `name` passes the name filters (`-E`, `-e`, `-n`).
+#[inline(always)] // on the per-file hot path; see `Visitor::visit`
 pub fn name_passes(config: &Config, name: &[u8]) -> bool {
     if is_excluded(config, name) {
         return false;
@@ -111,6 +165,68 @@ pub fn size_passes(config: &Config, size: u64) -> bool {
         .all(|filter| filter.accepts(size))
 }
 
+/// True when an entry of `kind` whose `stat` is `stat` passes the conditions that need
+/// one: `-t x`, and for a regular file `-t e` and `-S`. Whether the kind can match at
+/// all was decided before (see `Config::dirs_may_match`); a directory's emptiness is
+/// decided when it is listed.
+pub fn stat_passes(config: &Config, kind: EntryKind, stat: &libc::stat) -> bool {
+    if !config.types.mode_passes(stat.st_mode) {
+        return false;
+    }
+    if kind != EntryKind::File {
+        return true;
+    }
+    let size = stat.st_size as u64;
+    (!config.types.empty_only || size == 0) && size_passes(config, size)
+}
+
+/// True when `kind` must be `stat`ed before it can be accepted.
+pub fn needs_stat(config: &Config, kind: EntryKind) -> bool {
+    config.output.needs_size()
+        || config.types.executable_only
+        || (kind == EntryKind::File && (config.types.empty_only || !config.size_filters.is_empty()))
+}
+
+/// Appends one output record for the match `path_parts` (concatenated) of `size`
+/// bytes, in the format `mode` asks for.
+#[inline(always)] // on the per-file hot path; see `Visitor::visit`
+pub fn push_record(buffer: &mut Vec<u8>, mode: OutputMode, path_parts: [&[u8]; 2], size: u64) {
+    let terminator = match mode {
+        OutputMode::Paths { terminator } => terminator,
+        OutputMode::Long { terminator } => {
+            push_size_column(buffer, size);
+            terminator
+        }
+        OutputMode::Count | OutputMode::SizeSum => return,
+    };
+    let [dir, name] = path_parts;
+    let len = dir.len() + name.len() + 1;
+    // One capacity check and two plain copies. `extend_from_slice` twice and `push`
+    // cost 1.5% of a million-file walk more than this: once the walker had a few more
+    // output paths, LLVM stopped inlining `Vec::append_elements` into the hot loop.
+    buffer.reserve(len);
+    let start = buffer.len();
+    // SAFETY: `reserve` made room for `len` more bytes after `start`, so every write
+    // below is inside the allocation; `dir` and `name` are borrowed from elsewhere and
+    // cannot overlap `buffer`'s spare capacity (it is exclusively borrowed); all `len`
+    // bytes are written before `set_len` makes them part of the vector.
+    unsafe {
+        let out = buffer.as_mut_ptr().add(start);
+        std::ptr::copy_nonoverlapping(dir.as_ptr(), out, dir.len());
+        std::ptr::copy_nonoverlapping(name.as_ptr(), out.add(dir.len()), name.len());
+        *out.add(len - 1) = terminator;
+        buffer.set_len(start + len);
+    }
+}
+
+/// What one worker found.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Found {
+    pub matches: u64,
+    /// Total size of the matches, when the output mode needs sizes.
+    pub bytes: u64,
+}
+
 /// The state one worker thread owns for the whole walk.
 pub struct Walker<'a> {
     reader: DirReader,
@@ -124,14 +240,38 @@ struct Visitor<'a> {
     pool: &'a Pool<DirJob>,
     output: &'a Output,
     reporter: &'a Reporter,
+    limit: Option<&'a MatchLimit>,
     /// Matched paths not yet handed to `output`.
     buffer: Vec<u8>,
-    /// Matches found by this worker (counted in every output mode).
-    matches: u64,
+    /// Matches found by this worker (counted in every output mode), and their sizes.
+    found: Found,
     /// Subdirectories of the directory being read; reused across directories.
     children: Vec<DirJob>,
     /// True when files can be accepted on `d_type` alone, without their name.
     count_by_type_only: bool,
+    /// `-L` or `-x`: each directory is `fstat`ed once when opened.
+    identify_dirs: bool,
+    /// [`needs_stat`] for regular files, and for directories and links, computed once.
+    stat_files: bool,
+    stat_others: bool,
+    /// About the directory being listed; set once per directory, so that the
+    /// per-entry code tests a boolean rather than recomputing from the config.
+    here: Here,
+}
+
+/// What the walker knows about the directory it is listing.
+#[derive(Default)]
+struct Here {
+    /// Regular files among the entries may match (`-t`, `--min-depth`).
+    files: bool,
+    /// Subdirectories among the entries may match.
+    dirs: bool,
+    /// Symbolic links among the entries may match.
+    links: bool,
+    /// Subdirectories are listed in turn (`--max-depth`).
+    descend: bool,
+    /// `-L`: this directory's identity, the head of the chain of its ancestors'.
+    id: Option<Arc<DirId>>,
 }
 
 impl<'a> Walker<'a> {
@@ -141,11 +281,15 @@ impl<'a> Walker<'a> {
         output: &'a Output,
         reporter: &'a Reporter,
         reader: DirReader,
+        limit: Option<&'a MatchLimit>,
     ) -> Walker<'a> {
         let count_by_type_only = config.output == OutputMode::Count
             && !config.has_name_filter()
             && config.exclude_globs.is_empty()
             && config.size_filters.is_empty()
+            && config.types.is_files_only()
+            && config.min_depth <= 1
+            && limit.is_none()
             && !config.force_stat;
         Walker {
             reader,
@@ -154,16 +298,21 @@ impl<'a> Walker<'a> {
                 pool,
                 output,
                 reporter,
+                limit,
                 buffer: Vec::with_capacity(OUTPUT_INITIAL_CAPACITY),
-                matches: 0,
+                found: Found::default(),
                 children: Vec::new(),
                 count_by_type_only,
+                identify_dirs: config.follow || config.one_file_system,
+                stat_files: needs_stat(config, EntryKind::File),
+                stat_others: needs_stat(config, EntryKind::Dir),
+                here: Here::default(),
             },
         }
     }
 
-    /// Runs until the pool says the walk is over; returns this worker's match count.
-    pub fn run(mut self, slot: WorkerSlot<DirJob>) -> u64 {
+    /// Runs until the pool says the walk is over; returns what this worker found.
+    pub fn run(mut self, slot: WorkerSlot<DirJob>) -> Found {
         let pool = self.visitor.pool;
         let _guard = pool.guard();
         while let Some(job) = pool.next_job(&slot, || self.visitor.flush()) {
@@ -174,21 +323,70 @@ impl<'a> Walker<'a> {
             }
         }
         self.visitor.flush();
-        self.visitor.matches
+        self.visitor.found
     }
 
     fn walk_dir(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
         let visitor = &mut self.visitor;
-        let dir = match job.open() {
+        let config = visitor.config;
+        let dir = match job.open(config.follow) {
             Ok(dir) => dir,
             Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
         };
         #[cfg(test)]
         tests::after_open(job.display_path());
         let dir_fd = dir.as_raw_fd();
-        let listed = self
-            .reader
-            .read(dir_fd, |entry| visitor.visit(job, dir_fd, entry));
+        let mut root_dev = job.root_dev;
+        visitor.here.id = None;
+        if visitor.identify_dirs {
+            // One fstat per directory, only with -L or -x.
+            let stat = match fstat(dir_fd) {
+                Ok(stat) => stat,
+                Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
+            };
+            let (dev, ino) = identity(&stat);
+            if config.one_file_system && crosses_device(job.root_dev, dev) {
+                return;
+            }
+            root_dev = Some(dev);
+            if config.follow {
+                // Links into an ancestor are caught before they are queued; this
+                // catches the rest (a bind mount of an ancestor, say).
+                if let Some(parent) = &job.parent_id {
+                    if parent.is_on_path(dev, ino) {
+                        return visitor.report_loop(job.display_path());
+                    }
+                }
+                visitor.here.id = Some(Arc::new(DirId {
+                    dev,
+                    ino,
+                    parent: job.parent_id.clone(),
+                }));
+            }
+        }
+        let listed = if job.print_if_empty {
+            // Only with `-t e`: note whether the directory has any entry at all.
+            // A directory at the maximum depth is listed for this alone.
+            let visit_entries = job.depth < config.max_depth;
+            visitor.enter(job.depth);
+            let mut empty = true;
+            let listed = self.reader.read(dir_fd, |entry| {
+                if !entry.is_dot_or_dotdot() {
+                    empty = false;
+                    if visit_entries {
+                        visitor.visit_out_of_line(job, dir_fd, entry);
+                    }
+                }
+            });
+            if listed.is_ok() && empty {
+                visitor.match_empty_dir(job, dir_fd);
+            }
+            listed
+        } else {
+            visitor.enter(job.depth);
+            self.reader
+                .read(dir_fd, |entry| visitor.visit(job, dir_fd, entry))
+        };
         if let Err(err) = listed {
             visitor.reporter.path_error(job.display_path(), &err);
         }
@@ -201,19 +399,41 @@ impl<'a> Walker<'a> {
             };
             for child in &mut visitor.children {
                 child.anchor = anchor.clone();
+                child.parent_id = visitor.here.id.clone();
+                child.root_dev = root_dev;
             }
             visitor.pool.push_dirs(slot, visitor.children.drain(..));
         }
     }
 }
 
+/// `-x`: true when a directory on device `dev` is on another file system than the
+/// root it was reached from (`root_dev`; `None` for the root itself).
+pub fn crosses_device(root_dev: Option<u64>, dev: u64) -> bool {
+    root_dev.is_some_and(|root| root != dev)
+}
+
 impl Visitor<'_> {
-    /// The per-entry hot path.
-    #[inline]
+    /// Sets what holds for every entry of a directory at `depth`.
+    fn enter(&mut self, depth: usize) {
+        let config = self.config;
+        let entry_depth = depth + 1;
+        let printable = entry_depth >= config.min_depth;
+        self.here.files = printable && config.types.files;
+        self.here.dirs = printable && config.dirs_may_match();
+        self.here.links = printable && config.links_may_match();
+        self.here.descend = entry_depth < config.max_depth;
+    }
+
+    /// The per-entry hot path. `visit`, `visit_candidate` and `emit` are forced inline
+    /// into the listing loop: left to itself LLVM kept them as three calls per file
+    /// (`visit` has two call sites since `-t e`), which cost the default walk 4-5% at
+    /// -j 1 on a million files; the rare branches are `#[inline(never)]` instead.
+    #[inline(always)]
     fn visit(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
         let mut kind = entry.kind;
         if self.count_by_type_only && kind == EntryKind::File {
-            self.matches += 1;
+            self.found.matches += 1;
             return;
         }
         if entry.is_dot_or_dotdot() {
@@ -226,37 +446,206 @@ impl Visitor<'_> {
             };
         }
         match kind {
-            EntryKind::File => self.visit_file(job, dir_fd, entry),
-            EntryKind::Dir if !is_excluded(self.config, entry.name()) => {
-                self.children.push(job.child(entry.name()));
+            EntryKind::File if self.here.files => {
+                self.visit_candidate(job, dir_fd, entry, kind, None)
+            }
+            EntryKind::Dir => self.visit_dir(job, dir_fd, entry, None),
+            EntryKind::Symlink if self.here.links || self.config.follow => {
+                self.visit_symlink(job, dir_fd, entry)
             }
             _ => {}
         }
     }
 
-    fn visit_file(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+    /// [`Self::visit`] as a call, for the listing loops other than the plain one (`-t e`),
+    /// so that the hot path is inlined into one loop only.
+    #[inline(never)]
+    fn visit_out_of_line(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+        self.visit(job, dir_fd, entry)
+    }
+
+    /// An entry of a kind that may match: applies the name filters, then whatever
+    /// needs a `stat` (taken now unless the caller already has `stat`), and prints it.
+    /// Takes the entry rather than its name so that the C string for `fstatat` is only
+    /// made when a `stat` is needed.
+    #[inline(always)]
+    fn visit_candidate(
+        &mut self,
+        job: &DirJob,
+        dir_fd: RawFd,
+        entry: RawEntry<'_>,
+        kind: EntryKind,
+        stat: Option<libc::stat>,
+    ) {
         let name = entry.name();
         if !name_passes(self.config, name) {
             return;
         }
-        if !self.config.size_filters.is_empty() {
-            match lstat_at(dir_fd, entry.name_cstr()) {
-                Ok(stat) if size_passes(self.config, stat.st_size as u64) => {}
-                Ok(_) => return,
-                Err(err) => return self.entry_error(job, name, &err),
-            }
+        let needs_stat = if kind == EntryKind::File {
+            self.stat_files
+        } else {
+            self.stat_others
+        };
+        if needs_stat {
+            return self.visit_with_stat(job, dir_fd, entry, kind, stat);
         }
-        self.matches += 1;
-        if let OutputMode::Paths { terminator } = self.config.output {
-            self.buffer.extend_from_slice(&job.prefix);
-            self.buffer.extend_from_slice(name);
-            self.buffer.push(terminator);
-            if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
-                self.flush();
-            }
+        self.emit([&job.prefix, name], 0);
+    }
+
+    #[inline(never)]
+    fn visit_with_stat(
+        &mut self,
+        job: &DirJob,
+        dir_fd: RawFd,
+        entry: RawEntry<'_>,
+        kind: EntryKind,
+        stat: Option<libc::stat>,
+    ) {
+        let stat = match stat {
+            Some(stat) => stat,
+            None => match lstat_at(dir_fd, entry.name_cstr()) {
+                Ok(stat) => stat,
+                Err(err) => return self.entry_error(job, entry.name(), &err),
+            },
+        };
+        if stat_passes(self.config, kind, &stat) {
+            self.emit_out_of_line([&job.prefix, entry.name()], stat.st_size as u64);
         }
     }
 
+    /// A subdirectory (or, with `-L`, a link to one, whose target's `stat` is given):
+    /// perhaps a match itself, and queued to be listed if its entries can be.
+    #[inline(never)]
+    fn visit_dir(
+        &mut self,
+        job: &DirJob,
+        dir_fd: RawFd,
+        entry: RawEntry<'_>,
+        stat: Option<libc::stat>,
+    ) {
+        let name = entry.name();
+        if is_excluded(self.config, name) {
+            return;
+        }
+        // With `-t e` whether it matches is only known once it is listed.
+        let print_if_empty =
+            self.here.dirs && self.config.types.empty_only && name_passes(self.config, name);
+        if self.here.dirs && !self.config.types.empty_only {
+            self.visit_candidate(job, dir_fd, entry, EntryKind::Dir, stat);
+        }
+        if self.here.descend || print_if_empty {
+            let mut child = job.child(name);
+            child.print_if_empty = print_if_empty;
+            self.children.push(child);
+        }
+    }
+
+    /// A symbolic link: with `-L`, whatever it points to; otherwise (or when it points
+    /// nowhere) a link, which matches only with `-t l`.
+    #[inline(never)]
+    fn visit_symlink(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+        let name = entry.name();
+        if self.config.follow {
+            match stat_at(dir_fd, entry.name_cstr(), true) {
+                Ok(stat) => {
+                    match EntryKind::from_mode(stat.st_mode) {
+                        EntryKind::File if self.here.files => {
+                            self.visit_candidate(job, dir_fd, entry, EntryKind::File, Some(stat))
+                        }
+                        EntryKind::Dir => {
+                            let (dev, ino) = identity(&stat);
+                            let on_path = self
+                                .here
+                                .id
+                                .as_ref()
+                                .is_some_and(|id| id.is_on_path(dev, ino));
+                            if on_path {
+                                let mut path = job.prefix.clone();
+                                path.extend_from_slice(name);
+                                return self.report_loop(&path);
+                            }
+                            self.visit_dir(job, dir_fd, entry, Some(stat))
+                        }
+                        _ => {}
+                    }
+                    return;
+                }
+                // A dangling link stays a link, as with `find -L`.
+                Err(err) if matches!(err.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
+                Err(err) => return self.entry_error(job, name, &err),
+            }
+        }
+        if self.here.links {
+            self.visit_candidate(job, dir_fd, entry, EntryKind::Symlink, None);
+        }
+    }
+
+    /// `-t e`: the directory `job` has just been listed and had no entries.
+    #[inline(never)]
+    fn match_empty_dir(&mut self, job: &DirJob, dir_fd: RawFd) {
+        let mut size = 0;
+        if self.stat_others {
+            match fstat(dir_fd) {
+                Ok(stat) if stat_passes(self.config, EntryKind::Dir, &stat) => {
+                    size = stat.st_size as u64
+                }
+                Ok(_) => return,
+                Err(err) => return self.reporter.path_error(job.display_path(), &err),
+            }
+        }
+        self.emit_out_of_line([&job.prefix[..job.path_len], b""], size);
+    }
+
+    /// Counts and buffers one match, unless `--max-results` has been reached.
+    #[inline(always)]
+    fn emit(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        match self.limit {
+            None => self.record(path_parts, size),
+            Some(limit) => self.emit_limited(limit, path_parts, size),
+        }
+    }
+
+    /// [`Self::emit`] as a call, for the paths that are not per-file hot (after a
+    /// `stat`, an empty directory): each inlined copy of `emit` is one more site for
+    /// the `Vec` copies, and past a few LLVM stops inlining them in the hot loop too.
+    #[inline(never)]
+    fn emit_out_of_line(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        self.emit(path_parts, size)
+    }
+
+    #[inline(always)]
+    fn record(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        self.found.matches += 1;
+        self.found.bytes += size;
+        push_record(&mut self.buffer, self.config.output, path_parts, size);
+        if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
+            self.flush();
+        }
+    }
+
+    /// `--max-results`: out of line, so that the walk without it does not carry the
+    /// reservation in its inner loop.
+    #[inline(never)]
+    fn emit_limited(&mut self, limit: &MatchLimit, path_parts: [&[u8]; 2], size: u64) {
+        match limit.reserve() {
+            Reservation::Granted => self.record(path_parts, size),
+            Reservation::Last => {
+                // The last result: show it now and end the walk for every worker.
+                self.record(path_parts, size);
+                self.flush();
+                self.pool.stop();
+            }
+            Reservation::Refused => {}
+        }
+    }
+
+    #[inline(never)]
+    fn report_loop(&self, path: &[u8]) {
+        self.reporter
+            .path_error(path, &io::Error::other("filesystem loop detected"));
+    }
+
+    #[inline(never)]
     fn entry_error(&self, job: &DirJob, name: &[u8], err: &io::Error) {
         let mut path = job.prefix.clone();
         path.extend_from_slice(name);
@@ -264,6 +653,7 @@ impl Visitor<'_> {
     }
 
     /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
+    #[inline(never)]
     fn flush(&mut self) {
         if self.buffer.is_empty() {
             return;
@@ -342,6 +732,90 @@ mod tests {
             assert_eq!(child.prefix, want);
             assert_eq!(child.display_path(), &want[..want.len() - 1]);
         }
+    }
+
+    #[test]
+    fn device_comparison_for_one_file_system() {
+        // (root's device, directory's device, crosses)
+        let cases: &[(Option<u64>, u64, bool)] = &[
+            (None, 7, false), // the root itself sets the device
+            (Some(7), 7, false),
+            (Some(7), 8, true),
+            (Some(0), u64::MAX, true),
+        ];
+        for &(root, dev, want) in cases {
+            assert_eq!(crosses_device(root, dev), want, "{root:?} {dev}");
+        }
+    }
+
+    #[test]
+    fn loops_are_found_anywhere_on_the_path() {
+        let root = Arc::new(DirId {
+            dev: 1,
+            ino: 2,
+            parent: None,
+        });
+        let child = Arc::new(DirId {
+            dev: 1,
+            ino: 3,
+            parent: Some(root.clone()),
+        });
+        let grandchild = Arc::new(DirId {
+            dev: 9,
+            ino: 2,
+            parent: Some(child.clone()),
+        });
+        assert!(grandchild.is_on_path(9, 2)); // itself
+        assert!(grandchild.is_on_path(1, 3)); // its parent
+        assert!(grandchild.is_on_path(1, 2)); // the root
+        assert!(!grandchild.is_on_path(1, 4));
+        assert!(!grandchild.is_on_path(9, 3)); // same inode, other device
+        assert!(!child.is_on_path(9, 2)); // a descendant is not on the path
+    }
+
+    #[test]
+    fn records_for_each_output_mode() {
+        let cases: &[(OutputMode, &[u8])] = &[
+            (OutputMode::Paths { terminator: b'\n' }, b"dir/f\n"),
+            (OutputMode::Paths { terminator: 0 }, b"dir/f\0"),
+            (
+                OutputMode::Long { terminator: b'\n' },
+                b"          42 dir/f\n",
+            ),
+            (OutputMode::Long { terminator: 0 }, b"          42 dir/f\0"),
+            (OutputMode::Count, b""),
+            (OutputMode::SizeSum, b""),
+        ];
+        for &(mode, want) in cases {
+            let mut buffer = Vec::new();
+            push_record(&mut buffer, mode, [b"dir/", b"f"], 42);
+            assert_eq!(buffer, want, "{mode:?}");
+        }
+        // Appending after existing bytes, through reallocations, with empty parts.
+        let mut buffer = b"x".to_vec();
+        buffer.shrink_to_fit();
+        let mode = OutputMode::Paths { terminator: b'\n' };
+        for _ in 0..100 {
+            push_record(&mut buffer, mode, [b"", b"ab"], 0);
+            push_record(&mut buffer, mode, [b"c/", b""], 0);
+        }
+        assert_eq!(buffer, [&b"x"[..], &b"ab\nc/\n".repeat(100)].concat());
+    }
+
+    #[test]
+    fn stat_is_taken_only_when_needed() {
+        use crate::types::{Kind, TypeFilter};
+        let mut config = Config::new(vec![]);
+        assert!(!needs_stat(&config, EntryKind::File));
+        assert!(!needs_stat(&config, EntryKind::Dir));
+        config.types = TypeFilter::from_kinds(&[Kind::Empty]);
+        assert!(needs_stat(&config, EntryKind::File));
+        assert!(!needs_stat(&config, EntryKind::Dir)); // decided by listing it
+        config.types = TypeFilter::from_kinds(&[Kind::Executable, Kind::Dir]);
+        assert!(needs_stat(&config, EntryKind::Dir));
+        config.types = TypeFilter::default();
+        config.output = OutputMode::Long { terminator: b'\n' };
+        assert!(needs_stat(&config, EntryKind::File) && needs_stat(&config, EntryKind::Symlink));
     }
 
     #[test]

@@ -26,26 +26,34 @@ fn readers() -> Vec<ReaderKind> {
     vec![ReaderKind::native(), ReaderKind::Readdir]
 }
 
+/// Calls `check` with a NUL-separated path configuration for `root` under every reader,
+/// with and without the stat fallback, at 1, 2 and 8 threads, and a description.
+fn for_each_setup(root: &std::ffi::OsStr, mut check: impl FnMut(Config, ReaderKind, &str)) {
+    for reader in readers() {
+        for force_stat in [false, true] {
+            for threads in [1, 2, 8] {
+                let mut config = Config::new(vec![root.to_owned()]);
+                config.output = OutputMode::Paths { terminator: 0 };
+                config.threads = threads;
+                config.force_stat = force_stat;
+                let context = format!("{reader:?}, force_stat {force_stat}, {threads} threads");
+                check(config, reader, &context);
+            }
+        }
+    }
+}
+
 #[test]
 fn both_readers_and_the_stat_fallback_agree_with_the_oracle() {
     let tmp = tempfile::tempdir().unwrap();
     random_tree(tmp.path(), 3, 3_000);
     let root = tmp.path().as_os_str().to_owned();
     let expected = oracle_files(root.as_bytes());
-    for reader in readers() {
-        for force_stat in [false, true] {
-            for threads in [1, 2, 8] {
-                let mut config = Config::new(vec![root.clone()]);
-                config.output = OutputMode::Paths { terminator: 0 };
-                config.threads = threads;
-                config.force_stat = force_stat;
-                let (paths, matches) = walk(&config, reader);
-                let context = format!("{reader:?}, force_stat {force_stat}, {threads} threads");
-                assert_same_records(&context, &paths, &expected);
-                assert_eq!(matches, expected.len() as u64, "{context}");
-            }
-        }
-    }
+    for_each_setup(&root, |config, reader, context| {
+        let (paths, matches) = walk(&config, reader);
+        assert_same_records(context, &paths, &expected);
+        assert_eq!(matches, expected.len() as u64, "{context}");
+    });
 }
 
 #[test]
@@ -63,4 +71,49 @@ fn count_mode_counts_without_printing() {
             assert_eq!(matches, expected, "{reader:?} force_stat {force_stat}");
         }
     }
+}
+
+/// Every file, directory and link below `root` (not `root` itself), as `-t f -t d -t l`
+/// prints them, and the empty files and directories among them, by a plain recursive
+/// `read_dir` walk.
+fn oracle_kinds(root: &std::path::Path) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    fn walk(dir: &std::path::Path, all: &mut Vec<Vec<u8>>, empty: &mut Vec<Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            let bytes = path.as_os_str().as_bytes().to_vec();
+            let kind = meta.file_type();
+            if kind.is_dir() {
+                if std::fs::read_dir(&path).unwrap().next().is_none() {
+                    empty.push(bytes.clone());
+                }
+                all.push(bytes);
+                walk(&path, all, empty);
+            } else if kind.is_file() || kind.is_symlink() {
+                if kind.is_file() && meta.len() == 0 {
+                    empty.push(bytes.clone());
+                }
+                all.push(bytes);
+            }
+        }
+    }
+    let (mut all, mut empty) = (Vec::new(), Vec::new());
+    walk(root, &mut all, &mut empty);
+    (all, empty)
+}
+
+#[test]
+fn kinds_and_emptiness_agree_with_the_oracle_on_every_reader() {
+    use pfind::types::{Kind, TypeFilter};
+    let tmp = tempfile::tempdir().unwrap();
+    random_tree(tmp.path(), 11, 3_000);
+    let (all, empty) = oracle_kinds(tmp.path());
+    for_each_setup(tmp.path().as_os_str(), |mut config, reader, context| {
+        config.types = TypeFilter::from_kinds(&[Kind::File, Kind::Dir, Kind::Symlink]);
+        let (paths, _) = walk(&config, reader);
+        assert_same_records(context, &paths, &all);
+        config.types = TypeFilter::from_kinds(&[Kind::Empty]);
+        let (paths, _) = walk(&config, reader);
+        assert_same_records(&format!("-t e, {context}"), &paths, &empty);
+    });
 }

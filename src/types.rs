@@ -1,0 +1,285 @@
+//! `-t/--type`: which kinds of entries may match, and the named families of extensions.
+//!
+//! A `-t` value is either an entry kind spelled as fd spells it (`f`, `d`, `l`, `x`,
+//! `e` and their long forms) or the name of a family such as `images`. Kinds resolve
+//! into a [`TypeFilter`] following fd's rules; a family is nothing but a list of
+//! extensions, added to those of `-e`, so it costs exactly what `-e` costs.
+
+/// A named list of extensions usable as `-t NAME`. Lowercase, without the dot, as the
+/// extension matcher wants them.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Family {
+    pub name: &'static str,
+    pub extensions: &'static [&'static str],
+}
+
+/// Every family `-t` accepts; `--help` lists them from this table.
+pub const FAMILIES: &[Family] = &[
+    Family {
+        name: "images",
+        extensions: &["jpg", "jpeg", "png", "webp", "bmp", "tiff", "gif"],
+    },
+    Family {
+        name: "audio",
+        extensions: &["wav", "mp3", "flac", "ogg", "m4a"],
+    },
+    Family {
+        name: "video",
+        extensions: &["mp4", "avi", "mkv", "mov", "webm"],
+    },
+    Family {
+        name: "models",
+        extensions: &[
+            "pt",
+            "pth",
+            "ckpt",
+            "safetensors",
+            "onnx",
+            "h5",
+            "pb",
+            "tflite",
+            "bin",
+        ],
+    },
+    Family {
+        name: "checkpoints",
+        extensions: &["ckpt", "pt", "pth", "safetensors"],
+    },
+    Family {
+        name: "data",
+        extensions: &[
+            "csv", "parquet", "arrow", "tfrecord", "jsonl", "tsv", "npy", "npz",
+        ],
+    },
+    Family {
+        name: "configs",
+        extensions: &["yaml", "yml", "json", "toml", "cfg", "ini"],
+    },
+    Family {
+        name: "python",
+        extensions: &["py", "pyi", "ipynb"],
+    },
+    Family {
+        name: "text",
+        extensions: &["txt", "md", "rst", "tex"],
+    },
+    Family {
+        name: "logs",
+        extensions: &["log", "out", "err"],
+    },
+];
+
+/// One entry kind named by `-t`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    File,
+    Dir,
+    Symlink,
+    Executable,
+    Empty,
+}
+
+/// One parsed `-t` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TypeArg {
+    Kind(Kind),
+    Family(&'static Family),
+}
+
+/// Parses one `-t` value; the error names the value and lists what is allowed.
+pub fn parse_type(value: &str) -> Result<TypeArg, String> {
+    let kind = match value {
+        "f" | "file" => Kind::File,
+        "d" | "dir" | "directory" => Kind::Dir,
+        "l" | "symlink" => Kind::Symlink,
+        "x" | "executable" => Kind::Executable,
+        "e" | "empty" => Kind::Empty,
+        _ => {
+            return FAMILIES
+                .iter()
+                .find(|family| family.name == value)
+                .map(TypeArg::Family)
+                .ok_or_else(|| {
+                    let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
+                    format!(
+                        "unknown type '{value}' (expected f, d, l, x, e or a family: {})",
+                        families.join(", ")
+                    )
+                })
+        }
+    };
+    Ok(TypeArg::Kind(kind))
+}
+
+/// Which entries may match, resolved from every `-t` kind given.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TypeFilter {
+    pub files: bool,
+    pub dirs: bool,
+    pub symlinks: bool,
+    /// `x`: only entries with an execute permission bit.
+    pub executable_only: bool,
+    /// `e`: only empty regular files (size 0) and empty directories (no entries).
+    pub empty_only: bool,
+}
+
+impl Default for TypeFilter {
+    /// Regular files only, as without `-t`.
+    fn default() -> TypeFilter {
+        TypeFilter::from_kinds(&[])
+    }
+}
+
+impl TypeFilter {
+    /// fd's rules: `f`, `d` and `l` add a kind (they are OR'ed); `x` and `e` are
+    /// conditions on every kind selected (AND'ed). `x` selects regular files as well,
+    /// so `-t x` alone means executable files; `e` alone means empty files and empty
+    /// directories. No kind at all (no `-t`, or only families) means regular files.
+    pub fn from_kinds(kinds: &[Kind]) -> TypeFilter {
+        let mut filter = TypeFilter {
+            files: false,
+            dirs: false,
+            symlinks: false,
+            executable_only: false,
+            empty_only: false,
+        };
+        for kind in kinds {
+            match kind {
+                Kind::File => filter.files = true,
+                Kind::Dir => filter.dirs = true,
+                Kind::Symlink => filter.symlinks = true,
+                Kind::Executable => {
+                    filter.executable_only = true;
+                    filter.files = true;
+                }
+                Kind::Empty => filter.empty_only = true,
+            }
+        }
+        if !(filter.files || filter.dirs || filter.symlinks) {
+            filter.files = true;
+            filter.dirs = filter.empty_only;
+        }
+        filter
+    }
+
+    /// True when this is the default, regular files with no condition: the walker's
+    /// fastest paths are only taken then.
+    pub fn is_files_only(&self) -> bool {
+        *self == TypeFilter::from_kinds(&[])
+    }
+
+    /// True when an entry of this `mode` (from `stat`) passes `x`; `mode` is only
+    /// needed when `executable_only` is set.
+    pub fn mode_passes(&self, mode: libc::mode_t) -> bool {
+        !self.executable_only || mode & 0o111 != 0
+    }
+}
+
+/// The families as `--help` shows them, one per line.
+pub fn families_help() -> String {
+    let mut text = String::from("Type families (-t NAME, the same fast match as -e):\n");
+    for family in FAMILIES {
+        text.push_str(&format!(
+            "  {:<13}{}\n",
+            family.name,
+            family.extensions.join(" ")
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (files, dirs, symlinks, executable_only, empty_only)
+    type Resolved = (bool, bool, bool, bool, bool);
+
+    fn filter(kinds: &[Kind]) -> Resolved {
+        let f = TypeFilter::from_kinds(kinds);
+        (f.files, f.dirs, f.symlinks, f.executable_only, f.empty_only)
+    }
+
+    #[test]
+    fn kinds_resolve_like_fd() {
+        use Kind::*;
+        let cases: &[(&[Kind], Resolved)] = &[
+            (&[], (true, false, false, false, false)),
+            (&[File], (true, false, false, false, false)),
+            (&[Dir], (false, true, false, false, false)),
+            (&[Symlink], (false, false, true, false, false)),
+            (&[File, Dir], (true, true, false, false, false)),
+            (&[Executable], (true, false, false, true, false)),
+            (&[Executable, Dir], (true, true, false, true, false)),
+            (&[Empty], (true, true, false, false, true)),
+            (&[Empty, File], (true, false, false, false, true)),
+            (&[Dir, Empty], (false, true, false, false, true)),
+            (&[Empty, Executable], (true, false, false, true, true)),
+            (&[Symlink, Symlink], (false, false, true, false, false)),
+        ];
+        for &(kinds, want) in cases {
+            assert_eq!(filter(kinds), want, "{kinds:?}");
+        }
+        assert!(TypeFilter::default().is_files_only());
+        assert!(!TypeFilter::from_kinds(&[Empty, File]).is_files_only());
+    }
+
+    #[test]
+    fn type_values_parse() {
+        use Kind::*;
+        let cases: &[(&str, Kind)] = &[
+            ("f", File),
+            ("file", File),
+            ("d", Dir),
+            ("dir", Dir),
+            ("directory", Dir),
+            ("l", Symlink),
+            ("symlink", Symlink),
+            ("x", Executable),
+            ("executable", Executable),
+            ("e", Empty),
+            ("empty", Empty),
+        ];
+        for &(value, kind) in cases {
+            assert_eq!(parse_type(value), Ok(TypeArg::Kind(kind)), "{value}");
+        }
+        match parse_type("images") {
+            Ok(TypeArg::Family(family)) => assert!(family.extensions.contains(&"jpeg")),
+            other => panic!("{other:?}"),
+        }
+        for bad in ["", "F", "files", "image", "p"] {
+            let err = parse_type(bad).unwrap_err();
+            assert!(
+                err.contains(&format!("'{bad}'")) && err.contains("images"),
+                "{err}"
+            );
+        }
+    }
+
+    #[test]
+    fn families_are_lowercase_without_dots_and_all_listed() {
+        let help = families_help();
+        for family in FAMILIES {
+            assert!(help.contains(family.name));
+            for ext in family.extensions {
+                assert!(!ext.is_empty() && !ext.starts_with('.'), "{ext}");
+                assert_eq!(*ext, ext.to_ascii_lowercase());
+            }
+        }
+        // Each name is unique and cannot be mistaken for a kind.
+        for (i, family) in FAMILIES.iter().enumerate() {
+            assert!(FAMILIES[i + 1..].iter().all(|f| f.name != family.name));
+            assert!(family.name.len() > 1);
+        }
+    }
+
+    #[test]
+    fn execute_bits() {
+        let x = TypeFilter::from_kinds(&[Kind::Executable]);
+        assert!(x.mode_passes(0o100));
+        assert!(x.mode_passes(0o010));
+        assert!(x.mode_passes(0o001));
+        assert!(!x.mode_passes(0o644));
+        assert!(TypeFilter::default().mode_passes(0o644));
+    }
+}

@@ -1,0 +1,556 @@
+//! The options beyond the core walk (issue 5): -t, -l, -s, --min-size/--max-size,
+//! -d/--min-depth, -L, -x, --max-results/-1 and -a, through the real binary at 1, 2
+//! and 16 threads.
+
+mod testenv;
+
+use std::collections::BTreeSet;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::PermissionsExt;
+use testenv::{assert_same_records, pfind_command, split_records, TestEnv, THREAD_COUNTS};
+
+/// Runs pfind at every thread count; returns (stdout lines, stderr, exit code) of each.
+fn run_all(env: &TestEnv, args: &[&str]) -> Vec<(Vec<Vec<u8>>, String, Option<i32>)> {
+    THREAD_COUNTS
+        .iter()
+        .map(|threads| {
+            let out = env.run(&[args, &["-j", threads]].concat());
+            (
+                split_records(&out.stdout, b'\n'),
+                String::from_utf8_lossy(&out.stderr).into_owned(),
+                out.status.code(),
+            )
+        })
+        .collect()
+}
+
+fn records(paths: &[&str]) -> Vec<Vec<u8>> {
+    paths.iter().map(|p| p.as_bytes().to_vec()).collect()
+}
+
+fn chmod(env: &TestEnv, relative: &str, mode: u32) {
+    let path = env.root().join(relative);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Files of every family, a directory named like a file, links and an empty dir.
+fn typed_tree() -> TestEnv {
+    let env = TestEnv::new(
+        &["photos", "models/old", "empty_dir", "pics.jpg"],
+        &[
+            "photos/a.jpg",
+            "photos/b.JPEG",
+            "photos/c.webp",
+            "photos/notes.txt",
+            "models/net.safetensors",
+            "models/old/net.ckpt",
+            "models/weights.bin",
+            "train.py",
+            "config.yaml",
+            "data.parquet",
+            "song.flac",
+            "clip.mkv",
+            "run.log",
+            "README.md",
+        ],
+    );
+    env.symlink("photos/a.jpg", "link.jpg");
+    env.symlink("photos", "link_dir");
+    env.symlink("missing", "dangling");
+    env
+}
+
+#[test]
+fn type_families_are_extension_lists() {
+    let env = typed_tree();
+    // A family matches regular files only, like -e: never the directory `pics.jpg`
+    // nor the link `link.jpg`.
+    env.assert_output(
+        &["-t", "images"],
+        &["photos/a.jpg", "photos/b.JPEG", "photos/c.webp"],
+    );
+    env.assert_output(
+        &["-t", "checkpoints"],
+        &["models/net.safetensors", "models/old/net.ckpt"],
+    );
+    env.assert_output(
+        &["-t", "models"],
+        &[
+            "models/net.safetensors",
+            "models/old/net.ckpt",
+            "models/weights.bin",
+        ],
+    );
+    env.assert_output(&["-t", "python"], &["train.py"]);
+    env.assert_output(&["-t", "configs"], &["config.yaml"]);
+    env.assert_output(&["-t", "data"], &["data.parquet"]);
+    env.assert_output(&["-t", "audio"], &["song.flac"]);
+    env.assert_output(&["-t", "video"], &["clip.mkv"]);
+    env.assert_output(&["-t", "logs"], &["run.log"]);
+    env.assert_output(&["-t", "text"], &["photos/notes.txt", "README.md"]);
+    // Families and -e add up.
+    env.assert_output(
+        &["-t", "python", "-t", "logs", "-e", "md"],
+        &["train.py", "run.log", "README.md"],
+    );
+    // With a kind, the extensions apply to that kind: directories named *.jpg.
+    env.assert_output(&["-t", "d", "-t", "images"], &["pics.jpg"]);
+}
+
+#[test]
+fn type_directory_and_symlink_print_like_files() {
+    let env = typed_tree();
+    let dirs = &["photos", "models", "models/old", "empty_dir", "pics.jpg"];
+    env.assert_output(&["-t", "d"], dirs);
+    env.assert_output(&["--type", "directory"], dirs);
+    // Same path rules as files: the root as typed, never the root itself.
+    env.assert_output(&["-t", "d", "models/"], &["models/old"]);
+    env.assert_output(&["-t", "dir", "models"], &["models/old"]);
+    env.assert_output(
+        &["-t", "d", "."],
+        &[
+            "./photos",
+            "./models",
+            "./models/old",
+            "./empty_dir",
+            "./pics.jpg",
+        ],
+    );
+    let links = &["link.jpg", "link_dir", "dangling"];
+    env.assert_output(&["-t", "l"], links);
+    env.assert_output(&["-t", "symlink"], links);
+    env.assert_output(&["-t", "l", "-n", "link*"], &["link.jpg", "link_dir"]);
+    // Kinds add up.
+    env.assert_output(
+        &["-t", "f", "-t", "l", "-e", "jpg"],
+        &["photos/a.jpg", "link.jpg"],
+    );
+    // A size filter keeps regular files only, as in fd.
+    env.assert_output(&["-t", "d", "-t", "l", "-S", "-1m"], &[]);
+    // A symbolic link given as a root is a candidate for -t l, not followed.
+    env.assert_output(&["-t", "l", "link_dir"], &["link_dir"]);
+    env.assert_output(&["link_dir"], &[]);
+}
+
+#[test]
+fn type_empty_finds_empty_files_and_directories() {
+    let env = TestEnv::new(
+        &["empty", "a/empty_inner", "only_empty_sub/e", "full"],
+        &["zero", "a/zero2", "full/f"],
+    );
+    env.write("a/data", b"1234");
+    env.write("hidden_size/.x", b"1");
+    env.symlink("zero", "link_to_empty");
+    // -t e alone: empty regular files and empty directories; a directory that holds
+    // only an empty directory is not empty; links are never empty.
+    let all = &[
+        "zero",
+        "a/zero2",
+        "full/f",
+        "empty",
+        "a/empty_inner",
+        "only_empty_sub/e",
+    ];
+    env.assert_output(&["-t", "e"], all);
+    env.assert_output(&["--type", "empty", "-t", "l"], &[]);
+    env.assert_output(&["-t", "e", "-t", "f"], &["zero", "a/zero2", "full/f"]);
+    env.assert_output(
+        &["-t", "d", "-t", "e"],
+        &["empty", "a/empty_inner", "only_empty_sub/e"],
+    );
+    env.assert_output(
+        &["-t", "empty", "-t", "d", "-n", "e*"],
+        &["empty", "a/empty_inner", "only_empty_sub/e"],
+    );
+    // At the maximum depth a directory is still checked for emptiness, and nothing
+    // below it is printed.
+    env.assert_output(&["-t", "e", "-d", "1"], &["zero", "empty"]);
+    env.assert_output(
+        &["-t", "e", "-t", "d", "-d", "2"],
+        &["empty", "a/empty_inner", "only_empty_sub/e"],
+    );
+    env.assert_output(
+        &["-t", "e", "--min-depth", "2", "-t", "d"],
+        &["a/empty_inner", "only_empty_sub/e"],
+    );
+    // -l gives an empty directory its own size, from the directory itself.
+    for (lines, stderr, code) in run_all(&env, &["-t", "e", "-t", "d", "-l", "-n", "empty"]) {
+        assert_eq!((stderr.as_str(), code), ("", Some(0)));
+        assert_eq!(lines.len(), 1);
+        let line = String::from_utf8(lines[0].clone()).unwrap();
+        assert!(line.ends_with(" empty"), "{line}");
+    }
+}
+
+#[test]
+fn type_executable_checks_mode_bits() {
+    let env = TestEnv::new(
+        &["bin", "plain"],
+        &["bin/tool", "bin/script.sh", "bin/data", "other_x"],
+    );
+    chmod(&env, "bin/tool", 0o755);
+    chmod(&env, "bin/script.sh", 0o700);
+    chmod(&env, "other_x", 0o601);
+    chmod(&env, "plain", 0o644);
+    env.assert_output(&["-t", "x"], &["bin/tool", "bin/script.sh", "other_x"]);
+    env.assert_output(&["-t", "executable", "-e", "sh"], &["bin/script.sh"]);
+    // x restricts every kind selected: directories with an execute bit (plain has none).
+    env.assert_output(
+        &["-t", "x", "-t", "d"],
+        &["bin", "bin/tool", "bin/script.sh", "other_x"],
+    );
+    // x and e together: empty executable files (these are all empty).
+    env.assert_output(
+        &["-t", "x", "-t", "e"],
+        &["bin/tool", "bin/script.sh", "other_x"],
+    );
+}
+
+#[test]
+fn long_format_is_size_space_path() {
+    let env = TestEnv::new(&["d"], &["empty"]);
+    env.write("d/small", &[b'x'; 100]);
+    env.write("d/big", &vec![b'x'; 1_500_000]);
+    let want = [
+        "           0 empty",
+        "         100 d/small",
+        "     1500000 d/big",
+    ];
+    env.assert_output(&["-l"], &want);
+    env.assert_output(&["--long"], &want);
+    env.assert_output(&["-l", "-S", "+1k"], &want[2..]);
+    // -0 ends each record with NUL; the size column stays.
+    env.assert_records(&["-l", "-0"], 0, &records(&want));
+    env.assert_records(&["-0", "-l", "-n", "small"], 0, &records(&want[1..2]));
+}
+
+#[test]
+fn sum_size_prints_count_and_total() {
+    let env = TestEnv::new(&["ckpt/old"], &[]);
+    env.write("ckpt/a.pt", &vec![0; 1024 * 1024]);
+    env.write("ckpt/old/b.ckpt", &vec![0; 512 * 1024]);
+    env.write("ckpt/notes.txt", &[0; 10]);
+    for (args, want) in [
+        (
+            &["-s", "-t", "checkpoints"][..],
+            "2 matches, 1.5 MiB (1572864 bytes)",
+        ),
+        (&["--sum-size"], "3 matches, 1.5 MiB (1572874 bytes)"),
+        (&["-s", "-e", "txt"], "1 match, 10 B (10 bytes)"),
+        (&["-s", "-e", "none"], "0 matches, 0 B (0 bytes)"),
+    ] {
+        env.assert_output(args, &[want]);
+    }
+    for conflicting in [
+        &["-s", "-c"][..],
+        &["-s", "-l"],
+        &["-s", "-0"],
+        &["-c", "-l"],
+    ] {
+        let out = env.run(conflicting);
+        assert_eq!(out.status.code(), Some(2), "{conflicting:?}");
+    }
+}
+
+#[test]
+fn min_and_max_size_are_aliases_of_size() {
+    let env = TestEnv::new(&["d"], &["empty"]);
+    env.write("d/100b", &[b'x'; 100]);
+    env.write("d/1000b", &[b'x'; 1000]);
+    env.write("d/5000b", &[b'x'; 5000]);
+    for (alias, size) in [
+        (&["--min-size", "1k"][..], &["-S", "+1k"][..]),
+        (&["--max-size", "1k"], &["-S", "-1k"]),
+        (
+            &["--min-size", "100", "--max-size", "1ki"],
+            &["-S", "+100", "-S", "-1ki"],
+        ),
+    ] {
+        let by_alias = env.run(alias);
+        let by_size = env.run(size);
+        assert!(by_alias.status.success(), "{alias:?}");
+        let mut a = split_records(&by_alias.stdout, b'\n');
+        let mut b = split_records(&by_size.stdout, b'\n');
+        a.sort();
+        b.sort();
+        assert_eq!(a, b, "{alias:?} vs {size:?}");
+        assert!(!a.is_empty());
+    }
+    env.assert_output(&["--min-size", "1k"], &["d/1000b", "d/5000b"]);
+    env.assert_output(&["--max-size", "0"], &["empty"]);
+    let out = env.run(&["--min-size", "+1k"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("without a sign"));
+}
+
+#[test]
+fn depth_bounds_count_the_roots_children_as_depth_1() {
+    let env = TestEnv::new(&["a/b/c"], &["f1", "a/f2", "a/b/f3", "a/b/c/f4"]);
+    env.assert_output(&["-d", "1"], &["f1"]);
+    env.assert_output(&["--max-depth", "2"], &["f1", "a/f2"]);
+    env.assert_output(&["-d", "0"], &[]);
+    env.assert_output(&["-d", "1", "-t", "d"], &["a"]);
+    env.assert_output(&["--min-depth", "3"], &["a/b/f3", "a/b/c/f4"]);
+    env.assert_output(&["--min-depth", "2", "-d", "3"], &["a/f2", "a/b/f3"]);
+    env.assert_output(
+        &["--min-depth", "2", "--max-depth", "2", "-t", "d"],
+        &["a/b"],
+    );
+    env.assert_output(&["a/", "-d", "1"], &["a/f2"]);
+    // -c honours depth too (its fast path must not count deeper files).
+    for (lines, _, code) in run_all(&env, &["-c", "-d", "2"]) {
+        assert_eq!((lines, code), (vec![b"2".to_vec()], Some(0)));
+    }
+    for (lines, _, code) in run_all(&env, &["-c", "--min-depth", "2"]) {
+        assert_eq!((lines, code), (vec![b"3".to_vec()], Some(0)));
+    }
+    // A file root is depth 0: printed unless --min-depth asks for deeper.
+    env.assert_output(&["f1", "-d", "0"], &["f1"]);
+    env.assert_output(&["f1", "--min-depth", "1"], &[]);
+}
+
+#[test]
+fn max_depth_does_not_open_deeper_directories() {
+    // A loop at depth 2 is only seen if depth-1 directories are opened: with -d 1 they
+    // must not be, so nothing is reported.
+    let env = TestEnv::new(&["d"], &["d/f", "top"]);
+    env.symlink("..", "d/up");
+    env.assert_output(&["-L", "-d", "1"], &["top"]);
+    for (_, stderr, code) in run_all(&env, &["-L", "-d", "2"]) {
+        assert_eq!(stderr, "pfind: d/up: filesystem loop detected\n");
+        assert_eq!(code, Some(1));
+    }
+}
+
+#[test]
+fn follow_prints_link_targets_under_the_links_path() {
+    let env = TestEnv::new(&["real/sub", "other"], &["real/f", "real/sub/g", "other/h"]);
+    env.symlink("../real", "other/to_real");
+    env.symlink("real/f", "to_f");
+    env.symlink("missing", "dangling");
+    let want = &[
+        "real/f",
+        "real/sub/g",
+        "other/h",
+        "other/to_real/f",
+        "other/to_real/sub/g",
+        "to_f",
+    ];
+    env.assert_output(&["-L"], want);
+    env.assert_output(&["--follow", "-c"], &["6"]);
+    // A dangling link is still a link under -L, as with find -L.
+    env.assert_output(&["-L", "-t", "l"], &["dangling"]);
+    env.assert_output(
+        &["-L", "-t", "d"],
+        &[
+            "real",
+            "real/sub",
+            "other",
+            "other/to_real",
+            "other/to_real/sub",
+        ],
+    );
+    // -l sizes the target, not the link.
+    env.write("real/f", b"12345");
+    env.assert_output(
+        &["-L", "-l", "-n", "*f", "-d", "2"],
+        &["           5 real/f", "           5 to_f"],
+    );
+    // Roots are followed too.
+    env.assert_output(
+        &["-L", "other/to_real"],
+        &["other/to_real/f", "other/to_real/sub/g"],
+    );
+    env.assert_output(&["-L", "to_f"], &["to_f"]);
+    env.assert_output(&["other/to_real"], &[]);
+}
+
+#[test]
+fn follow_reports_each_loop_once_and_terminates() {
+    let env = TestEnv::new(&["d/e"], &["f", "d/g", "d/e/h"]);
+    env.symlink("..", "d/up"); // back to the root
+    env.symlink(".", "d/e/self_dir"); // the directory it is in
+    env.symlink("self_link", "self_link"); // a link to itself
+    env.symlink("../..", "d/e/up2");
+    for (lines, stderr, code) in run_all(&env, &["-L"]) {
+        assert_same_records("-L loops", &lines, &records(&["f", "d/g", "d/e/h"]));
+        let mut reported: Vec<&str> = stderr.lines().collect();
+        reported.sort();
+        assert_eq!(
+            reported,
+            [
+                "pfind: d/e/self_dir: filesystem loop detected",
+                "pfind: d/e/up2: filesystem loop detected",
+                "pfind: d/up: filesystem loop detected",
+                "pfind: self_link: Too many levels of symbolic links",
+            ]
+        );
+        assert_eq!(code, Some(1));
+    }
+    // A loop through the root itself, given with -L.
+    let looped = TestEnv::new(&[], &["x"]);
+    looped.symlink(".", "again");
+    for (lines, stderr, code) in run_all(&looped, &["-L", "."]) {
+        assert_eq!(lines, records(&["./x"]));
+        assert_eq!(stderr, "pfind: ./again: filesystem loop detected\n");
+        assert_eq!(code, Some(1));
+    }
+}
+
+#[test]
+fn follow_matches_find_minus_l_on_random_trees() {
+    // Random trees have links to files, to directories (ancestors or not) and dangling
+    // ones. A file reached through two links is printed under both paths, as find -L
+    // does; loops are cut where find cuts them.
+    for seed in [1u64, 5, 9] {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("root");
+        std::fs::create_dir(&root).unwrap();
+        testenv::random_tree(&root, seed, 250);
+        let find = std::process::Command::new("find")
+            .current_dir(tmp.path())
+            .args(["-L", "root", "-type", "f", "-print0"])
+            .output()
+            .expect("GNU find is needed for this test");
+        let expected = split_records(&find.stdout, 0);
+        for threads in ["1", "2", "16"] {
+            let out = pfind_command(tmp.path(), &["-L", "root", "-0", "-j", threads])
+                .output()
+                .unwrap();
+            let context = format!("seed {seed}, -j {threads}");
+            assert_same_records(&context, &split_records(&out.stdout, 0), &expected);
+            assert_eq!(out.status.code(), find.status.code(), "{context}");
+        }
+    }
+}
+
+#[test]
+fn one_file_system_without_mounts_changes_nothing() {
+    // Creating a mount needs privileges tests do not have, so the crossing itself is
+    // checked by a unit test of the device comparison (walker.rs) and, below, against
+    // /proc when it is a separate file system.
+    let env = TestEnv::new(&["a/b"], &["f", "a/g", "a/b/h"]);
+    env.assert_output(&["-x"], &["f", "a/g", "a/b/h"]);
+    env.assert_output(&["--one-file-system", "-t", "d"], &["a", "a/b"]);
+}
+
+#[test]
+fn one_file_system_stops_at_proc() {
+    let dev = |path: &str| std::fs::metadata(path).map(|m| std::os::unix::fs::MetadataExt::dev(&m));
+    if !std::path::Path::new("/proc/self").exists() || dev("/").ok() == dev("/proc").ok() {
+        eprintln!("skipped: /proc is not a separate file system here");
+        return;
+    }
+    let env = TestEnv::new(&[], &[]);
+    let listed = |extra: &[&str]| -> BTreeSet<Vec<u8>> {
+        let out = env.run(&[&["/", "-t", "d", "-d", "2"], extra].concat());
+        split_records(&out.stdout, b'\n').into_iter().collect()
+    };
+    let crossing = listed(&[]);
+    assert!(
+        crossing.contains(&b"/proc/self"[..]) || crossing.iter().any(|p| p.starts_with(b"/proc/1"))
+    );
+    let staying = listed(&["-x"]);
+    // The mount point itself is listed (as with find -xdev); nothing under it is.
+    assert!(staying.contains(&b"/proc"[..]));
+    assert!(
+        !staying.iter().any(|p| p.starts_with(b"/proc/")),
+        "-x entered /proc"
+    );
+}
+
+#[test]
+fn max_results_prints_exactly_n_lines_and_exits_0() {
+    let env = TestEnv::new(&[], &[]);
+    for d in 0..40 {
+        for f in 0..50 {
+            env.write(format!("d{d:02}/f{f:03}"), b"");
+        }
+    }
+    for (args, want) in [
+        (&["--max-results", "7"][..], 7),
+        (&["--max-results", "1"], 1),
+        (&["-1"], 1),
+        (&["--max-results", "100", "-t", "d"], 40),
+        (&["--max-results", "5000"], 2000),
+        (&["--max-results", "3", "-l"], 3),
+    ] {
+        // Repeated: a race between workers would show up as an extra line.
+        for _ in 0..5 {
+            for (lines, stderr, code) in run_all(&env, args) {
+                assert_eq!(lines.len(), want, "{args:?}");
+                let distinct: BTreeSet<_> = lines.iter().collect();
+                assert_eq!(distinct.len(), want, "{args:?}: a line printed twice");
+                assert_eq!((stderr.as_str(), code), ("", Some(0)), "{args:?}");
+            }
+        }
+    }
+    for (lines, _, code) in run_all(&env, &["-c", "--max-results", "10"]) {
+        assert_eq!((lines, code), (vec![b"10".to_vec()], Some(0)));
+    }
+    for bad in [
+        &["--max-results", "0"][..],
+        &["--max-results", "x"],
+        &["-1", "--max-results", "3"],
+    ] {
+        assert_eq!(env.run(bad).status.code(), Some(2), "{bad:?}");
+    }
+}
+
+#[test]
+fn max_results_counts_file_roots_too() {
+    let env = TestEnv::new(&["d"], &["a", "b", "d/c"]);
+    env.assert_output(&["a", "b", "d", "--max-results", "2"], &["a", "b"]);
+    env.assert_output(&["a", "d", "--max-results", "2"], &["a", "d/c"]);
+}
+
+#[test]
+fn absolute_paths_join_the_working_directory_once() {
+    let env = TestEnv::new(&["dir/sub"], &["dir/f", "dir/sub/g", "top"]);
+    let cwd = std::fs::canonicalize(env.root()).unwrap();
+    let cwd = std::str::from_utf8(cwd.as_os_str().as_bytes())
+        .unwrap()
+        .to_string();
+    let abs = |p: &str| format!("{cwd}/{p}");
+    let all = [abs("dir/f"), abs("dir/sub/g"), abs("top")];
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    env.assert_output(&["-a"], &all);
+    env.assert_output(&["-a", "."], &all); // no `/./`
+    env.assert_output(&["--absolute-path", "./"], &all);
+    let in_dir = [abs("dir/f"), abs("dir/sub/g")];
+    let in_dir: Vec<&str> = in_dir.iter().map(String::as_str).collect();
+    env.assert_output(&["-a", "dir"], &in_dir);
+    env.assert_output(&["-a", "dir//"], &in_dir);
+    env.assert_output(&["-a", "./dir/./"], &in_dir);
+    env.assert_output(&["-a", &abs("dir")], &in_dir); // already absolute
+    env.assert_output(&["-a", "top"], &[&abs("top")]); // a file root
+    env.assert_output(&["-a", "dir/sub/..", "-d", "1"], &[&abs("dir/sub/../f")]);
+    env.assert_output(&["-a", "-t", "d"], &[&abs("dir"), &abs("dir/sub")]);
+}
+
+#[test]
+fn help_is_grouped_and_lists_the_families() {
+    let out = TestEnv::new(&[], &[]).run(&["--help"]);
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    for needle in [
+        "Filters:",
+        "Output:",
+        "Performance:",
+        "--type",
+        "--long",
+        "--sum-size",
+        "--min-size",
+        "--max-size",
+        "--max-depth",
+        "--min-depth",
+        "--follow",
+        "--one-file-system",
+        "--max-results",
+        "--absolute-path",
+        "checkpoints  ckpt pt pth safetensors",
+        "images       jpg jpeg png webp bmp tiff gif",
+    ] {
+        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+}
