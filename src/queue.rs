@@ -86,6 +86,11 @@ impl<T> WorkerSlot<T> {
     pub fn index(&self) -> usize {
         self.index
     }
+
+    /// Jobs waiting in this worker's own deque.
+    pub fn queued(&self) -> usize {
+        self.local.len()
+    }
 }
 
 impl<T> Pool<T> {

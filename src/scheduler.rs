@@ -118,30 +118,39 @@ pub fn run_with_reader(
     }
 
     let threads = descriptors::configure(config.threads);
-    let (pool, slots) = Pool::new(threads);
+    let (pool, mut slots) = Pool::new(threads);
     pool.push_dirs(&slots[0], root_dirs.into_iter());
+    let make_walker = |reader_kind| {
+        let reader = DirReader::new(reader_kind, crate::config::DIRENT_BUFFER_SIZE);
+        Walker::new(config, &pool, output, reporter, reader, limit.as_ref())
+    };
+    // This thread is worker 0. It starts alone and brings in the others only once it
+    // has directories to share: small trees are dominated by start-up, and starting a
+    // thread costs about as much as listing a small directory.
+    let first_slot = slots.remove(0);
+    let mut first = make_walker(reader);
+    if threads == 1 || !first.run_until_shareable(&first_slot) {
+        summary.add(first.run(&first_slot));
+        return summary;
+    }
     let per_worker: Vec<Found> = std::thread::scope(|scope| {
         let handles: Vec<_> = slots
             .into_iter()
             .map(|slot| {
-                let (pool, limit) = (&pool, limit.as_ref());
+                let make_walker = &make_walker;
                 std::thread::Builder::new()
                     .name(format!("pfind-worker-{}", slot.index()))
-                    .spawn_scoped(scope, move || {
-                        let reader = DirReader::new(reader, crate::config::DIRENT_BUFFER_SIZE);
-                        Walker::new(config, pool, output, reporter, reader, limit).run(slot)
-                    })
+                    .spawn_scoped(scope, move || make_walker(reader).run(&slot))
                     .expect("failed to start a worker thread")
             })
             .collect();
-        handles
-            .into_iter()
-            .map(|handle| {
-                handle
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-            })
-            .collect()
+        let mut found = vec![first.run(&first_slot)];
+        found.extend(handles.into_iter().map(|handle| {
+            handle
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        }));
+        found
     });
     for found in per_worker {
         summary.add(found);

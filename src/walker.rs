@@ -312,18 +312,44 @@ impl<'a> Walker<'a> {
     }
 
     /// Runs until the pool says the walk is over; returns what this worker found.
-    pub fn run(mut self, slot: WorkerSlot<DirJob>) -> Found {
+    pub fn run(mut self, slot: &WorkerSlot<DirJob>) -> Found {
         let pool = self.visitor.pool;
         let _guard = pool.guard();
-        while let Some(job) = pool.next_job(&slot, || self.visitor.flush()) {
-            self.walk_dir(&job, &slot);
-            pool.finish_dir();
-            if self.visitor.config.flush_per_directory {
-                self.visitor.flush();
-            }
+        while let Some(job) = pool.next_job(slot, || self.visitor.flush()) {
+            self.walk_one(&job, slot);
         }
         self.visitor.flush();
         self.visitor.found
+    }
+
+    /// Walks on this thread alone while it has at most one directory in hand, and
+    /// returns as soon as there is a second one to share (true) or the walk is over
+    /// (false). The scheduler starts the other workers only after that: a root with
+    /// no subdirectory, or a single chain of them, never pays for starting threads.
+    ///
+    /// Only the first worker may call this, before any other worker runs: with no
+    /// peer, every directory pending is in this worker's own deque, so `next_job`
+    /// never has a reason to park.
+    pub fn run_until_shareable(&mut self, slot: &WorkerSlot<DirJob>) -> bool {
+        let pool = self.visitor.pool;
+        let _guard = pool.guard();
+        loop {
+            if slot.queued() > 1 {
+                return true;
+            }
+            match pool.next_job(slot, || {}) {
+                Some(job) => self.walk_one(&job, slot),
+                None => return false,
+            }
+        }
+    }
+
+    fn walk_one(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        self.walk_dir(job, slot);
+        self.visitor.pool.finish_dir();
+        if self.visitor.config.flush_per_directory {
+            self.visitor.flush();
+        }
     }
 
     fn walk_dir(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
