@@ -69,14 +69,25 @@ impl<'a> RawEntry<'a> {
     /// within the last 8 bytes of the name area and only those need scanning. The
     /// `readdir` reader passes the name and its terminator exactly, which satisfies the
     /// same invariant.
+    ///
+    /// The scan is one word test: the last eight bytes are read as a little-endian
+    /// word, and the classic "has a zero byte" bit trick marks zero bytes; the lowest
+    /// mark is exact (only bytes *above* a real zero can be marked falsely), and the
+    /// lowest is the terminator we want.
     #[inline]
     pub fn name(&self) -> &'a [u8] {
-        let start = self.name_area.len().saturating_sub(8);
-        let tail = &self.name_area[start..];
-        match tail.iter().position(|&b| b == 0) {
-            Some(nul) => &self.name_area[..start + nul],
-            None => self.name_area, // unreachable for kernel data; be safe anyway
+        let area = self.name_area;
+        let Some(start) = area.len().checked_sub(8) else {
+            return short_name(area);
+        };
+        let mut word = [0u8; 8];
+        word.copy_from_slice(&area[start..]);
+        let word = u64::from_le_bytes(word);
+        let zero_marks = word.wrapping_sub(0x0101_0101_0101_0101) & !word & 0x8080_8080_8080_8080;
+        if zero_marks == 0 {
+            return area; // unreachable for kernel data; be safe anyway
         }
+        &area[..start + (zero_marks.trailing_zeros() / 8) as usize]
     }
 
     /// The name as a C string, for `*at` system calls.
@@ -92,6 +103,16 @@ impl<'a> RawEntry<'a> {
     #[inline]
     pub fn is_dot_or_dotdot(&self) -> bool {
         matches!(self.name_area, [b'.', 0, ..] | [b'.', b'.', 0, ..])
+    }
+}
+
+/// The name in a name area shorter than a word (a short `getdents64` record or a
+/// `readdir` name under eight bytes): a plain scan for the terminator.
+#[inline]
+fn short_name(area: &[u8]) -> &[u8] {
+    match area.iter().position(|&b| b == 0) {
+        Some(nul) => &area[..nul],
+        None => area,
     }
 }
 
@@ -449,6 +470,41 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn name_finds_the_terminator_whatever_the_padding() {
+        // Names of every length up to 40, in areas padded to a multiple of eight with
+        // zeros or with garbage after the terminator (the kernel does not promise zeroed
+        // padding), and exact areas as readdir gives them.
+        for len in 1..40usize {
+            let name: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let padded = (len + 1).div_ceil(8) * 8;
+            for filler in [0u8, 0xff, 0x01, b'x'] {
+                let mut area = name.clone();
+                area.push(0);
+                area.resize(padded.max(len + 1), filler);
+                let entry = RawEntry {
+                    name_area: &area,
+                    kind: EntryKind::File,
+                };
+                assert_eq!(entry.name(), &name[..], "len {len} filler {filler:#x}");
+            }
+            let mut exact = name.clone();
+            exact.push(0);
+            let entry = RawEntry {
+                name_area: &exact,
+                kind: EntryKind::File,
+            };
+            assert_eq!(entry.name(), &name[..]);
+        }
+        // Bytes just above 0x80 and 0x01 around the terminator must not confuse it.
+        let area = [0x81, 0x01, 0x80, 0xff, 0x7f, 0x00, 0x00, 0x00];
+        let entry = RawEntry {
+            name_area: &area,
+            kind: EntryKind::File,
+        };
+        assert_eq!(entry.name(), &area[..5]);
     }
 
     #[test]
