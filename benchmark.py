@@ -742,11 +742,37 @@ def count_lines(data: bytes) -> int:
 
 def run_capture(argv: list[str]) -> bytes:
     """stdout of ``argv``; a non-zero exit is an error carrying its last stderr line."""
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return run_measured(argv)[0]
+
+
+def run_measured(argv: list[str]) -> tuple[bytes, Optional[int]]:
+    """stdout of ``argv`` and the child's peak resident memory in KiB (None when GNU
+    ``time`` is not installed).
+
+    The peak is the kernel's own accounting (``ru_maxrss``), read by GNU ``time -f
+    %M``.  It cannot be read here directly: Linux keeps a process's high-water mark
+    across ``exec``, so any child forked from this Python process (or from a shell
+    forked from it) starts with Python's own peak of some 20 MiB.  ``time`` is a
+    small program that forks the tool itself, so the figure is the tool's alone."""
+    gnu_time = gnu_time_path()
+    with tempfile.NamedTemporaryFile(mode="r") as rss_file:
+        wrapped = [gnu_time, "-f", "%M", "-o", rss_file.name, *argv] if gnu_time else argv
+        proc = subprocess.run(wrapped, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        rss_text = rss_file.read().strip().splitlines()
     if proc.returncode != 0:
-        err = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(f"{shlex.join(argv[:1])} exited {proc.returncode}: {err[-1] if err else ''}")
-    return proc.stdout
+        lines = proc.stderr.decode(errors="replace").strip().splitlines()
+        raise RuntimeError(f"{shlex.join(argv[:1])} exited {proc.returncode}: {lines[-1] if lines else ''}")
+    max_rss = int(rss_text[-1]) if gnu_time and rss_text and rss_text[-1].isdigit() else None
+    return proc.stdout, max_rss
+
+
+def gnu_time_path() -> Optional[str]:
+    """/usr/bin/time when it is GNU time (the only one with -f and -o), else None."""
+    path = shutil.which("time", path="/usr/bin:/bin")
+    if not path:
+        return None
+    probe = subprocess.run([path, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return path if b"GNU" in probe.stdout else None
 
 
 def output_count(tool: Tool, sc: Scenario, out: bytes) -> int:
@@ -782,9 +808,11 @@ def correctness_check(tools: list[Tool], root: str, sc: Scenario, expected: int,
     ok: dict[str, Optional[bool]] = {}
     errors: dict[str, str] = {}
     outputs: dict[str, bytes] = {}
+    max_rss_kib: dict[str, Optional[int]] = {}
     for tool in tools:
+        max_rss_kib[tool.name] = None
         try:
-            out = run_capture(tool.argv_for(root, sc))
+            out, max_rss_kib[tool.name] = run_measured(tool.argv_for(root, sc))
             counts[tool.name] = output_count(tool, sc, out)
             if tool.name == "pfind" or (path_reference and tool.name == path_reference.name):
                 outputs[tool.name] = out  # keep only what the path check needs (1M paths is ~40 MB)
@@ -801,7 +829,15 @@ def correctness_check(tools: list[Tool], root: str, sc: Scenario, expected: int,
         if ref_out is not None:
             paths = {"reference": path_reference.name, **compare_paths(outputs["pfind"], ref_out)}
     pfind_ok = ok.get("pfind") is True and (paths is None or paths["equal"])
-    return {"expected": expected, "counts": counts, "count_ok": ok, "errors": errors, "paths": paths, "pfind_correct": pfind_ok}
+    return {
+        "expected": expected,
+        "counts": counts,
+        "count_ok": ok,
+        "errors": errors,
+        "paths": paths,
+        "pfind_correct": pfind_ok,
+        "max_rss_kib": max_rss_kib,
+    }
 
 
 # ---------------------------------------------------------------------------
@@ -916,6 +952,21 @@ def correctness_table(report: dict) -> str:
         rows.append(row)
     header = ["scenario", "size", "expected"] + tools + ["pfind paths vs " + _path_ref_name(report)]
     return markdown_table(header, rows) + "\n(!) = differs from the generator's count; (n/a) = not comparable (floor does not filter)."
+
+
+def memory_table(report: dict, scenario: str = "all_files") -> str:
+    """Peak resident memory (max RSS) of each tool's untimed run of ``scenario``, per
+    size, in MiB."""
+    tools = list(report["tools"])
+    rows = []
+    for c in report["cells"]:
+        if c["scenario"] != scenario:
+            continue
+        rss = c["correctness"].get("max_rss_kib", {})
+        rows.append([c["size"]] + [f"{rss[n] / 1024:.1f}" if rss.get(n) else "-" for n in tools])
+    if not rows:
+        return ""
+    return markdown_table(["size"] + tools, rows) + f"\npeak RSS in MiB of one untimed {scenario} run, measured by GNU time (%M)."
 
 
 def _path_ref_name(report: dict) -> str:
@@ -1262,6 +1313,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     if sweep and sweep.get("points"):
         print("\n" + sweep_table(sweep))
     print("\n### correctness\n\n" + correctness_table(report))
+    memory = memory_table(report)
+    if memory:
+        print("\n### peak memory\n\n" + memory)
     print()
     for line in summary_lines(report):
         print(line)

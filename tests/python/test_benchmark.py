@@ -658,3 +658,35 @@ class PlotTests(TempDirTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PeakMemoryTest(unittest.TestCase):
+    """run_measured reports the child's own peak RSS, not the harness's."""
+
+    @unittest.skipUnless(bm.gnu_time_path(), "GNU time is not installed (apt-get install time)")
+    def test_peak_rss_tracks_what_the_child_allocates(self):
+        small_out, small = bm.run_measured([sys.executable, "-c", "print('x')"])
+        big_out, big = bm.run_measured([sys.executable, "-c", "b = b'x' * (64 << 20); print('y')"])
+        self.assertEqual((small_out, big_out), (b"x\n", b"y\n"))
+        self.assertGreater(small, 500)
+        # Not the harness's own peak (a fork of this Python process would report it).
+        import resource
+        self.assertLess(small, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+        self.assertGreater(big - small, 60 * 1024)  # 64 MiB written, in KiB
+
+    def test_failure_still_raises_with_the_last_stderr_line(self):
+        with self.assertRaises(RuntimeError) as caught:
+            bm.run_measured([sys.executable, "-c", "import sys; sys.exit('boom')"])
+        self.assertIn("boom", str(caught.exception))
+
+    def test_memory_table_lists_each_size_of_one_scenario(self):
+        report = {
+            "tools": {"pfind": {}, "bfs": {}},
+            "cells": [
+                {"scenario": "all_files", "size": "large", "correctness": {"max_rss_kib": {"pfind": 2048, "bfs": 3072}}},
+                {"scenario": "count_only", "size": "large", "correctness": {"max_rss_kib": {"pfind": 1, "bfs": 1}}},
+            ],
+        }
+        table = bm.memory_table(report)
+        rows = [line.split("|")[1:-1] for line in table.splitlines() if line.startswith("| large")]
+        self.assertEqual([[cell.strip() for cell in row] for row in rows], [["large", "2.0", "3.0"]])
