@@ -56,6 +56,7 @@ import platform
 import random
 import shlex
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -977,8 +978,12 @@ def _path_ref_name(report: dict) -> str:
 
 
 def sweep_table(sweep: dict) -> str:
-    rows = [[str(p["threads"]), fmt_time(p)] for p in sweep["points"]]
-    return f"### thread sweep: {sweep['scenario']} on {sweep['size']}\n\n" + markdown_table(["-j", "pfind"], rows)
+    def passes(point: dict) -> str:
+        return " / ".join(f"{m * 1e3:.1f}" for m in point.get("pass_means", [])) or "-"
+
+    rows = [[str(p["threads"]), fmt_time(p), passes(p)] for p in sweep["points"]]
+    header = ["-j", "pfind (both passes)", "pass means, ms"]
+    return f"### thread sweep: {sweep['scenario']} on {sweep['size']}\n\n" + markdown_table(header, rows)
 
 
 def summary_lines(report: dict) -> list[str]:
@@ -1241,21 +1246,48 @@ def run_matrix(args, tools, datasets, hyperfine) -> list[dict]:
 
 
 def run_sweep(args, pfind: Tool, datasets, hyperfine) -> dict:
-    """pfind alone at each -j: the curve that justifies the default thread count."""
+    """pfind alone at each -j: the curve that justifies the default thread count.
+
+    The sweep is timed twice, the second time in reverse order, and each point pools
+    both passes.  hyperfine runs one command's runs back to back, so on a shared
+    machine a slow stretch can land on a single -j and invent a dip in the curve;
+    with the order reversed it lands elsewhere, and the two pass means are kept so
+    a reader can see how far they agree."""
     sc = SCENARIOS[args.sweep_scenario]
     root = str(datasets[args.sweep_size][0])
     threads = unique(str(n) for n in args.threads_sweep)
     named = [(f"pfind -j {n}", pfind_argv(pfind.path, root, sc, args.pfind_extra + ["-j", n])) for n in threads]
-    log(f"thread sweep: {sc.name} on {args.sweep_size}, -j {' '.join(threads)}")
+    log(f"thread sweep: {sc.name} on {args.sweep_size}, -j {' '.join(threads)} (two passes, second reversed)")
     sweep = {"scenario": sc.name, "size": args.sweep_size, "commands": {n: shlex.join(c) for n, c in named}, "points": []}
     try:
-        hf_json = run_hyperfine(hyperfine, named, args.warmup, args.runs, args.hyperfine_output)
-        results = results_by_name(hf_json, [n for n, _ in named])
-        sweep["points"] = [{"threads": int(n), **results[f"pfind -j {n}"]} for n in threads]
+        passes = []
+        for order in (named, named[::-1]):
+            hf_json = run_hyperfine(hyperfine, order, args.warmup, args.runs, args.hyperfine_output)
+            passes.append(results_by_name(hf_json, [n for n, _ in named]))
+        sweep["points"] = [
+            {"threads": int(n), **pool_passes([p[f"pfind -j {n}"] for p in passes])} for n in threads
+        ]
     except (RuntimeError, OSError, ValueError) as e:
         sweep["error"] = str(e)
         log(f"  sweep failed: {e}")
     return sweep
+
+
+def pool_passes(passes: list[dict]) -> dict:
+    """One sweep point from several timing passes of the same command: statistics
+    over all their runs together, plus each pass's own mean."""
+    times = [t for p in passes for t in p["times"]]
+    return {
+        "mean": statistics.fmean(times),
+        "stddev": statistics.stdev(times) if len(times) > 1 else 0.0,
+        "median": statistics.median(times),
+        "min": min(times),
+        "max": max(times),
+        "user": statistics.fmean(p["user"] for p in passes),
+        "system": statistics.fmean(p["system"] for p in passes),
+        "times": times,
+        "pass_means": [p["mean"] for p in passes],
+    }
 
 
 def main(argv: Optional[list[str]] = None) -> int:

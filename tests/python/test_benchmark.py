@@ -690,3 +690,19 @@ class PeakMemoryTest(unittest.TestCase):
         table = bm.memory_table(report)
         rows = [line.split("|")[1:-1] for line in table.splitlines() if line.startswith("| large")]
         self.assertEqual([[cell.strip() for cell in row] for row in rows], [["large", "2.0", "3.0"]])
+
+
+class SweepPoolingTest(unittest.TestCase):
+    def test_two_passes_pool_their_runs_and_keep_each_mean(self):
+        forward = {"mean": 0.10, "user": 0.01, "system": 0.2, "times": [0.09, 0.11]}
+        reverse = {"mean": 0.20, "user": 0.03, "system": 0.4, "times": [0.19, 0.21]}
+        point = bm.pool_passes([forward, reverse])
+        self.assertAlmostEqual(point["mean"], 0.15)
+        self.assertEqual(point["times"], [0.09, 0.11, 0.19, 0.21])
+        self.assertEqual(point["pass_means"], [0.10, 0.20])
+        self.assertEqual((point["min"], point["max"]), (0.09, 0.21))
+        self.assertAlmostEqual(point["user"], 0.02)
+        self.assertAlmostEqual(point["system"], 0.3)
+        self.assertGreater(point["stddev"], 0.05)
+        table = bm.sweep_table({"scenario": "all_files", "size": "large", "points": [{"threads": 2, **point}]})
+        self.assertIn("100.0 / 200.0", table)
