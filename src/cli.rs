@@ -5,7 +5,7 @@
 //! name, the value and what is allowed, and exits with status 2.
 
 use crate::config::{Config, OutputMode, MAX_THREADS};
-use crate::process::{parse_size, SizeFilter};
+use crate::process::{parse_size, Glob, SizeFilter};
 use crate::types::{families_help, parse_type, TypeArg, TypeFilter};
 use clap::Parser;
 use std::ffi::OsString;
@@ -227,11 +227,11 @@ impl Cli {
         extensions.dedup();
         config.extensions = extensions;
         config.types = TypeFilter::from_kinds(&kinds);
-        config.name_glob = self.name.map(|glob| glob.into_bytes().into_boxed_slice());
+        config.name_glob = self.name.map(|glob| Glob::new(glob.as_bytes()));
         config.exclude_globs = self
             .exclude
-            .into_iter()
-            .map(|glob| glob.into_bytes().into_boxed_slice())
+            .iter()
+            .map(|glob| Glob::new(glob.as_bytes()))
             .collect();
         config.size_filters = [self.size, self.min_size, self.max_size].concat();
         config.min_depth = self.min_depth.unwrap_or(0);

@@ -5,7 +5,7 @@
 //! is already in the form the hot path wants (lowercased extension bytes, parsed sizes,
 //! a concrete thread count).
 
-use crate::process::SizeFilter;
+use crate::process::{Glob, SizeFilter};
 use crate::types::TypeFilter;
 use std::ffi::OsString;
 
@@ -70,9 +70,9 @@ pub struct Config {
     /// Lowercase extensions without a leading dot; empty means any extension.
     pub extensions: Vec<Box<[u8]>>,
     /// Glob the basename must match (`-n`).
-    pub name_glob: Option<Box<[u8]>>,
+    pub name_glob: Option<Glob>,
     /// Globs whose matches (files and whole directories) are skipped (`-E`).
-    pub exclude_globs: Vec<Box<[u8]>>,
+    pub exclude_globs: Vec<Glob>,
     /// Size constraints, all of which must hold (`-S`). Only regular files have a
     /// size in this sense: with a size filter, directories and links never match.
     pub size_filters: Vec<SizeFilter>,

@@ -75,6 +75,86 @@ pub fn glob_match(pattern: &[u8], name: &[u8]) -> bool {
     pattern[p.min(pattern.len())..].iter().all(|&c| c == b'*')
 }
 
+/// A `-n`/`-E` glob, prepared once for matching millions of names.
+///
+/// [`glob_match`] is general but walks the pattern byte by byte and backtracks at
+/// every mismatch after a `*`: about 300 instructions per name for `file_*7?.*`.
+/// When pattern and name are both ASCII (every byte is a character), the pattern is
+/// instead split at its stars into literal segments (where `?` matches any byte):
+/// the first must match at the start, the last at the end, and each one in between
+/// at its leftmost position after the previous one, which is exact for `*`-globs.
+/// Any other name goes to `glob_match`, so the two paths cannot disagree; a
+/// differential test below checks that they do not.
+#[derive(Clone, Debug)]
+pub struct Glob {
+    pattern: Box<[u8]>,
+    /// The pattern split at `*`, when the pattern is ASCII; `None` otherwise.
+    segments: Option<Box<[Box<[u8]>]>>,
+}
+
+impl Glob {
+    pub fn new(pattern: &[u8]) -> Glob {
+        let segments = pattern
+            .is_ascii()
+            .then(|| pattern.split(|&b| b == b'*').map(Box::from).collect());
+        Glob {
+            pattern: pattern.into(),
+            segments,
+        }
+    }
+
+    #[inline]
+    pub fn matches(&self, name: &[u8]) -> bool {
+        match &self.segments {
+            Some(segments) if name.is_ascii() => segments_match(segments, name),
+            _ => glob_match(&self.pattern, name),
+        }
+    }
+}
+
+/// The ASCII matcher behind [`Glob::matches`]; `segments` is the pattern split at
+/// `*` (so one segment means there was no star).
+fn segments_match(segments: &[Box<[u8]>], name: &[u8]) -> bool {
+    let (first, last) = (&segments[0], &segments[segments.len() - 1]);
+    if segments.len() == 1 {
+        return segment_fits(first, name);
+    }
+    // With a star between them, the first and last segments must not overlap.
+    if name.len() < first.len() + last.len()
+        || !segment_fits(first, &name[..first.len()])
+        || !segment_fits(last, &name[name.len() - last.len()..])
+    {
+        return false;
+    }
+    let mut rest = &name[first.len()..name.len() - last.len()];
+    for middle in &segments[1..segments.len() - 1] {
+        match find_segment(middle, rest) {
+            Some(end) => rest = &rest[end..],
+            None => return false,
+        }
+    }
+    true
+}
+
+/// True when `bytes` is exactly as long as `segment` and matches it byte for byte,
+/// `?` matching any byte.
+#[inline]
+fn segment_fits(segment: &[u8], bytes: &[u8]) -> bool {
+    segment.len() == bytes.len()
+        && segment
+            .iter()
+            .zip(bytes)
+            .all(|(&s, &b)| s == b'?' || s == b)
+}
+
+/// The end of the leftmost match of `segment` in `hay`.
+fn find_segment(segment: &[u8], hay: &[u8]) -> Option<usize> {
+    let last_start = hay.len().checked_sub(segment.len())?;
+    (0..=last_start)
+        .find(|&start| segment_fits(segment, &hay[start..start + segment.len()]))
+        .map(|start| start + segment.len())
+}
+
 /// Length of the UTF-8 character at the start of `bytes`, or 1 when the bytes there
 /// are not a valid UTF-8 sequence. `bytes` must not be empty.
 fn utf8_char_len(bytes: &[u8]) -> usize {
@@ -284,6 +364,64 @@ mod tests {
                 String::from_utf8_lossy(pattern),
                 String::from_utf8_lossy(name)
             );
+        }
+    }
+
+    #[test]
+    fn prepared_globs_agree_with_the_general_matcher() {
+        // Random patterns and names over a small alphabet, so that matches are common,
+        // plus non-ASCII names that must take the general path.
+        let mut rng = fastrand::Rng::with_seed(7);
+        let pattern_bytes = [b'a', b'b', b'.', b'?', b'*'];
+        let name_bytes: [&[u8]; 5] = [b"a", b"b", b".", "é".as_bytes(), b"\xff"];
+        let mut agreed = 0;
+        for _ in 0..20_000 {
+            let pattern: Vec<u8> = (0..rng.usize(0..8))
+                .map(|_| pattern_bytes[rng.usize(..5)])
+                .collect();
+            let glob = Glob::new(&pattern);
+            for _ in 0..10 {
+                let ascii_only = rng.bool();
+                let name: Vec<u8> = (0..rng.usize(0..10))
+                    .flat_map(|_| name_bytes[rng.usize(..if ascii_only { 3 } else { 5 })].to_vec())
+                    .collect();
+                let want = glob_match(&pattern, &name);
+                assert_eq!(
+                    glob.matches(&name),
+                    want,
+                    "pattern {:?} name {:?}",
+                    String::from_utf8_lossy(&pattern),
+                    String::from_utf8_lossy(&name)
+                );
+                agreed += usize::from(want);
+            }
+        }
+        assert!(
+            agreed > 10_000,
+            "too few matches to mean anything: {agreed}"
+        );
+        // And the table of hand-written cases.
+        for pattern in [
+            &b"file_*7?.*"[..],
+            b"*",
+            b"",
+            b"a*",
+            b"*a",
+            b"a*b*c",
+            b"??",
+            b"**",
+        ] {
+            let glob = Glob::new(pattern);
+            for name in [
+                &b"file_000170.jpg"[..],
+                b"file_000171",
+                b"",
+                b"a",
+                b"abc",
+                b"axbxc",
+            ] {
+                assert_eq!(glob.matches(name), glob_match(pattern, name));
+            }
         }
     }
 

@@ -12,7 +12,7 @@ use crate::config::{Config, OutputMode, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_C
 use crate::descriptors::Anchor;
 use crate::dirent::{fstat, lstat_at, open_dir_at, stat_at, DirReader, EntryKind, RawEntry};
 use crate::output::{push_size_column, Delivery, MatchLimit, Output, Reservation};
-use crate::process::{glob_match, name_matches_extension};
+use crate::process::name_matches_extension;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
 use std::io;
@@ -145,16 +145,13 @@ pub fn name_passes(config: &Config, name: &[u8]) -> bool {
         return false;
     }
     match &config.name_glob {
-        Some(glob) => glob_match(glob, name),
+        Some(glob) => glob.matches(name),
         None => true,
     }
 }
 
 fn is_excluded(config: &Config, name: &[u8]) -> bool {
-    config
-        .exclude_globs
-        .iter()
-        .any(|glob| glob_match(glob, name))
+    config.exclude_globs.iter().any(|glob| glob.matches(name))
 }
 
 /// True when a file of `size` bytes passes every `-S` filter.
@@ -849,11 +846,11 @@ mod tests {
         let mut config = Config::new(vec![]);
         assert!(name_passes(&config, b"anything"));
         config.extensions = vec![b"jpg".to_vec().into_boxed_slice()];
-        config.name_glob = Some(b"a*".to_vec().into_boxed_slice());
+        config.name_glob = Some(crate::process::Glob::new(b"a*"));
         assert!(name_passes(&config, b"a.JPG"));
         assert!(!name_passes(&config, b"b.jpg"));
         assert!(!name_passes(&config, b"a.png"));
-        config.exclude_globs = vec![b"*x*".to_vec().into_boxed_slice()];
+        config.exclude_globs = vec![crate::process::Glob::new(b"*x*")];
         assert!(!name_passes(&config, b"ax.jpg"));
         config.size_filters = vec![SizeFilter::AtLeast(10), SizeFilter::AtMost(20)];
         assert!(size_passes(&config, 10) && size_passes(&config, 20));
