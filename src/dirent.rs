@@ -191,27 +191,26 @@ pub fn lstat_at(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {
 /// without, the entry itself.
 pub fn stat_at(dir: RawFd, name: &CStr, follow: bool) -> io::Result<libc::stat> {
     let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-    let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `name` is NUL-terminated and `stat` points to writable memory of the
-    // right size; on success the kernel has initialised it.
-    let rc = unsafe { libc::fstatat(dir, name.as_ptr(), stat.as_mut_ptr(), flags) };
-    if rc == 0 {
-        // SAFETY: fstatat returned 0, so `stat` was filled in.
-        Ok(unsafe { stat.assume_init() })
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    // SAFETY: `name` is NUL-terminated and outlives the call; `out` is the writable
+    // `stat` that `filled_stat` provides.
+    filled_stat(|out| unsafe { libc::fstatat(dir, name.as_ptr(), out, flags) })
 }
 
 /// `fstat` of an open descriptor: the identity (device, inode) of a directory being
 /// listed, for `-L` loop detection and `-x`.
 pub fn fstat(fd: RawFd) -> io::Result<libc::stat> {
+    // SAFETY: `out` is the writable `stat` that `filled_stat` provides; `fstat` does
+    // not keep the pointer.
+    filled_stat(|out| unsafe { libc::fstat(fd, out) })
+}
+
+/// Runs a `stat`-family call that fills the `stat` it is given and returns 0 on
+/// success (-1 and `errno` otherwise), and returns what it filled in.
+fn filled_stat(call: impl FnOnce(*mut libc::stat) -> libc::c_int) -> io::Result<libc::stat> {
     let mut stat = std::mem::MaybeUninit::<libc::stat>::uninit();
-    // SAFETY: `stat` points to writable memory of the right size; `fstat` does not
-    // keep the pointer.
-    let rc = unsafe { libc::fstat(fd, stat.as_mut_ptr()) };
-    if rc == 0 {
-        // SAFETY: fstat returned 0, so `stat` was filled in.
+    if call(stat.as_mut_ptr()) == 0 {
+        // SAFETY: the call returned 0, which for the stat family means it filled in
+        // the whole struct.
         Ok(unsafe { stat.assume_init() })
     } else {
         Err(io::Error::last_os_error())

@@ -14,13 +14,13 @@ use crate::dirent::{stat_at, DirReader, EntryKind, ReaderKind};
 use crate::output::{MatchLimit, Output, Reservation};
 use crate::queue::Pool;
 use crate::report::Reporter;
-use crate::walker::{name_passes, needs_stat, push_record, stat_passes, DirJob, Found, Walker};
+use crate::walker::{name_passes, needs_stat, push_record, stat_passes, DirJob, Walker};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::Path;
 
-/// What a finished walk found.
+/// What a walk found: the whole walk's, or one worker's share of it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Summary {
     /// Number of entries that matched (and, in path mode, were printed).
@@ -30,9 +30,9 @@ pub struct Summary {
 }
 
 impl Summary {
-    fn add(&mut self, found: Found) {
-        self.matches += found.matches;
-        self.bytes += found.bytes;
+    fn add(&mut self, other: Summary) {
+        self.matches += other.matches;
+        self.bytes += other.bytes;
     }
 }
 
@@ -133,7 +133,7 @@ pub fn run_with_reader(
         summary.add(first.run(&first_slot));
         return summary;
     }
-    let per_worker: Vec<Found> = std::thread::scope(|scope| {
+    let per_worker: Vec<Summary> = std::thread::scope(|scope| {
         let handles: Vec<_> = slots
             .into_iter()
             .map(|slot| {
@@ -179,8 +179,8 @@ fn match_root_entries(
     reporter: &Reporter,
     limit: Option<&MatchLimit>,
     roots: &[RootEntry],
-) -> Found {
-    let mut found = Found::default();
+) -> Summary {
+    let mut found = Summary::default();
     if config.min_depth > 0 {
         return found;
     }

@@ -15,6 +15,7 @@ use crate::output::{push_size_column, Delivery, MatchLimit, Output, Reservation}
 use crate::process::name_matches_extension;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
+use crate::scheduler::Summary;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 #[cfg(test)]
@@ -111,6 +112,11 @@ impl DirJob {
             parent_id: None,
             root_dev: self.root_dev,
         }
+    }
+
+    /// The printed path of the entry `name` of this directory, for messages.
+    fn entry_path(&self, name: &[u8]) -> Vec<u8> {
+        [&self.prefix[..], name].concat()
     }
 
     /// The directory's path for messages; `.` for the implicit root.
@@ -216,14 +222,6 @@ pub fn push_record(buffer: &mut Vec<u8>, mode: OutputMode, path_parts: [&[u8]; 2
     }
 }
 
-/// What one worker found.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Found {
-    pub matches: u64,
-    /// Total size of the matches, when the output mode needs sizes.
-    pub bytes: u64,
-}
-
 /// The state one worker thread owns for the whole walk.
 pub struct Walker<'a> {
     reader: DirReader,
@@ -241,7 +239,7 @@ struct Visitor<'a> {
     /// Matched paths not yet handed to `output`.
     buffer: Vec<u8>,
     /// Matches found by this worker (counted in every output mode), and their sizes.
-    found: Found,
+    found: Summary,
     /// Subdirectories of the directory being read; reused across directories.
     children: Vec<DirJob>,
     /// True when files can be accepted on `d_type` alone, without their name.
@@ -297,7 +295,7 @@ impl<'a> Walker<'a> {
                 reporter,
                 limit,
                 buffer: Vec::with_capacity(OUTPUT_INITIAL_CAPACITY),
-                found: Found::default(),
+                found: Summary::default(),
                 children: Vec::new(),
                 count_by_type_only,
                 identify_dirs: config.follow || config.one_file_system,
@@ -309,7 +307,7 @@ impl<'a> Walker<'a> {
     }
 
     /// Runs until the pool says the walk is over; returns what this worker found.
-    pub fn run(mut self, slot: &WorkerSlot<DirJob>) -> Found {
+    pub fn run(mut self, slot: &WorkerSlot<DirJob>) -> Summary {
         let pool = self.visitor.pool;
         let _guard = pool.guard();
         while let Some(job) = pool.next_job(slot, || self.visitor.flush()) {
@@ -387,11 +385,11 @@ impl<'a> Walker<'a> {
                 }));
             }
         }
+        visitor.enter(job.depth);
         let listed = if job.print_if_empty {
             // Only with `-t e`: note whether the directory has any entry at all.
             // A directory at the maximum depth is listed for this alone.
             let visit_entries = job.depth < config.max_depth;
-            visitor.enter(job.depth);
             let mut empty = true;
             let listed = self.reader.read(dir_fd, |entry| {
                 if !entry.is_dot_or_dotdot() {
@@ -406,7 +404,6 @@ impl<'a> Walker<'a> {
             }
             listed
         } else {
-            visitor.enter(job.depth);
             self.reader
                 .read(dir_fd, |entry| visitor.visit(job, dir_fd, entry))
         };
@@ -583,9 +580,7 @@ impl Visitor<'_> {
                                 .as_ref()
                                 .is_some_and(|id| id.is_on_path(dev, ino));
                             if on_path {
-                                let mut path = job.prefix.clone();
-                                path.extend_from_slice(name);
-                                return self.report_loop(&path);
+                                return self.report_loop(&job.entry_path(name));
                             }
                             self.visit_dir(job, dir_fd, entry, Some(stat))
                         }
@@ -670,9 +665,7 @@ impl Visitor<'_> {
 
     #[inline(never)]
     fn entry_error(&self, job: &DirJob, name: &[u8], err: &io::Error) {
-        let mut path = job.prefix.clone();
-        path.extend_from_slice(name);
-        self.reporter.path_error(&path, err);
+        self.reporter.path_error(&job.entry_path(name), err);
     }
 
     /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
