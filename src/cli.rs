@@ -3,15 +3,22 @@
 //! The `///` comments on [`Cli`] are the `--help` text. Values are validated by the
 //! `value_parser` functions below, so a bad value is reported by clap with the flag's
 //! name, the value and what is allowed, and exits with status 2.
+//!
+//! Every value is read as the bytes the shell passed (an `OsString`), never through
+//! clap's own UTF-8 check, whose error names no option. Patterns and extensions stay
+//! bytes, as with `find -name`, since the names they match need not be UTF-8; other
+//! values must be text, and a value that is not says which option it was given to.
 
 use crate::config::{Config, OutputMode, MAX_THREADS};
 use crate::filter::glob::Glob;
 use crate::filter::normalize_extension;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
+use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::IsTerminal;
+use std::os::unix::ffi::OsStrExt;
 
 /// Find files fast: a parallel, work-stealing directory walker.
 ///
@@ -33,10 +40,11 @@ pub struct Cli {
         long = "extension",
         value_name = "EXT",
         value_delimiter = ',',
-        value_parser = parse_extension,
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_extension),
         help_heading = "Filters"
     )]
-    pub extensions: Vec<String>,
+    pub extensions: Vec<Box<[u8]>>,
 
     /// Only entries whose basename matches GLOB: `*` is any run of characters, `?` is
     /// one character, everything else is literal (case-sensitive). Quote it from the
@@ -45,9 +53,11 @@ pub struct Cli {
         short = 'n',
         long = "name",
         value_name = "GLOB",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_pattern),
         help_heading = "Filters"
     )]
-    pub name: Option<String>,
+    pub name: Option<Box<[u8]>>,
 
     /// Skip files and whole directories whose basename matches GLOB (same syntax as
     /// --name). Repeatable: `-E .git -E '*.tmp'`.
@@ -55,9 +65,11 @@ pub struct Cli {
         short = 'E',
         long = "exclude",
         value_name = "GLOB",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_pattern),
         help_heading = "Filters"
     )]
-    pub exclude: Vec<String>,
+    pub exclude: Vec<Box<[u8]>>,
 
     /// Only entries of this kind: f(ile), d(irectory), l (symlink), x (executable),
     /// e (empty), or a family of extensions (listed below). Repeatable: kinds f, d, l
@@ -67,7 +79,7 @@ pub struct Cli {
         short = 't',
         long = "type",
         value_name = "TYPE",
-        value_parser = parse_type,
+        value_parser = text(parse_type),
         help_heading = "Filters"
     )]
     pub types: Vec<TypeArg>,
@@ -81,7 +93,7 @@ pub struct Cli {
         long = "size",
         value_name = "SIZE",
         allow_hyphen_values = true,
-        value_parser = parse_size_arg,
+        value_parser = text(parse_size_arg),
         help_heading = "Filters"
     )]
     pub size: Vec<SizeFilter>,
@@ -90,7 +102,7 @@ pub struct Cli {
     #[arg(
         long = "min-size",
         value_name = "SIZE",
-        value_parser = parse_min_size,
+        value_parser = text(parse_min_size),
         help_heading = "Filters"
     )]
     pub min_size: Vec<SizeFilter>,
@@ -99,7 +111,7 @@ pub struct Cli {
     #[arg(
         long = "max-size",
         value_name = "SIZE",
-        value_parser = parse_max_size,
+        value_parser = text(parse_max_size),
         help_heading = "Filters"
     )]
     pub max_size: Vec<SizeFilter>,
@@ -109,12 +121,18 @@ pub struct Cli {
         short = 'd',
         long = "max-depth",
         value_name = "N",
+        value_parser = text(parse_depth),
         help_heading = "Filters"
     )]
     pub max_depth: Option<usize>,
 
     /// Print only entries at least N levels deep.
-    #[arg(long = "min-depth", value_name = "N", help_heading = "Filters")]
+    #[arg(
+        long = "min-depth",
+        value_name = "N",
+        value_parser = text(parse_depth),
+        help_heading = "Filters"
+    )]
     pub min_depth: Option<usize>,
 
     /// Follow symbolic links, roots included; a loop is reported and not entered.
@@ -164,7 +182,7 @@ pub struct Cli {
     #[arg(
         long = "max-results",
         value_name = "N",
-        value_parser = parse_max_results,
+        value_parser = text(parse_max_results),
         help_heading = "Output"
     )]
     pub max_results: Option<u64>,
@@ -178,7 +196,7 @@ pub struct Cli {
         short = 'j',
         long = "threads",
         value_name = "N",
-        value_parser = parse_threads,
+        value_parser = text(parse_threads),
         help_heading = "Performance"
     )]
     pub threads: Option<usize>,
@@ -208,18 +226,17 @@ impl Cli {
     pub fn into_config(self) -> Config {
         let mut config = Config::new(self.roots);
         let mut kinds = Vec::new();
-        let mut extensions: Vec<Box<[u8]>> = self
-            .extensions
-            .iter()
-            .map(|ext| normalize_extension(ext))
-            .collect();
+        let mut extensions = self.extensions;
         for arg in self.types {
             match arg {
                 TypeArg::Kind(kind) => kinds.push(kind),
                 // A family is only more extensions: the same matcher as -e.
-                TypeArg::Family(family) => {
-                    extensions.extend(family.extensions.iter().map(|ext| normalize_extension(ext)))
-                }
+                TypeArg::Family(family) => extensions.extend(
+                    family
+                        .extensions
+                        .iter()
+                        .map(|ext| normalize_extension(ext.as_bytes())),
+                ),
             }
         }
         extensions.sort();
@@ -227,12 +244,8 @@ impl Cli {
         let filter = &mut config.filter;
         filter.extensions = extensions;
         filter.types = TypeFilter::from_kinds(&kinds);
-        filter.name_glob = self.name.map(|glob| Glob::new(glob.as_bytes()));
-        filter.exclude_globs = self
-            .exclude
-            .iter()
-            .map(|glob| Glob::new(glob.as_bytes()))
-            .collect();
+        filter.name_glob = self.name.map(|glob| Glob::new(&glob));
+        filter.exclude_globs = self.exclude.iter().map(|glob| Glob::new(glob)).collect();
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
         filter.min_depth = self.min_depth.unwrap_or(0);
         filter.max_depth = self.max_depth.unwrap_or(usize::MAX);
@@ -266,12 +279,66 @@ impl Cli {
     }
 }
 
-fn parse_extension(value: &str) -> Result<String, String> {
-    let trimmed = value.strip_prefix('.').unwrap_or(value);
-    if trimmed.is_empty() {
+impl Cli {
+    /// Warnings about options that are valid but cannot do what was probably meant,
+    /// for `main` to print before the walk: one line each, without the `pfind: `.
+    pub fn warnings(&self) -> Vec<Vec<u8>> {
+        let mut warnings = Vec::new();
+        let patterns = self.name.iter().map(|p| ("-n", p, "matches"));
+        let excludes = self.exclude.iter().map(|p| ("-E", p, "excludes"));
+        for (option, pattern, effect) in patterns.chain(excludes) {
+            // As `find -name` warns: a basename never contains a slash.
+            if pattern.contains(&b'/') {
+                let because = format!(
+                    "' contains '/', which no file name does, so it {effect} nothing \
+                     (-n and -E test names, not paths)"
+                );
+                let option = format!("{option} '");
+                warnings.push([option.as_bytes(), pattern, because.as_bytes()].concat());
+            }
+        }
+        warnings
+    }
+}
+
+/// A value parser for an option whose value is text: `parse` gets it as `&str`, and
+/// a value that is not UTF-8 is refused with an error that names the option.
+fn text<T>(parse: fn(&str) -> Result<T, String>) -> impl TypedValueParser<Value = T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    OsStringValueParser::new().try_map(move |value: OsString| match value.to_str() {
+        Some(text) => parse(text),
+        None => Err("the value is not valid UTF-8".to_string()),
+    })
+}
+
+/// A value parser for an option whose value is bytes, as `find -name` takes them.
+fn bytes<T>(parse: fn(&[u8]) -> Result<T, String>) -> impl TypedValueParser<Value = T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    OsStringValueParser::new().try_map(move |value: OsString| parse(value.as_bytes()))
+}
+
+/// One `-e` value, normalised (no leading dot, lowercase).
+fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
+    let ext = normalize_extension(value);
+    if ext.is_empty() {
         return Err("an extension cannot be empty (use e.g. -e jpg)".to_string());
     }
-    Ok(value.to_string())
+    Ok(ext)
+}
+
+/// One `-n`/`-E` glob.
+fn parse_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
+    Ok(value.into())
+}
+
+fn parse_depth(value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .map_err(|_| "the depth must be a whole number of at least 0".to_string())
 }
 
 fn parse_size_arg(value: &str) -> Result<SizeFilter, String> {
@@ -403,6 +470,64 @@ mod tests {
             let err = parse(args).expect_err(&format!("{args:?}"));
             assert_eq!(err.exit_code(), 2, "{args:?}");
         }
+    }
+
+    #[test]
+    fn patterns_and_extensions_are_bytes_and_may_start_with_a_dash() {
+        use std::ffi::OsStr;
+        let parse_os = |args: &[&[u8]]| {
+            let args = args.iter().map(|a| OsStr::from_bytes(a));
+            Cli::try_parse_from(std::iter::once(OsStr::new("pfind")).chain(args))
+        };
+        // A Latin-1 pattern: `?` then the byte 0xff.
+        let cli = parse_os(&[b"-n", b"?\xff", b"-E", b"-*", b"-e", b"\xE9T\xC9,.-x"]).unwrap();
+        assert_eq!(cli.name.as_deref(), Some(&b"?\xff"[..]));
+        assert_eq!(cli.exclude, [Box::from(&b"-*"[..])]);
+        let exts: Vec<&[u8]> = cli.extensions.iter().map(|e| &**e).collect();
+        assert_eq!(exts, [&b"\xE9t\xC9"[..], b"-x"]);
+        assert!(
+            cli.roots.is_empty(),
+            "a pattern starting with '-' is not a root"
+        );
+        let config = parse_os(&[b"-n", b"?\xff", b"-E", b"-*"])
+            .unwrap()
+            .into_config();
+        assert!(config.filter.name_passes(b"a\xff"));
+        assert!(config.filter.name_passes(b"\xc3\xa9\xff")); // é, then 0xff
+        assert!(!config.filter.name_passes(b"-\xff"));
+        // Any other option refuses a value that is not UTF-8, naming the option.
+        for (option, name) in [
+            ("-S", "--size"),
+            ("--min-size", "--min-size"),
+            ("-t", "--type"),
+            ("-d", "--max-depth"),
+            ("--min-depth", "--min-depth"),
+            ("--max-results", "--max-results"),
+            ("-j", "--threads"),
+        ] {
+            let err = parse_os(&[option.as_bytes(), b"1\xff"]).unwrap_err();
+            assert_eq!(err.exit_code(), 2);
+            let text = err.to_string();
+            assert!(
+                text.contains(name) && text.contains("not valid UTF-8"),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_slash_in_a_name_pattern_is_warned_about() {
+        let cli = |args: &[&str]| {
+            Cli::try_parse_from(std::iter::once("pfind").chain(args.iter().copied())).unwrap()
+        };
+        assert!(cli(&["-n", "a*", "-E", "b"]).warnings().is_empty());
+        let warnings = cli(&["-n", "a/b", "-E", "x/", "-E", "ok"]).warnings();
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        let first = String::from_utf8_lossy(&warnings[0]);
+        assert!(first.starts_with("-n 'a/b' contains '/'"), "{first}");
+        assert!(first.contains("matches nothing"), "{first}");
+        let second = String::from_utf8_lossy(&warnings[1]);
+        assert!(second.starts_with("-E 'x/'") && second.contains("excludes nothing"));
     }
 
     #[test]

@@ -42,7 +42,11 @@ fn run() -> ExitStatus {
         }
     };
     // Usage errors print clap's message and exit with status 2 from here.
-    let config = Cli::parse().into_config();
+    let cli = Cli::parse();
+    for warning in cli.warnings() {
+        reporter.warning(&warning);
+    }
+    let config = cli.into_config();
     let summary = pfind::run(&config, &output, &reporter);
     match config.output {
         OutputMode::Count => {

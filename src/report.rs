@@ -52,6 +52,15 @@ impl Reporter {
         let _ = io::stderr().lock().write_all(&line);
     }
 
+    /// Prints `pfind: warning: MESSAGE`: something on the command line that is valid
+    /// but probably not what was meant. It does not change the exit status.
+    pub fn warning(&self, message: &[u8]) {
+        let mut line = b"pfind: warning: ".to_vec();
+        escape_control_bytes(message, &mut line);
+        line.push(b'\n');
+        let _ = io::stderr().lock().write_all(&line);
+    }
+
     /// True once any error has been reported.
     pub fn errored(&self) -> bool {
         self.errored.load(Ordering::Relaxed)

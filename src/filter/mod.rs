@@ -169,11 +169,10 @@ impl Filter {
 
 /// One `-e` value as the matcher wants it: without a leading dot and lowercased once,
 /// here, so that the per-entry comparison never allocates.
-pub fn normalize_extension(ext: &str) -> Box<[u8]> {
-    ext.strip_prefix('.')
+pub fn normalize_extension(ext: &[u8]) -> Box<[u8]> {
+    ext.strip_prefix(b".")
         .unwrap_or(ext)
         .to_ascii_lowercase()
-        .into_bytes()
         .into_boxed_slice()
 }
 
@@ -207,9 +206,10 @@ mod tests {
 
     #[test]
     fn extensions_are_normalised_once() {
-        assert_eq!(&*normalize_extension("JPG"), b"jpg");
-        assert_eq!(&*normalize_extension(".Png"), b"png");
-        assert_eq!(&*normalize_extension("tar.GZ"), b"tar.gz");
+        assert_eq!(&*normalize_extension(b"JPG"), b"jpg");
+        assert_eq!(&*normalize_extension(b".Png"), b"png");
+        assert_eq!(&*normalize_extension(b"tar.GZ"), b"tar.gz");
+        assert_eq!(&*normalize_extension(b"\xC9T\xE9"), b"\xC9t\xE9"); // bytes kept
     }
 
     #[test]

@@ -26,7 +26,7 @@ impl SizeFilter {
 #[derive(Debug, PartialEq, Eq)]
 pub struct SizeParseError {
     value: String,
-    reason: &'static str,
+    reason: String,
 }
 
 impl fmt::Display for SizeParseError {
@@ -46,9 +46,9 @@ impl std::error::Error for SizeParseError {}
 /// decimal number, and a unit. Units are case-insensitive, may end in an optional
 /// `b` (`kb`, `kib`), and a bare number means bytes.
 pub fn parse_size(text: &str) -> Result<SizeFilter, SizeParseError> {
-    let fail = |reason| SizeParseError {
+    let fail = |reason: &str| SizeParseError {
         value: text.to_string(),
-        reason,
+        reason: reason.to_string(),
     };
     let (make, rest): (fn(u64) -> SizeFilter, &str) = match text.as_bytes().first() {
         Some(b'+') => (SizeFilter::AtLeast, &text[1..]),
@@ -66,11 +66,37 @@ pub fn parse_size(text: &str) -> Result<SizeFilter, SizeParseError> {
     let number: u64 = digits
         .parse()
         .map_err(|_| fail("the number is too large"))?;
+    if let Some(fraction) = unit.strip_prefix('.') {
+        return Err(fail(&decimal_reason(digits, fraction)));
+    }
     let multiplier = unit_multiplier(unit).ok_or_else(|| fail("unknown unit"))?;
     number
         .checked_mul(multiplier)
         .map(make)
         .ok_or_else(|| fail("the size does not fit in 64 bits"))
+}
+
+/// Why `1.5k` is refused, with the whole number of bytes it stands for when there is
+/// one: sizes are whole numbers, as in fd and `find -size`, so that a bound is exact.
+fn decimal_reason(whole: &str, fraction_and_unit: &str) -> String {
+    let general = "decimal numbers are not accepted; give a whole number, in a smaller \
+                   unit if needed";
+    let digits_end = fraction_and_unit
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(fraction_and_unit.len());
+    let (fraction, unit) = fraction_and_unit.split_at(digits_end);
+    let in_bytes = (|| {
+        let scale = 10u64.checked_pow(u32::try_from(fraction.len()).ok()?)?;
+        let scaled = format!("{whole}{fraction}").parse::<u64>().ok()?;
+        let bytes = scaled.checked_mul(unit_multiplier(unit)?)?;
+        (bytes % scale == 0).then_some(bytes / scale)
+    })();
+    match in_bytes {
+        Some(bytes) if !fraction.is_empty() => {
+            format!("{general} ({whole}.{fraction}{unit} is {bytes})")
+        }
+        _ => general.to_string(),
+    }
 }
 
 fn unit_multiplier(unit: &str) -> Option<u64> {
@@ -133,6 +159,23 @@ mod tests {
         ] {
             let err = parse_size(bad).expect_err(bad);
             assert!(err.to_string().contains(&format!("'{bad}'")), "{err}");
+        }
+        // Decimals are refused with a reason, and the exact byte count when whole.
+        for (bad, hint) in [
+            ("1.5k", Some("1.5k is 1500")),
+            ("+1.5ki", Some("1.5ki is 1536")),
+            ("-0.5mb", Some("0.5mb is 500000")),
+            ("1.0001k", None),
+            ("1.5x", None),
+            ("1.k", None),
+        ] {
+            let err = parse_size(bad).unwrap_err().to_string();
+            assert!(err.contains("decimal numbers are not accepted"), "{err}");
+            assert!(err.contains(&format!("'{bad}'")), "{err}");
+            match hint {
+                Some(hint) => assert!(err.contains(hint), "{err}"),
+                None => assert!(!err.contains(" is "), "{err}"),
+            }
         }
         let overflow = parse_size("+99999999999999999999").unwrap_err();
         assert!(overflow.to_string().contains("too large"), "{overflow}");
