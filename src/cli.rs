@@ -46,9 +46,10 @@ pub struct Cli {
     )]
     pub extensions: Vec<Box<[u8]>>,
 
-    /// Only entries whose basename matches GLOB: `*` is any run of characters, `?` is
-    /// one character, everything else is literal (case-sensitive). Quote it from the
-    /// shell: `-n 'IMG_????.*'`. Combined with -e, both must match.
+    /// Only entries whose basename matches GLOB, as `find -name` does: `*` is any run
+    /// of characters, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` one of (or not of)
+    /// a set, `\` makes the next character literal. Case-sensitive unless -i. Quote
+    /// it from the shell: `-n '*.[ch]'`. Combined with -e, both must match.
     #[arg(
         short = 'n',
         long = "name",
@@ -70,6 +71,11 @@ pub struct Cli {
         help_heading = "Filters"
     )]
     pub exclude: Vec<Box<[u8]>>,
+
+    /// Ignore case in -n and -E globs: `-i -n '*.jpg'` matches `IMG.JPG`. -e always
+    /// ignores ASCII case.
+    #[arg(short = 'i', long = "ignore-case", help_heading = "Filters")]
+    pub ignore_case: bool,
 
     /// Only entries of this kind: f(ile), d(irectory), l (symlink), x (executable),
     /// e (empty), or a family of extensions (listed below). Repeatable: kinds f, d, l
@@ -211,6 +217,8 @@ fn after_help() -> String {
         pfind /data -e jpg -e png   only .jpg and .png files (also: -e jpg,png)\n  \
         pfind /data -t images       jpg, jpeg, png, webp, bmp, tiff and gif files\n  \
         pfind /data -n 'file_*'     basename matches a glob\n  \
+        pfind src -n '*.[ch]'       globs take sets and ranges, as find -name\n  \
+        pfind /data -i -n '*.jpg'   ignore case: also IMG.JPG\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind /data -t d -t e       empty directories\n  \
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
@@ -244,8 +252,13 @@ impl Cli {
         let filter = &mut config.filter;
         filter.extensions = extensions;
         filter.types = TypeFilter::from_kinds(&kinds);
-        filter.name_glob = self.name.map(|glob| Glob::new(&glob));
-        filter.exclude_globs = self.exclude.iter().map(|glob| Glob::new(glob)).collect();
+        // Each pattern was compiled once by `parse_pattern`, which refused what is
+        // wrong with it; `-i` changes how it matches, never whether it compiles.
+        let compile = |pattern: &[u8]| {
+            Glob::new(pattern, self.ignore_case).expect("checked by parse_pattern")
+        };
+        filter.name_glob = self.name.as_deref().map(compile);
+        filter.exclude_globs = self.exclude.iter().map(|glob| compile(glob)).collect();
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
         filter.min_depth = self.min_depth.unwrap_or(0);
         filter.max_depth = self.max_depth.unwrap_or(usize::MAX);
@@ -330,8 +343,9 @@ fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
     Ok(ext)
 }
 
-/// One `-n`/`-E` glob.
+/// One `-n`/`-E` glob, checked by compiling it.
 fn parse_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
+    Glob::new(value, false).map_err(|err| err.to_string())?;
     Ok(value.into())
 }
 

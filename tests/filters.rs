@@ -180,3 +180,281 @@ fn bad_values_exit_2_naming_the_value_and_the_option() {
         }
     }
 }
+
+/// A tree with one file for every byte that can be a one-byte name.
+fn one_byte_names() -> TestEnv {
+    let env = TestEnv::new(&[], &[]);
+    for byte in 1..=255u8 {
+        if byte != b'/' && byte != b'.' {
+            env.write(os(&[byte]), b"");
+        }
+    }
+    env
+}
+
+#[test]
+fn bracket_globs_match_like_find_on_every_one_byte_name() {
+    let env = one_byte_names();
+    let mut total = 0;
+    for pattern in [
+        &b"?"[..],
+        b"[a-z]",
+        b"[!a-z]",
+        b"[^0-9A-F]",
+        b"[]]",
+        b"[!]]",
+        b"[a-]",
+        b"[-z]",
+        b"[[:alpha:]]",
+        b"[[:alnum:]]",
+        b"[[:digit:]]",
+        b"[[:xdigit:]]",
+        b"[[:lower:]]",
+        b"[[:upper:]]",
+        b"[[:punct:]]",
+        b"[[:space:]]",
+        b"[[:blank:]]",
+        b"[[:cntrl:]]",
+        b"[[:print:]]",
+        b"[[:graph:]]",
+        b"[![:alnum:][:punct:]]",
+        b"[\x80-\xff]",
+        b"[!\x01-\x7f]",
+        b"[\xe9\xff]",
+        b"\\*",
+        b"\\?",
+        b"\\\\",
+        b"\\[",
+        b"[\\]]",
+        b"[\\-]",
+        b"[",
+        b"[[]",
+        b"[!",
+    ] {
+        let args = [os(b"-n"), os(pattern)];
+        total += assert_like_find(&env, "C", &args, &[os(b"-name"), os(pattern)]);
+        let args = [os(b"-i"), os(b"-n"), os(pattern)];
+        total += assert_like_find(&env, "C", &args, &[os(b"-iname"), os(pattern)]);
+    }
+    assert!(total > 2_000, "too few matches to mean anything: {total}");
+}
+
+/// Random bytes from `alphabet`, `len` of them.
+fn random_bytes(rng: &mut fastrand::Rng, alphabet: &[&[u8]], len: usize) -> Vec<u8> {
+    (0..len)
+        .flat_map(|_| alphabet[rng.usize(..alphabet.len())].to_vec())
+        .collect()
+}
+
+#[test]
+fn globs_match_like_find_on_generated_names() {
+    // ASCII and bytes that are not UTF-8, where `LC_ALL=C find` reads one byte as
+    // one character, as pfind does.
+    let mut rng = fastrand::Rng::with_seed(1212);
+    let name_alphabet: [&[u8]; 12] = [
+        b"a", b"b", b"C", b"x", b"0", b"7", b"_", b".", b"-", b"[", b"\xe9", b"\xff",
+    ];
+    let env = TestEnv::new(&["sub"], &[]);
+    for i in 0..300 {
+        let len = rng.usize(1..7);
+        let mut name = random_bytes(&mut rng, &name_alphabet, len);
+        name.extend_from_slice(format!("{}", i % 10).as_bytes());
+        let dir: &[u8] = if i % 3 == 0 { b"sub/" } else { b"" };
+        env.write(os(&[dir, &name].concat()), b"");
+    }
+    let pattern_alphabet: [&[u8]; 16] = [
+        b"a",
+        b"C",
+        b"?",
+        b"*",
+        b"*",
+        b"[a-c]",
+        b"[!a-c]",
+        b"[0-9]",
+        b"[[:upper:]]",
+        b"[^.]",
+        b"\\[",
+        b"[\xe9\xff]",
+        b"[\x80-\xff]",
+        b".",
+        b"x",
+        b"[[:punct:]_]",
+    ];
+    let mut total = 0;
+    for _ in 0..40 {
+        let len = rng.usize(1..6);
+        let pattern = random_bytes(&mut rng, &pattern_alphabet, len);
+        let args = [os(b"-n"), os(&pattern)];
+        total += assert_like_find(&env, "C", &args, &[os(b"-name"), os(&pattern)]);
+        let args = [os(b"-i"), os(b"-E"), os(&pattern)];
+        let find_args = [os(b"-not"), os(b"-iname"), os(&pattern)];
+        total += assert_like_find(&env, "C", &args, &find_args);
+    }
+    assert!(total > 2_000, "too few matches to mean anything: {total}");
+}
+
+#[test]
+fn ignore_case_matches_like_find_iname() {
+    let env = TestEnv::new(
+        &["Photos"],
+        &[
+            "a.jpg",
+            "B.JPG",
+            "c.Jpg",
+            "d.jpeg",
+            "Photos/IMG_01.JPG",
+            "Photos/img_02.jpg",
+            "Photos/notes.TXT",
+            "été.txt",
+            "Été.TXT",
+            "ete.txt",
+        ],
+    );
+    for pattern in ["*.jpg", "*.JPG", "IMG_*", "[a-c].*", "[A-C].J?G", "*.T[x]T"] {
+        let args = [os(b"-i"), os(b"-n"), OsStr::new(pattern)];
+        assert_like_find(&env, "C", &args, &[os(b"-iname"), OsStr::new(pattern)]);
+    }
+    // Letters beyond ASCII, in a UTF-8 locale (literal patterns only: there glibc
+    // also tries bytes when characters fail, which a `?` could tell apart).
+    for pattern in ["été*", "ÉTÉ*", "*T*"] {
+        let args = [os(b"-i"), os(b"-n"), OsStr::new(pattern)];
+        let found = assert_like_find(
+            &env,
+            "C.UTF-8",
+            &args,
+            &[os(b"-iname"), OsStr::new(pattern)],
+        );
+        assert!(found >= 2, "{pattern}: {found}");
+    }
+    // Without -i, case counts.
+    assert_like_find(
+        &env,
+        "C",
+        &[os(b"-n"), os(b"*.jpg")],
+        &[os(b"-name"), os(b"*.jpg")],
+    );
+}
+
+/// What Python's `fnmatch.fnmatchcase` says for each name, reading names and pattern
+/// with "surrogateescape": one character per UTF-8 character and per other byte,
+/// pfind's rule. An oracle for names that mix the two, where find's answer depends
+/// on the locale. (It knows no `\` escapes nor `[:classes:]`.)
+fn python_fnmatch(pattern: &[u8], names: &[Vec<u8>]) -> Vec<bool> {
+    let script = "import sys, os, fnmatch\n\
+        data = sys.stdin.buffer.read().split(b'\\0')\n\
+        pattern, names = os.fsdecode(data[0]), data[1:]\n\
+        print(''.join('1' if fnmatch.fnmatchcase(os.fsdecode(n), pattern) else '0' for n in names))";
+    let mut child = Command::new("python3")
+        .args(["-c", script])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3");
+    let mut input = pattern.to_vec();
+    for name in names {
+        input.push(0);
+        input.extend_from_slice(name);
+    }
+    std::io::Write::write_all(child.stdin.as_mut().unwrap(), &input).unwrap();
+    drop(child.stdin.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    out.stdout
+        .iter()
+        .filter(|&&b| b != b'\n')
+        .map(|&b| b == b'1')
+        .collect()
+}
+
+#[test]
+fn a_character_is_a_utf8_character_or_one_other_byte() {
+    let mut rng = fastrand::Rng::with_seed(1211);
+    let name_alphabet: [&[u8]; 7] = [
+        b"a",
+        b"b",
+        "é".as_bytes(),
+        "ü".as_bytes(),
+        "字".as_bytes(),
+        b"\xe9",
+        b"\xff",
+    ];
+    let env = TestEnv::new(&[], &[]);
+    let mut names = Vec::new();
+    for i in 0..200 {
+        let len = rng.usize(0..5);
+        let mut name = random_bytes(&mut rng, &name_alphabet, len);
+        name.extend_from_slice(format!("{}", i % 7).as_bytes());
+        if !names.contains(&name) {
+            env.write(os(&name), b"");
+            names.push(name);
+        }
+    }
+    let pattern_alphabet: [&[u8]; 10] = [
+        b"?",
+        b"?",
+        b"*",
+        b"a",
+        "é".as_bytes(),
+        b"\xff",
+        b"[\xc3\xa9\xe9]", // é as UTF-8, or the byte 0xe9
+        "[!é]".as_bytes(),
+        "[à-ü]".as_bytes(),
+        b"[\x80-\xff]",
+    ];
+    let mut total = 0;
+    for _ in 0..30 {
+        let len = rng.usize(1..5);
+        let pattern = [
+            random_bytes(&mut rng, &pattern_alphabet, len),
+            b"*".to_vec(),
+        ]
+        .concat();
+        let verdicts = python_fnmatch(&pattern, &names);
+        let expected: Vec<Vec<u8>> = names
+            .iter()
+            .zip(&verdicts)
+            .filter(|(_, &matched)| matched)
+            .map(|(name, _)| [&b"./"[..], name].concat())
+            .collect();
+        total += expected.len();
+        for threads in THREAD_COUNTS {
+            let args = [
+                os(b"."),
+                os(b"-0"),
+                os(b"-j"),
+                OsStr::new(threads),
+                os(b"-n"),
+                os(&pattern),
+            ];
+            let (stdout, stderr, status) = run(&env, &args);
+            let shown = format!("pfind {args:?}");
+            assert_eq!((stderr.as_str(), status), ("", Some(0)), "{shown}");
+            assert_same_records(&shown, &split_records(&stdout, 0), &expected);
+        }
+    }
+    assert!(total > 300, "too few matches to mean anything: {total}");
+}
+
+#[test]
+fn bad_globs_exit_2_naming_the_value() {
+    let env = TestEnv::new(&[], &[]);
+    for (args, mentions) in [
+        (&["-n", "[z-a]"][..], &["'[z-a]'", "--name", "reversed"][..]),
+        (
+            &["-E", "x[[:bogus:]]"],
+            &["--exclude", "unknown character class"],
+        ),
+        (&["-n", "ab\\"], &["lone '\\'"]),
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        let (stdout, stderr, status) = run(&env, &args);
+        assert_eq!(status, Some(2), "{args:?}: {stderr}");
+        assert!(stdout.is_empty());
+        for mention in mentions {
+            assert!(
+                stderr.contains(mention),
+                "{args:?}: {stderr} lacks {mention}"
+            );
+        }
+    }
+}

@@ -135,7 +135,16 @@ impl Filter {
 
     /// True when `-E` skips an entry named `name` (and, for a directory, everything
     /// below it).
+    #[inline(always)]
     pub fn is_excluded(&self, name: &[u8]) -> bool {
+        !self.exclude_globs.is_empty() && self.any_exclude_matches(name)
+    }
+
+    /// The loop over `-E` globs, kept out of the per-file loop: left to LLVM, whether
+    /// it was inlined there changed with unrelated code, and inlined it cost a walk
+    /// without `-E` up to 0.6% more instructions (callgrind, 100,000 files).
+    #[inline(never)]
+    fn any_exclude_matches(&self, name: &[u8]) -> bool {
         self.exclude_globs.iter().any(|glob| glob.matches(name))
     }
 
@@ -258,11 +267,11 @@ mod tests {
         let mut filter = Filter::default();
         assert!(filter.name_passes(b"anything"));
         filter.extensions = vec![b"jpg".to_vec().into_boxed_slice()];
-        filter.name_glob = Some(Glob::new(b"a*"));
+        filter.name_glob = Some(Glob::new(b"a*", false).unwrap());
         assert!(filter.name_passes(b"a.JPG"));
         assert!(!filter.name_passes(b"b.jpg"));
         assert!(!filter.name_passes(b"a.png"));
-        filter.exclude_globs = vec![Glob::new(b"*x*")];
+        filter.exclude_globs = vec![Glob::new(b"*x*", false).unwrap()];
         assert!(!filter.name_passes(b"ax.jpg"));
         filter.size_filters = vec![SizeFilter::AtLeast(10), SizeFilter::AtMost(20)];
         assert!(filter.size_passes(10) && filter.size_passes(20));
