@@ -12,6 +12,7 @@
 use crate::config::{Config, OutputMode, MAX_THREADS};
 use crate::filter::glob::Glob;
 use crate::filter::normalize_extension;
+use crate::filter::path::PathGlob;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
 use clap::builder::{OsStringValueParser, TypedValueParser};
@@ -72,8 +73,22 @@ pub struct Cli {
     )]
     pub exclude: Vec<Box<[u8]>>,
 
-    /// Ignore case in -n and -E globs: `-i -n '*.jpg'` matches `IMG.JPG`. -e always
-    /// ignores ASCII case.
+    /// Only entries whose path below the root (what follows `ROOT/`) matches GLOB:
+    /// `-p 'src/**/*.rs'`. `*`, `?` and sets do not match `/`; a `**` component matches
+    /// any number of directories, none included. Directories that cannot lead to a
+    /// match are not listed.
+    #[arg(
+        short = 'p',
+        long = "full-path",
+        value_name = "GLOB",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_path_pattern),
+        help_heading = "Filters"
+    )]
+    pub full_path: Option<Box<[u8]>>,
+
+    /// Ignore case in -n, -E and -p globs: `-i -n '*.jpg'` matches `IMG.JPG`. -e
+    /// always ignores ASCII case.
     #[arg(short = 'i', long = "ignore-case", help_heading = "Filters")]
     pub ignore_case: bool,
 
@@ -219,6 +234,7 @@ fn after_help() -> String {
         pfind /data -n 'file_*'     basename matches a glob\n  \
         pfind src -n '*.[ch]'       globs take sets and ranges, as find -name\n  \
         pfind /data -i -n '*.jpg'   ignore case: also IMG.JPG\n  \
+        pfind . -p 'src/**/*.rs'    path below the root matches; ** is any depth\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind /data -t d -t e       empty directories\n  \
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
@@ -259,6 +275,14 @@ impl Cli {
         };
         filter.name_glob = self.name.as_deref().map(compile);
         filter.exclude_globs = self.exclude.iter().map(|glob| compile(glob)).collect();
+        if let Some(pattern) = &self.full_path {
+            let path = PathGlob::new(pattern, self.ignore_case).expect("checked by parse");
+            // Its last component is tested on the name, with the other name globs.
+            if let Some(last) = path.last() {
+                filter.add_name_glob(last.clone());
+            }
+            filter.path = Some(path);
+        }
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
         filter.min_depth = self.min_depth.unwrap_or(0);
         filter.max_depth = self.max_depth.unwrap_or(usize::MAX);
@@ -310,6 +334,15 @@ impl Cli {
                 warnings.push([option.as_bytes(), pattern, because.as_bytes()].concat());
             }
         }
+        if let Some(pattern) = &self.full_path {
+            if let Some(why) = PathGlob::never_matches(pattern) {
+                let because = format!(
+                    "' {why}, which no path below a root does, so it matches nothing \
+                     (-p matches what follows ROOT/, as in 'src/*.rs')"
+                );
+                warnings.push([b"-p '", &pattern[..], because.as_bytes()].concat());
+            }
+        }
         warnings
     }
 }
@@ -341,6 +374,12 @@ fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
         return Err("an extension cannot be empty (use e.g. -e jpg)".to_string());
     }
     Ok(ext)
+}
+
+/// One `-p` glob, checked by compiling it.
+fn parse_path_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
+    PathGlob::new(value, false).map_err(|err| err.to_string())?;
+    Ok(value.into())
 }
 
 /// One `-n`/`-E` glob, checked by compiling it.

@@ -74,6 +74,7 @@ pub fn run_with_reader(
     let limit = config.max_results.map(MatchLimit::new);
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
+    let root_path = config.filter.root_path();
     for root in &config.roots {
         let root = root.as_bytes();
         let printed = match &cwd {
@@ -84,8 +85,8 @@ pub fn run_with_reader(
         match classify_root(root, config.follow) {
             // Depth 0 is the root itself, never printed: list it only if its entries
             // may be printed.
-            Ok((EntryKind::Dir, _)) if !config.filter.scope(0).descend => {}
-            Ok((EntryKind::Dir, _)) => root_dirs.push(DirJob::root(&printed)),
+            Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
+            Ok((EntryKind::Dir, _)) => root_dirs.push(DirJob::root(&printed, root_path)),
             Ok((kind @ (EntryKind::File | EntryKind::Symlink), stat)) => {
                 root_entries.push(RootEntry {
                     printed,

@@ -11,6 +11,7 @@
 use crate::config::{Config, OutputMode, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
 use crate::descriptors::Anchor;
 use crate::dirent::{fstat, lstat_at, open_dir_at, stat_at, DirReader, EntryKind, RawEntry};
+use crate::filter::path::PathState;
 use crate::filter::Scope;
 use crate::output::{push_size_column, Delivery, MatchLimit, Output, Reservation};
 use crate::queue::{Pool, WorkerSlot};
@@ -59,6 +60,8 @@ pub struct DirJob {
     /// `-x`: the device of the root this directory was reached from (`None` for a
     /// root, whose own device becomes its descendants').
     root_dev: Option<u64>,
+    /// `-p`: how far the directory's path below its root goes into the pattern.
+    path_state: PathState,
 }
 
 /// A directory's identity, and its parent's: one link of the chain of directories on
@@ -96,7 +99,8 @@ fn identity(stat: &libc::stat) -> (u64, u64) {
 impl DirJob {
     /// The job for a root directory, printed as `root` was typed. `root` empty means
     /// the implicit `.`, whose entries are printed without a `./` prefix.
-    pub fn root(root: &[u8]) -> DirJob {
+    /// `path_state` is the filter's state for a root (`Filter::root_path`).
+    pub fn root(root: &[u8], path_state: PathState) -> DirJob {
         let mut prefix = root.to_vec();
         if !root.is_empty() && !root.ends_with(b"/") {
             prefix.push(b'/');
@@ -109,10 +113,11 @@ impl DirJob {
             print_if_empty: false,
             parent_id: None,
             root_dev: None,
+            path_state,
         }
     }
 
-    fn child(&self, name: &[u8]) -> DirJob {
+    fn child(&self, name: &[u8], path_state: PathState) -> DirJob {
         let mut prefix = Vec::with_capacity(self.prefix.len() + name.len() + 1);
         prefix.extend_from_slice(&self.prefix);
         prefix.extend_from_slice(name);
@@ -126,6 +131,7 @@ impl DirJob {
             print_if_empty: false,
             parent_id: None,
             root_dev: self.root_dev,
+            path_state,
         }
     }
 
@@ -336,7 +342,8 @@ impl<'a> Walker<'a> {
     /// has already taken.
     pub fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &libc::stat) {
         let visitor = &mut self.visitor;
-        let scope = visitor.config.filter.scope(0);
+        let filter = &visitor.config.filter;
+        let scope = filter.scope(0, filter.root_path());
         let wanted = match kind {
             EntryKind::File => scope.files,
             EntryKind::Symlink => scope.links,
@@ -399,7 +406,7 @@ impl<'a> Walker<'a> {
                 }));
             }
         }
-        visitor.enter(job.depth);
+        visitor.enter(job);
         // Seen between batches of entries, so that `-1` or a closed pipe ends the walk
         // inside a directory of a million entries too, not only between directories.
         let pool = visitor.pool;
@@ -458,9 +465,9 @@ pub fn crosses_device(root_dev: Option<u64>, dev: u64) -> bool {
 }
 
 impl Visitor<'_> {
-    /// Sets what holds for every entry of a directory at `depth`.
-    fn enter(&mut self, depth: usize) {
-        self.here.scope = self.config.filter.scope(depth + 1);
+    /// Sets what holds for every entry of the directory `job`.
+    fn enter(&mut self, job: &DirJob) {
+        self.here.scope = self.config.filter.scope(job.depth + 1, job.path_state);
     }
 
     /// The per-entry hot path. `visit`, `visit_candidate` and `emit` are forced inline
@@ -587,8 +594,9 @@ impl Visitor<'_> {
                 }
             }
         }
-        if scope.descend || print_if_empty {
-            let mut child = job.child(name);
+        let path_state = filter.subdir_path(job.path_state, name);
+        if (scope.descend && path_state.is_some()) || print_if_empty {
+            let mut child = job.child(name, path_state.unwrap_or_default());
             child.print_if_empty = print_if_empty;
             self.children.push(child);
         }
@@ -783,6 +791,36 @@ mod tests {
         }
     }
 
+    /// `-p`: a directory below which the pattern can match nothing is never listed.
+    #[test]
+    fn full_path_lists_only_directories_that_can_lead_to_a_match() {
+        use crate::filter::path::PathGlob;
+        let tmp = tempfile::tempdir().unwrap();
+        for dir in ["src/a", "lib/src", "src_old"] {
+            std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
+            std::fs::write(tmp.path().join(dir).join("x.rs"), b"").unwrap();
+        }
+        let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+        config.threads = 1;
+        config.output = OutputMode::Count;
+        let path = PathGlob::new(b"src/**/*.rs", false).unwrap();
+        config.filter.add_name_glob(path.last().unwrap().clone());
+        config.filter.path = Some(path);
+        let output = Output::to_writer(Box::new(std::io::sink()));
+        let summary = crate::scheduler::run(&config, &output, &Reporter::new());
+        assert_eq!(summary.matches, 1); // src/a/x.rs
+        let listed = |dir: &str| {
+            let path = match dir {
+                "" => tmp.path().to_path_buf(),
+                _ => tmp.path().join(dir),
+            };
+            let path = path.as_os_str().as_bytes();
+            ENTRIES_SEEN.lock().unwrap().iter().any(|(p, _)| p == path)
+        };
+        assert!(listed("") && listed("src") && listed("src/a"));
+        assert!(!listed("lib") && !listed("lib/src") && !listed("src_old"));
+    }
+
     /// A closed output (`pfind | head -1`) also ends the listing of the directory
     /// being read, at the first block that cannot be delivered.
     #[test]
@@ -876,10 +914,10 @@ mod tests {
             (b"a//", b"a//", b"a//"),
         ];
         for &(root, prefix, display) in cases {
-            let job = DirJob::root(root);
+            let job = DirJob::root(root, PathState::default());
             assert_eq!(job.prefix, prefix);
             assert_eq!(job.display_path(), display);
-            let child = job.child(b"sub");
+            let child = job.child(b"sub", PathState::default());
             let mut want = prefix.to_vec();
             want.extend_from_slice(b"sub/");
             assert_eq!(child.prefix, want);

@@ -11,11 +11,19 @@ use testenv::{assert_same_records, split_records, TestEnv, THREAD_COUNTS};
 
 /// What `find . -type f ARGS` prints in `root`, under the locale `locale`.
 fn find_files(root: &Path, locale: &str, args: &[&OsStr]) -> Vec<Vec<u8>> {
+    find_paths(
+        root,
+        locale,
+        &[&[OsStr::new("-type"), OsStr::new("f")], args].concat(),
+    )
+}
+
+/// What `find . ARGS` prints in `root`, under the locale `locale`.
+fn find_paths(root: &Path, locale: &str, args: &[&OsStr]) -> Vec<Vec<u8>> {
     let out = Command::new("find")
         .current_dir(root)
         .env("LC_ALL", locale)
         .arg(".")
-        .args(["-type", "f"])
         .args(args)
         .arg("-print0")
         .output()
@@ -34,14 +42,25 @@ fn assert_like_find(
     find_args: &[&OsStr],
 ) -> usize {
     let expected = find_files(env.root(), locale, find_args);
+    assert_prints(env, pfind_args, &expected, &format!("find {find_args:?}"))
+}
+
+/// Asserts that `pfind . -0 PFIND_ARGS` prints `expected`, with nothing on stderr and
+/// status 0, at every thread count; returns how many paths that was.
+fn assert_prints(
+    env: &TestEnv,
+    pfind_args: &[&OsStr],
+    expected: &[Vec<u8>],
+    oracle: &str,
+) -> usize {
     for threads in THREAD_COUNTS {
         let mut args: Vec<OsString> = vec![".".into(), "-0".into(), "-j".into(), threads.into()];
         args.extend(pfind_args.iter().map(|&a| a.to_owned()));
         let out = env.run(&args);
-        let shown = format!("pfind {args:?} against find {find_args:?}");
+        let shown = format!("pfind {args:?} against {oracle}");
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{shown}");
         assert_eq!(out.status.code(), Some(0), "{shown}");
-        assert_same_records(&shown, &split_records(&out.stdout, 0), &expected);
+        assert_same_records(&shown, &split_records(&out.stdout, 0), expected);
     }
     expected.len()
 }
@@ -457,4 +476,163 @@ fn bad_globs_exit_2_naming_the_value() {
             );
         }
     }
+}
+
+/// A generated tree for `-p`: directories and files from small sets of names, so
+/// that patterns match at several depths.
+fn path_tree() -> TestEnv {
+    let mut rng = fastrand::Rng::with_seed(1213);
+    let dir_names = ["src", "Src", "a", "b", "test_d", "lib"];
+    let file_names = ["main.rs", "A.RS", "x.c", "y.h", "test_1", "notes.txt"];
+    let env = TestEnv::new(&[], &[]);
+    for _ in 0..400 {
+        let depth = rng.usize(0..5);
+        let mut path: Vec<&str> = (0..depth).map(|_| dir_names[rng.usize(..6)]).collect();
+        path.push(file_names[rng.usize(..6)]);
+        env.write(path.join("/"), b"");
+    }
+    env
+}
+
+#[test]
+fn full_path_matches_like_find_path() {
+    let env = path_tree();
+    let s = OsStr::new;
+    let depth = |n: &'static str| [s("-mindepth"), s(n), s("-maxdepth"), s(n)];
+    // (pfind's -p and options, find's equivalent): where a -p pattern has no `**`,
+    // find's `*` and `?`, which cross `/`, cannot do so at a fixed depth of as many
+    // components as the pattern has.
+    let cases: Vec<(Vec<&OsStr>, Vec<&OsStr>)> = vec![
+        (
+            vec![s("src/*.rs")],
+            [&depth("2")[..], &[s("-path"), s("./src/*.rs")]].concat(),
+        ),
+        (vec![s("src/**/*.rs")], vec![s("-path"), s("./src/*.rs")]),
+        (vec![s("**/test_*")], vec![s("-name"), s("test_*")]),
+        (
+            vec![s("*/test_*")],
+            [&depth("2")[..], &[s("-path"), s("./*/test_*")]].concat(),
+        ),
+        (vec![s("a/**")], vec![s("-path"), s("./a/*")]),
+        (vec![s("**")], vec![]),
+        (
+            vec![s("*.rs")],
+            [&depth("1")[..], &[s("-name"), s("*.rs")]].concat(),
+        ),
+        (
+            vec![s("[ab]/?/*.[ch]")],
+            [&depth("3")[..], &[s("-path"), s("./[ab]/?/*.[ch]")]].concat(),
+        ),
+        (
+            vec![s("**/b/**/*.h")],
+            vec![
+                s("("),
+                s("-path"),
+                s("./b/*.h"),
+                s("-o"),
+                s("-path"),
+                s("./*/b/*.h"),
+                s(")"),
+            ],
+        ),
+        (
+            vec![s("SRC/*.RS"), s("-i")],
+            [&depth("2")[..], &[s("-ipath"), s("./src/*.rs")]].concat(),
+        ),
+        (
+            vec![s("a/**"), s("-n"), s("*.[ch]")],
+            vec![s("-path"), s("./a/*"), s("-name"), s("*.[ch]")],
+        ),
+    ];
+    let mut total = 0;
+    for (pfind_args, find_args) in &cases {
+        let args = [&[s("-p")][..], pfind_args].concat();
+        let found = assert_like_find(&env, "C", &args, find_args);
+        assert!(found > 0, "{args:?} matches nothing: a weak test");
+        total += found;
+    }
+    // Directories and links too, not only files.
+    env.symlink("src", "a/link");
+    let kinds: [(&str, &str, Vec<&OsStr>); 3] = [
+        (
+            "d",
+            "src/*",
+            [&depth("2")[..], &[s("-path"), s("./src/*")]].concat(),
+        ),
+        ("d", "**/b", vec![s("-name"), s("b")]),
+        (
+            "l",
+            "*/link",
+            [&depth("2")[..], &[s("-path"), s("./*/link")]].concat(),
+        ),
+    ];
+    for (kind, pattern, find_args) in kinds {
+        let args = [s("-p"), s(pattern), s("-t"), s(kind)];
+        let find_args = [&[s("-type"), s(kind)][..], &find_args].concat();
+        let expected = find_paths(env.root(), "C", &find_args);
+        assert!(!expected.is_empty(), "{pattern}");
+        total += assert_prints(&env, &args, &expected, &format!("find {find_args:?}"));
+    }
+    assert!(total > 300, "too few matches to mean anything: {total}");
+}
+
+#[test]
+fn full_path_is_below_the_root_wherever_pfind_runs() {
+    let env = TestEnv::new(
+        &["top/src/a"],
+        &["top/src/main.rs", "top/src/a/x.rs", "top/lib.rs"],
+    );
+    // The same pattern from the tree's parent, with the root given.
+    let root = env.root().join("top");
+    for threads in THREAD_COUNTS {
+        let out = testenv::pfind_command(env.root(), &["top", "-p", "src/**/*.rs", "-j", threads])
+            .output()
+            .unwrap();
+        let mut lines = split_records(&out.stdout, b'\n');
+        lines.sort();
+        assert_eq!(
+            lines,
+            [&b"top/src/a/x.rs"[..], b"top/src/main.rs"],
+            "-j {threads}"
+        );
+        let out = testenv::pfind_command(&root, &["-p", "src/**/*.rs", "-j", threads])
+            .output()
+            .unwrap();
+        let mut lines = split_records(&out.stdout, b'\n');
+        lines.sort();
+        assert_eq!(lines, [&b"src/a/x.rs"[..], b"src/main.rs"], "-j {threads}");
+    }
+    // A root given as a file: its path below itself is its name.
+    let (stdout, _, _) = run(&env, &[s("top/lib.rs"), s("-p"), s("*.rs")]);
+    assert_eq!(stdout, b"top/lib.rs\n");
+    let (stdout, _, _) = run(&env, &[s("top/src/main.rs"), s("-p"), s("src/*.rs")]);
+    assert!(stdout.is_empty());
+}
+
+fn s(text: &str) -> &OsStr {
+    OsStr::new(text)
+}
+
+#[test]
+fn full_path_patterns_that_cannot_match_are_warned_about() {
+    let env = TestEnv::new(&["src"], &["src/main.rs"]);
+    for pattern in ["./src/*", "/src/*", "src/", "src//main.rs"] {
+        let (stdout, stderr, status) = run(&env, &[s("-p"), s(pattern)]);
+        assert_eq!(
+            (stdout.as_slice(), status),
+            (&b""[..], Some(0)),
+            "{pattern}"
+        );
+        assert!(
+            stderr.starts_with(&format!("pfind: warning: -p '{pattern}' ")),
+            "{pattern}: {stderr}"
+        );
+        assert!(stderr.contains("matches nothing"), "{stderr}");
+    }
+    let (_, stderr, status) = run(&env, &[s("-p"), s("src/[z-a]")]);
+    assert_eq!(status, Some(2));
+    assert!(
+        stderr.contains("--full-path") && stderr.contains("reversed"),
+        "{stderr}"
+    );
 }

@@ -45,6 +45,12 @@ impl fmt::Display for GlobError {
 
 impl std::error::Error for GlobError {}
 
+impl GlobError {
+    pub(super) fn new(reason: String) -> GlobError {
+        GlobError(reason)
+    }
+}
+
 /// A compiled glob, ready to match millions of names.
 ///
 /// Two pointers, as before classes existed: `Option<Glob>` then keeps its `None` in
