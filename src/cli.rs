@@ -14,6 +14,7 @@ use crate::filter::glob::Glob;
 use crate::filter::normalize_extension;
 use crate::filter::path::PathGlob;
 use crate::filter::size::{parse_size, SizeFilter};
+use crate::filter::time::{self, Nanos};
 use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
 use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::Parser;
@@ -164,6 +165,38 @@ pub struct Cli {
     #[arg(short = 'x', long = "one-file-system", help_heading = "Filters")]
     pub one_file_system: bool,
 
+    /// Only entries modified after WHEN: a duration back from now (30s, 10min, 2h, 3d,
+    /// 1w, 1d12h), a local date or date-time (2026-11-01, '2026-11-01 08:30',
+    /// 2026-11-01T08:30:00), or @ and seconds since 1970. `--changed-within 1d`:
+    /// changed in the last day.
+    #[arg(
+        long = "changed-within",
+        value_name = "WHEN",
+        value_parser = text(parse_when),
+        help_heading = "Filters"
+    )]
+    pub changed_within: Option<Nanos>,
+
+    /// Only entries modified before WHEN (same forms as --changed-within):
+    /// `--changed-before 2026-01-01`. Both together give a window.
+    #[arg(
+        long = "changed-before",
+        value_name = "WHEN",
+        value_parser = text(parse_when),
+        help_heading = "Filters"
+    )]
+    pub changed_before: Option<Nanos>,
+
+    /// Only entries modified after FILE was, as `find -newer` (FILE's own time if it
+    /// is a link, its target's with -L): `--newer build.stamp`.
+    #[arg(
+        long = "newer",
+        value_name = "FILE",
+        value_parser = OsStringValueParser::new().try_map(parse_newer),
+        help_heading = "Filters"
+    )]
+    pub newer: Option<Reference>,
+
     /// Print each match's size in bytes, right-aligned, then a space and the path.
     #[arg(short = 'l', long = "long", help_heading = "Output")]
     pub long: bool,
@@ -239,6 +272,7 @@ fn after_help() -> String {
         pfind /data -t d -t e       empty directories\n  \
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
         pfind /data -S +1mi -l      files of at least 1 MiB, with their sizes\n  \
+        pfind /data --changed-within 1d   modified in the last day\n  \
         pfind /data -c              just the number of matching files\n  \
         pfind /data -0 | xargs -0 ls -l   run a command on the matches",
         families_help()
@@ -286,6 +320,18 @@ impl Cli {
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
         filter.min_depth = self.min_depth.unwrap_or(0);
         filter.max_depth = self.max_depth.unwrap_or(usize::MAX);
+        if let Some(time) = self.changed_within {
+            config.filter.time.changed_after(time);
+        }
+        if let Some(time) = self.changed_before {
+            config.filter.time.changed_before(time);
+        }
+        if let Some(reference) = self.newer {
+            config
+                .filter
+                .time
+                .changed_after(reference.mtime(self.follow));
+        }
         config.follow = self.follow;
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;
@@ -386,6 +432,42 @@ fn parse_path_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
 fn parse_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
     Glob::new(value, false).map_err(|err| err.to_string())?;
     Ok(value.into())
+}
+
+/// `--newer FILE`: FILE's modification time, its own and (when it is a link to
+/// something) its target's, taken once while the command line is read; which one
+/// counts depends on -L.
+#[derive(Clone, Copy, Debug)]
+pub struct Reference {
+    own: Nanos,
+    target: Option<Nanos>,
+}
+
+impl Reference {
+    fn mtime(self, follow: bool) -> Nanos {
+        match (follow, self.target) {
+            (true, Some(target)) => target,
+            _ => self.own,
+        }
+    }
+}
+
+fn parse_newer(path: OsString) -> Result<Reference, String> {
+    let describe = |err: std::io::Error| crate::report::describe(&err);
+    let own = std::fs::symlink_metadata(&path).map_err(describe)?;
+    let target = std::fs::metadata(&path).ok();
+    let nanos = |meta: &std::fs::Metadata| {
+        use std::os::unix::fs::MetadataExt;
+        Nanos::from(meta.mtime()) * 1_000_000_000 + Nanos::from(meta.mtime_nsec())
+    };
+    Ok(Reference {
+        own: nanos(&own),
+        target: target.as_ref().map(nanos),
+    })
+}
+
+fn parse_when(value: &str) -> Result<Nanos, String> {
+    time::parse_when(value, time::now())
 }
 
 fn parse_depth(value: &str) -> Result<usize, String> {

@@ -76,6 +76,24 @@ fn run(env: &TestEnv, args: &[&OsStr]) -> (Vec<u8>, String, Option<i32>) {
     (out.stdout, stderr, out.status.code())
 }
 
+/// Asserts that pfind with `args` exits 2 with a clap usage error that mentions each
+/// of `mentions`, and prints nothing.
+fn assert_usage_error(env: &TestEnv, args: &[&OsStr], mentions: &[&str]) {
+    let (stdout, stderr, status) = run(env, args);
+    assert_eq!(status, Some(2), "{args:?}: {stderr}");
+    assert!(stdout.is_empty());
+    assert!(
+        stderr.starts_with("error: invalid value"),
+        "{args:?}: {stderr}"
+    );
+    for mention in mentions {
+        assert!(
+            stderr.contains(mention),
+            "{args:?}: {stderr} lacks {mention}"
+        );
+    }
+}
+
 /// A tree whose names are ASCII or Latin-1 (single bytes that are not UTF-8).
 fn latin1_tree() -> TestEnv {
     let env = TestEnv::new(&[], &[]);
@@ -184,19 +202,7 @@ fn bad_values_exit_2_naming_the_value_and_the_option() {
         (&[b"-e", b"."], &["--extension", "cannot be empty"]),
     ] {
         let args: Vec<&OsStr> = args.iter().map(|a| os(a)).collect();
-        let (stdout, stderr, status) = run(&env, &args);
-        assert_eq!(status, Some(2), "{args:?}: {stderr}");
-        assert!(stdout.is_empty());
-        assert!(
-            stderr.starts_with("error: invalid value"),
-            "{args:?}: {stderr}"
-        );
-        for mention in mentions {
-            assert!(
-                stderr.contains(mention),
-                "{args:?}: {stderr} lacks {mention}"
-            );
-        }
+        assert_usage_error(&env, &args, mentions);
     }
 }
 
@@ -466,15 +472,7 @@ fn bad_globs_exit_2_naming_the_value() {
         (&["-n", "ab\\"], &["lone '\\'"]),
     ] {
         let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
-        let (stdout, stderr, status) = run(&env, &args);
-        assert_eq!(status, Some(2), "{args:?}: {stderr}");
-        assert!(stdout.is_empty());
-        for mention in mentions {
-            assert!(
-                stderr.contains(mention),
-                "{args:?}: {stderr} lacks {mention}"
-            );
-        }
+        assert_usage_error(&env, &args, mentions);
     }
 }
 
@@ -635,4 +633,298 @@ fn full_path_patterns_that_cannot_match_are_warned_about() {
         stderr.contains("--full-path") && stderr.contains("reversed"),
         "{stderr}"
     );
+}
+
+/// Sets the modification time of `relative` (a link's own with `-h`) with `touch -d
+/// WHEN` in the time zone `tz`, as a person would.
+fn touch(env: &TestEnv, tz: &str, when: &str, relative: &str) {
+    let status = Command::new("touch")
+        .env("TZ", tz)
+        .args(["-h", "-d", when])
+        .arg(env.root().join(relative))
+        .status()
+        .expect("touch");
+    assert!(status.success(), "touch -d {when} {relative}");
+}
+
+/// Asserts that `pfind . -0 PFIND_ARGS` prints what `find . FIND_ARGS` does, both in
+/// the time zone `tz`, at every thread count; returns how many paths that was.
+fn assert_like_find_in(env: &TestEnv, tz: &str, pfind_args: &[&str], find_args: &[&str]) -> usize {
+    let out = Command::new("find")
+        .current_dir(env.root())
+        .env("TZ", tz)
+        .arg(".")
+        .args(find_args)
+        .arg("-print0")
+        .output()
+        .expect("run find");
+    assert!(out.status.success(), "find {find_args:?}: {out:?}");
+    let expected = split_records(&out.stdout, 0);
+    for threads in THREAD_COUNTS {
+        let out = testenv::pfind_command(env.root(), &[".", "-0", "-j", threads])
+            .args(pfind_args)
+            .env("TZ", tz)
+            .output()
+            .unwrap();
+        let shown = format!("TZ={tz} pfind {pfind_args:?} -j {threads} against find {find_args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{shown}");
+        assert_eq!(out.status.code(), Some(0), "{shown}");
+        assert_same_records(&shown, &split_records(&out.stdout, 0), &expected);
+    }
+    expected.len()
+}
+
+#[test]
+fn changed_within_and_before_match_find_newermt() {
+    for tz in ["UTC", "Europe/Berlin", "America/New_York"] {
+        let env = TestEnv::new(&["d"], &[]);
+        // Files on both sides of each bound, exactly on them, and a nanosecond after.
+        let times = [
+            ("2026-11-01 08:29:59", "a_before"),
+            ("2026-11-01 08:30:00", "a_at"),
+            ("2026-11-01 08:30:00.000000001", "a_just_after"),
+            ("2026-11-01 08:30:01", "a_after"),
+            ("2026-11-01 00:00:00", "midnight"),
+            ("2026-10-31 23:59:59.999999999", "d/before_midnight"),
+            ("2026-07-01 12:00:00", "d/summer"),
+            ("2026-03-29 03:29:59", "d/spring"), // Berlin's clocks jumped 02:00 to 03:00
+            ("2026-03-29 03:30:00", "d/spring_at"),
+            ("2026-11-01 01:30:00", "d/fall"), // an overlap in New York
+            ("2027-01-01 00:00:00", "d/next_year"),
+        ];
+        for (when, name) in times {
+            env.write(name, b"");
+            touch(&env, tz, when, name);
+        }
+        let f = ["-type", "f"];
+        let mut total = 0;
+        for (pfind, find) in [
+            // Within: strictly after, as find -newermt.
+            (
+                &["--changed-within", "2026-11-01 08:30"][..],
+                &["-newermt", "2026-11-01 08:30"][..],
+            ),
+            (
+                &["--changed-within", "2026-11-01T08:30:00"],
+                &["-newermt", "2026-11-01 08:30:00"],
+            ),
+            (
+                &["--changed-within", "2026-11-01"],
+                &["-newermt", "2026-11-01"],
+            ),
+            (
+                &["--changed-within", "2026-07-01 12:00"],
+                &["-newermt", "2026-07-01 12:00"],
+            ),
+            (
+                &["--changed-within", "2026-11-01T07:30:00Z"],
+                &["-newermt", "2026-11-01 07:30:00Z"],
+            ),
+            // Before: strictly before, which find says as "not newer than a nanosecond
+            // earlier".
+            (
+                &["--changed-before", "2026-11-01 08:30"],
+                &["-not", "-newermt", "2026-11-01 08:29:59.999999999"],
+            ),
+            (
+                &["--changed-before", "2026-11-01"],
+                &["-not", "-newermt", "2026-10-31 23:59:59.999999999"],
+            ),
+            // A window.
+            (
+                &[
+                    "--changed-within",
+                    "2026-07-01",
+                    "--changed-before",
+                    "2026-11-01 08:30:01",
+                ],
+                &[
+                    "-newermt",
+                    "2026-07-01",
+                    "-not",
+                    "-newermt",
+                    "2026-11-01 08:30:00.999999999",
+                ],
+            ),
+            // Seconds since the epoch: 2026-11-01 07:30:00 UTC.
+            (
+                &["--changed-within", "@1793518200"],
+                &["-newermt", "@1793518200"],
+            ),
+            (
+                &["--changed-before", "@1793518200"],
+                &["-not", "-newermt", "@1793518199.999999999"],
+            ),
+        ] {
+            total += assert_like_find_in(&env, tz, pfind, &[&f[..], find].concat());
+        }
+        if tz == "Europe/Berlin" {
+            // 02:30 did not exist that day: find refuses it, pfind (the C library's
+            // mktime, as jiff's "compatible") moves it on by the gap, to 03:30.
+            total += assert_like_find_in(
+                &env,
+                tz,
+                &["--changed-within", "2026-03-29 02:30"],
+                &["-type", "f", "-newermt", "2026-03-29 03:30"],
+            );
+        }
+        // Directories too.
+        total += assert_like_find_in(
+            &env,
+            tz,
+            &["-t", "d", "--changed-before", "2026-11-01"],
+            &[
+                "-mindepth",
+                "1",
+                "-type",
+                "d",
+                "-not",
+                "-newermt",
+                "2026-10-31 23:59:59.999999999",
+            ],
+        );
+        assert!(
+            total > 40,
+            "TZ={tz}: too few matches to mean anything: {total}"
+        );
+    }
+}
+
+#[test]
+fn durations_count_back_from_now_like_find() {
+    for tz in ["UTC", "Europe/Berlin"] {
+        let env = TestEnv::new(&[], &[]);
+        // Far enough from every bound that the moments between find's and pfind's
+        // starts cannot matter.
+        let ages = [
+            "10 minutes ago",
+            "50 minutes ago",
+            "90 minutes ago",
+            "3 hours ago",
+            "20 hours ago",
+            "30 hours ago",
+            "40 hours ago",
+            "60 hours ago",
+            "4 days ago",
+            "6 days ago",
+            "8 days ago",
+            "40 days ago",
+            "400 days ago",
+        ];
+        for (i, age) in ages.iter().enumerate() {
+            let name = format!("f{i}");
+            env.write(&name, b"");
+            touch(&env, tz, age, &name);
+        }
+        let f = ["-type", "f"];
+        for (pfind, find) in [
+            ("30min", "30 minutes ago"),
+            ("1h", "1 hour ago"),
+            ("2h", "2 hours ago"),
+            ("1d", "1 day ago"),
+            ("1d12h", "1 day ago 12 hours ago"),
+            ("2 days", "2 days ago"),
+            ("3d", "3 days ago"),
+            ("1w", "1 week ago"),
+            ("1mo", "1 month ago"),
+            ("1y", "1 year ago"),
+        ] {
+            let within = assert_like_find_in(
+                &env,
+                tz,
+                &["--changed-within", pfind],
+                &[&f[..], &["-newermt", find]].concat(),
+            );
+            let before = assert_like_find_in(
+                &env,
+                tz,
+                &["--changed-before", pfind],
+                &[&f[..], &["-not", "-newermt", find]].concat(),
+            );
+            assert_eq!(within + before, ages.len(), "{pfind}");
+            assert!(
+                within > 0 && before > 0,
+                "{pfind}: {within} and {before}: a weak test"
+            );
+        }
+    }
+}
+
+#[test]
+fn newer_matches_find_newer() {
+    let env = TestEnv::new(&["tree/sub", "refs"], &[]);
+    let tz = "UTC";
+    for (when, name) in [
+        ("2026-01-01 00:00:00", "tree/old"),
+        ("2026-06-01 00:00:00", "tree/same"),
+        ("2026-06-01 00:00:00.000000001", "tree/sub/just_after"),
+        ("2026-06-02 00:00:00", "tree/sub/new"),
+        ("2026-12-01 00:00:00", "tree/newest"),
+        ("2026-06-01 00:00:00", "refs/stamp"),
+        ("2026-12-01 00:00:00", "refs/later"),
+    ] {
+        env.write(name, b"");
+        touch(&env, tz, when, name);
+    }
+    // A link whose own time differs from its target's: find -newer reads the link's
+    // own time, find -L -newer its target's.
+    env.symlink("later", "refs/link");
+    touch(&env, tz, "2026-03-01 00:00:00", "refs/link");
+    let tree = env.root().join("tree");
+    for (reference, follow) in [
+        ("../refs/stamp", false),
+        ("../refs/later", false),
+        ("../refs/link", false),
+        ("../refs/link", true),
+    ] {
+        let l: &[&str] = if follow { &["-L"] } else { &[] };
+        let out = Command::new("find")
+            .current_dir(&tree)
+            .args(l)
+            .args([".", "-type", "f", "-newer", reference, "-print0"])
+            .output()
+            .unwrap();
+        let expected = split_records(&out.stdout, 0);
+        for threads in THREAD_COUNTS {
+            let args = [l, &[".", "-0", "-j", threads, "--newer", reference]].concat();
+            let out = testenv::pfind_command(&tree, &args).output().unwrap();
+            let shown = format!("pfind {args:?}");
+            assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{shown}");
+            assert_same_records(&shown, &split_records(&out.stdout, 0), &expected);
+        }
+        // Nothing is newer than the newest file, which `later` (and the link's
+        // target) is as old as.
+        let nothing_newer = reference.ends_with("later") || follow;
+        assert_eq!(
+            expected.is_empty(),
+            nothing_newer,
+            "{reference} -L {follow}"
+        );
+    }
+}
+
+#[test]
+fn bad_times_exit_2_naming_the_value() {
+    let env = TestEnv::new(&[], &[]);
+    for (args, mentions) in [
+        (
+            &["--changed-within", "3x"][..],
+            &["'3x'", "--changed-within", "unknown unit"][..],
+        ),
+        (
+            &["--changed-before", "2026-13-01"],
+            &["--changed-before", "no month 13"],
+        ),
+        (
+            &["--changed-within", "1.5h"],
+            &["decimal numbers are not accepted"],
+        ),
+        (
+            &["--newer", "no/such/file"],
+            &["--newer", "'no/such/file'", "No such file"],
+        ),
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        assert_usage_error(&env, &args, mentions);
+    }
 }

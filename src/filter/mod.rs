@@ -20,12 +20,14 @@
 pub mod glob;
 pub mod path;
 pub mod size;
+pub mod time;
 pub mod types;
 
 use crate::dirent::EntryKind;
 use glob::Glob;
 use path::{PathGlob, PathState};
 use size::SizeFilter;
+use time::TimeBounds;
 use types::TypeFilter;
 
 /// Every predicate of a run, resolved.
@@ -50,6 +52,9 @@ pub struct Filter {
     pub size_filters: Vec<SizeFilter>,
     /// Which kinds of entries may match (`-t`); regular files by default.
     pub types: TypeFilter,
+    /// Bounds on the modification time (`--changed-within`, `--changed-before`,
+    /// `--newer`), for entries of every kind.
+    pub time: TimeBounds,
     /// Entries shallower than this do not match (`--min-depth`); a root's children
     /// are at depth 1, the root itself at 0.
     pub min_depth: usize,
@@ -69,6 +74,7 @@ impl Default for Filter {
             exclude_globs: Vec::new(),
             size_filters: Vec::new(),
             types: TypeFilter::default(),
+            time: TimeBounds::default(),
             min_depth: 0,
             max_depth: usize::MAX,
         }
@@ -151,6 +157,7 @@ impl Filter {
             && self.exclude_globs.is_empty()
             && self.size_filters.is_empty()
             && self.types.is_files_only()
+            && self.time.is_empty()
             && self.min_depth <= 1
     }
 
@@ -211,15 +218,16 @@ impl Filter {
     /// accepted. What the output needs is added by `Config::needs_stat`.
     pub fn needs_stat(&self, kind: EntryKind) -> bool {
         self.types.executable_only
+            || !self.time.is_empty()
             || (kind == EntryKind::File && (self.types.empty_only || !self.size_filters.is_empty()))
     }
 
     /// True when an entry of `kind` whose `stat` is `stat` passes the predicates that
-    /// need one: `-t x`, and for a regular file `-t e` and `-S`. Whether the kind can
+    /// need one: `-t x`, the time bounds, and for a regular file `-t e` and `-S`. Whether the kind can
     /// match at all was decided by [`Self::scope`]; a directory's emptiness is decided
     /// when it is listed.
     pub fn stat_passes(&self, kind: EntryKind, stat: &libc::stat) -> bool {
-        if !self.types.mode_passes(stat.st_mode) {
+        if !self.types.mode_passes(stat.st_mode) || !self.time.accepts(time::mtime(stat)) {
             return false;
         }
         if kind != EntryKind::File {
