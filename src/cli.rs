@@ -12,6 +12,7 @@
 use crate::config::{Config, OutputMode, MAX_THREADS};
 use crate::filter::glob::Glob;
 use crate::filter::normalize_extension;
+use crate::filter::owner::OwnerFilter;
 use crate::filter::path::PathGlob;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
@@ -197,6 +198,16 @@ pub struct Cli {
     )]
     pub newer: Option<Reference>,
 
+    /// Only entries owned by USER, USER:GROUP or :GROUP (names or ids); `!` before
+    /// either side excludes it: `--owner alice`, `--owner '!root'`, `--owner :staff`.
+    #[arg(
+        long = "owner",
+        value_name = "USER:GROUP",
+        value_parser = text(OwnerFilter::parse),
+        help_heading = "Filters"
+    )]
+    pub owner: Option<OwnerFilter>,
+
     /// Print each match's size in bytes, right-aligned, then a space and the path.
     #[arg(short = 'l', long = "long", help_heading = "Output")]
     pub long: bool,
@@ -273,6 +284,7 @@ fn after_help() -> String {
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
         pfind /data -S +1mi -l      files of at least 1 MiB, with their sizes\n  \
         pfind /data --changed-within 1d   modified in the last day\n  \
+        pfind /srv --owner '!root'  files root does not own\n  \
         pfind /data -c              just the number of matching files\n  \
         pfind /data -0 | xargs -0 ls -l   run a command on the matches",
         families_help()
@@ -331,6 +343,9 @@ impl Cli {
                 .filter
                 .time
                 .changed_after(reference.mtime(self.follow));
+        }
+        if let Some(owner) = self.owner {
+            config.filter.owner = owner;
         }
         config.follow = self.follow;
         config.one_file_system = self.one_file_system;

@@ -928,3 +928,81 @@ fn bad_times_exit_2_naming_the_value() {
         assert_usage_error(&env, &args, mentions);
     }
 }
+
+#[test]
+fn owner_matches_find_user_and_group() {
+    // SAFETY: geteuid only reads the process's credentials.
+    let euid = unsafe { libc::geteuid() };
+    if euid != 0 {
+        eprintln!("SKIPPED owner_matches_find_user_and_group: giving files to other users needs root (euid {euid})");
+        return;
+    }
+    let env = TestEnv::new(&["d", "e"], &[]);
+    let owned = [
+        ("f_root", 0, 0),
+        ("f_1234", 1234, 5678),
+        ("f_mixed", 1234, 0),
+        ("f_nobody", 65534, 65534),
+        ("d/f", 0, 5678),
+        ("d/g", 5678, 1234),
+        ("e/h", 1234, 1234),
+    ];
+    for (name, uid, gid) in owned {
+        env.write(name, b"");
+        std::os::unix::fs::chown(env.root().join(name), Some(uid), Some(gid)).unwrap();
+    }
+    std::os::unix::fs::chown(env.root().join("d"), Some(1234), Some(0)).unwrap();
+    env.symlink("f_root", "link");
+    std::os::unix::fs::lchown(env.root().join("link"), Some(1234), Some(5678)).unwrap();
+    let mut total = 0;
+    for (owner, find) in [
+        ("root", &["-user", "root"][..]),
+        ("0", &["-user", "0"]),
+        ("1234", &["-user", "1234"]),
+        (":5678", &["-group", "5678"]),
+        (":root", &["-group", "root"]),
+        ("1234:5678", &["-user", "1234", "-group", "5678"]),
+        ("1234:", &["-user", "1234"]),
+        ("!root", &["!", "-user", "root"]),
+        ("root:!root", &["-user", "root", "!", "-group", "root"]),
+        (":!0", &["!", "-group", "0"]),
+        (
+            "!1234:!1234",
+            &["!", "-user", "1234", "!", "-group", "1234"],
+        ),
+    ] {
+        let files = assert_like_find_in(
+            &env,
+            "UTC",
+            &["--owner", owner],
+            &[&["-type", "f"][..], find].concat(),
+        );
+        total += files;
+        // Directories and links have owners too.
+        total += assert_like_find_in(
+            &env,
+            "UTC",
+            &["--owner", owner, "-t", "d", "-t", "l"],
+            &[
+                &["-mindepth", "1", "(", "-type", "d", "-o", "-type", "l", ")"][..],
+                find,
+            ]
+            .concat(),
+        );
+    }
+    assert!(total > 30, "too few matches to mean anything: {total}");
+}
+
+#[test]
+fn unknown_owners_exit_2_naming_them() {
+    let env = TestEnv::new(&[], &[]);
+    for (owner, says) in [
+        ("nosuchuser", "unknown user 'nosuchuser'"),
+        (":nosuchgroup", "unknown group 'nosuchgroup'"),
+        ("root:nosuchgroup", "unknown group 'nosuchgroup'"),
+        ("!", "'!' must be followed by a user"),
+        (":", "give a user, a group or both"),
+    ] {
+        assert_usage_error(&env, &[s("--owner"), s(owner)], &["--owner", says]);
+    }
+}

@@ -18,6 +18,7 @@
 //! roots given as files, which are entries at depth 0.
 
 pub mod glob;
+pub mod owner;
 pub mod path;
 pub mod size;
 pub mod time;
@@ -25,6 +26,7 @@ pub mod types;
 
 use crate::dirent::EntryKind;
 use glob::Glob;
+use owner::OwnerFilter;
 use path::{PathGlob, PathState};
 use size::SizeFilter;
 use time::TimeBounds;
@@ -55,6 +57,8 @@ pub struct Filter {
     /// Bounds on the modification time (`--changed-within`, `--changed-before`,
     /// `--newer`), for entries of every kind.
     pub time: TimeBounds,
+    /// Who must own an entry (`--owner`), for entries of every kind.
+    pub owner: OwnerFilter,
     /// Entries shallower than this do not match (`--min-depth`); a root's children
     /// are at depth 1, the root itself at 0.
     pub min_depth: usize,
@@ -75,6 +79,7 @@ impl Default for Filter {
             size_filters: Vec::new(),
             types: TypeFilter::default(),
             time: TimeBounds::default(),
+            owner: OwnerFilter::default(),
             min_depth: 0,
             max_depth: usize::MAX,
         }
@@ -158,6 +163,7 @@ impl Filter {
             && self.size_filters.is_empty()
             && self.types.is_files_only()
             && self.time.is_empty()
+            && self.owner.is_empty()
             && self.min_depth <= 1
     }
 
@@ -219,15 +225,20 @@ impl Filter {
     pub fn needs_stat(&self, kind: EntryKind) -> bool {
         self.types.executable_only
             || !self.time.is_empty()
+            || !self.owner.is_empty()
             || (kind == EntryKind::File && (self.types.empty_only || !self.size_filters.is_empty()))
     }
 
     /// True when an entry of `kind` whose `stat` is `stat` passes the predicates that
-    /// need one: `-t x`, the time bounds, and for a regular file `-t e` and `-S`. Whether the kind can
+    /// need one: `-t x`, the time bounds, the owner, and for a regular file `-t e` and
+    /// `-S`. Whether the kind can
     /// match at all was decided by [`Self::scope`]; a directory's emptiness is decided
     /// when it is listed.
     pub fn stat_passes(&self, kind: EntryKind, stat: &libc::stat) -> bool {
-        if !self.types.mode_passes(stat.st_mode) || !self.time.accepts(time::mtime(stat)) {
+        if !self.types.mode_passes(stat.st_mode)
+            || !self.time.accepts(time::mtime(stat))
+            || !self.owner.accepts(stat.st_uid, stat.st_gid)
+        {
             return false;
         }
         if kind != EntryKind::File {
