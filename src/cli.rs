@@ -256,6 +256,7 @@ impl Cli {
         };
         if let Some(threads) = self.threads {
             config.threads = threads;
+            config.spare_threads = 0;
         }
         // A person watching a terminal should see results as they are found.
         config.flush_per_directory = matches!(
@@ -425,5 +426,12 @@ mod tests {
         );
         assert!(parse(&[]).unwrap().implicit_root);
         assert_eq!(parse(&["-j", "3"]).unwrap().threads, 3);
+        // -j is obeyed exactly; without it, spare workers may join on disk waits.
+        assert_eq!(parse(&["-j", "3"]).unwrap().spare_threads, 0);
+        let default = parse(&[]).unwrap();
+        assert_eq!(
+            default.threads + default.spare_threads,
+            crate::config::MAX_WORKERS_WHEN_WAITING.max(default.threads)
+        );
     }
 }

@@ -38,6 +38,17 @@ pub fn default_threads() -> usize {
     }
 }
 
+/// With no `-j`, the most workers a walk grows to while reading directories waits on
+/// the disk (a cold cache): each waiting worker is one more read in flight. A warm walk
+/// never waits and keeps `default_threads()`. See `threads.rs` for how a wait is told
+/// from work, and the README for the measurements behind the number.
+pub const MAX_WORKERS_WHEN_WAITING: usize = 32;
+
+/// How many workers may be added to `threads` during a walk with no `-j`.
+pub fn default_spare_threads(threads: usize) -> usize {
+    MAX_WORKERS_WHEN_WAITING.saturating_sub(threads)
+}
+
 /// What the walk reports for each match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OutputMode {
@@ -82,12 +93,19 @@ pub struct Config {
     pub output: OutputMode,
     /// Number of worker threads, at least 1.
     pub threads: usize,
+    /// Workers that may be started on top of `threads` when directory reads are found
+    /// waiting on the disk; 0 when `-j` was given, which is then obeyed exactly.
+    pub spare_threads: usize,
     /// Flush each worker's output after every directory, for a person watching a
     /// terminal; otherwise output is flushed in large blocks.
     pub flush_per_directory: bool,
     /// Ignore the kernel's `d_type` and classify every entry with `fstatat`, as on a
     /// filesystem that reports `DT_UNKNOWN`. Used by tests to exercise that path.
     pub force_stat: bool,
+    /// Take every directory as one that waited on the disk, so each one asks for a
+    /// spare worker, started at once rather than paced by how busy the CPUs are. Used
+    /// by tests to exercise the growing pool on a warm tree.
+    pub assume_disk_waits: bool,
 }
 
 impl Config {
@@ -100,6 +118,7 @@ impl Config {
         } else {
             roots
         };
+        let threads = default_threads();
         Config {
             roots,
             implicit_root,
@@ -109,9 +128,11 @@ impl Config {
             max_results: None,
             absolute: false,
             output: OutputMode::Paths { terminator: b'\n' },
-            threads: default_threads(),
+            threads,
+            spare_threads: default_spare_threads(threads),
             flush_per_directory: false,
             force_stat: false,
+            assume_disk_waits: false,
         }
     }
 

@@ -27,6 +27,7 @@ pub mod output;
 pub mod queue;
 pub mod report;
 pub mod scheduler;
+pub mod threads;
 pub mod walker;
 
 pub use config::Config;

@@ -15,11 +15,13 @@ use crate::filter::Scope;
 use crate::output::{push_size_column, Delivery, MatchLimit, Output, Reservation};
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
+use crate::threads::DiskWaitWatch;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 #[cfg(test)]
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// What a walk found: the whole walk's, or one worker's share of it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -28,12 +30,15 @@ pub struct Summary {
     pub matches: u64,
     /// Their total size in bytes, when the output mode needs sizes (`-l`, `-s`).
     pub bytes: u64,
+    /// How many worker threads took part (each worker's own summary says 1).
+    pub workers: u64,
 }
 
 impl Summary {
     pub fn add(&mut self, other: Summary) {
         self.matches += other.matches;
         self.bytes += other.bytes;
+        self.workers += other.workers;
     }
 }
 
@@ -191,6 +196,8 @@ pub fn push_record(buffer: &mut Vec<u8>, mode: OutputMode, path_parts: [&[u8]; 2
 /// The state one worker thread owns for the whole walk.
 pub struct Walker<'a> {
     reader: DirReader,
+    /// Whether this walk adds workers when directories wait on the disk (no `-j`).
+    watch_disk: bool,
     /// Everything the per-entry code touches; a separate field from `reader` so the
     /// listing callback can borrow it while the reader is borrowed too.
     visitor: Visitor<'a>,
@@ -219,6 +226,8 @@ struct Visitor<'a> {
     /// About the directory being listed; set once per directory, so that the
     /// per-entry code tests a boolean rather than recomputing from the config.
     here: Here,
+    /// Whether listing directories made this thread wait on the disk (see `threads`).
+    disk_watch: DiskWaitWatch,
     /// Entries handed to `visit` in the directory being listed, for the tests of the
     /// early stop.
     #[cfg(test)]
@@ -271,12 +280,14 @@ impl<'a> Walker<'a> {
         reader: DirReader,
         limit: Option<&'a MatchLimit>,
     ) -> Walker<'a> {
+        let watch_disk = config.spare_threads > 0;
         let count_by_type_only = config.output == OutputMode::Count
             && config.filter.files_match_by_kind()
             && limit.is_none()
             && !config.force_stat;
         Walker {
             reader,
+            watch_disk,
             visitor: Visitor {
                 config,
                 pool,
@@ -291,6 +302,11 @@ impl<'a> Walker<'a> {
                 stat_files: config.needs_stat(EntryKind::File),
                 stat_others: config.needs_stat(EntryKind::Dir),
                 here: Here::default(),
+                disk_watch: if watch_disk {
+                    DiskWaitWatch::primed()
+                } else {
+                    DiskWaitWatch::default()
+                },
                 #[cfg(test)]
                 entries_seen: 0,
             },
@@ -298,14 +314,31 @@ impl<'a> Walker<'a> {
     }
 
     /// Runs until the pool says the walk is over; returns what this worker found.
-    pub fn run(mut self, slot: &WorkerSlot<DirJob>) -> Summary {
+    pub fn run(self, slot: &WorkerSlot<DirJob>) -> Summary {
+        self.run_and_serve(slot, || {})
+    }
+
+    /// [`Self::run`], calling `serve` before each directory and before going idle: the
+    /// first worker starts there the workers the pool asks for.
+    pub fn run_and_serve(mut self, slot: &WorkerSlot<DirJob>, mut serve: impl FnMut()) -> Summary {
         let pool = self.visitor.pool;
         let _guard = pool.guard();
-        while let Some(job) = pool.next_job(slot, || self.visitor.flush()) {
+        loop {
+            serve();
+            let next = pool.next_job(slot, || {
+                serve();
+                self.visitor.flush();
+                // Parking is a wait of our own, not the disk's.
+                self.visitor.disk_watch.reset();
+            });
+            let Some(job) = next else { break };
             self.walk_one(&job, slot);
         }
         self.visitor.flush();
-        self.visitor.found
+        Summary {
+            workers: 1,
+            ..self.visitor.found
+        }
     }
 
     /// Walks on this thread alone while it has at most one directory in hand, and
@@ -347,6 +380,18 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// True when the last directory this worker listed (alone, before any other
+    /// worker started) blocked in the kernel: the tree is not in the page cache.
+    pub fn listed_cold(&self) -> bool {
+        self.watch_disk && self.visitor.disk_watch.last_blocked()
+    }
+
+    /// Tells the disk-wait watch that this thread has just blocked for a reason of its
+    /// own (the scheduler moved it to another CPU).
+    pub fn forget_waits(&mut self) {
+        self.visitor.disk_watch.reset();
+    }
+
     /// Hands what this worker has buffered to the output now (the scheduler prints
     /// the roots given as files before the walk starts).
     pub fn flush(&mut self) {
@@ -354,8 +399,19 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_one(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
-        self.walk_dir(job, slot);
-        self.visitor.pool.finish_dir();
+        let pool = self.visitor.pool;
+        // Timed only while the pool may still take more workers: two clock reads.
+        if self.watch_disk && pool.can_grow() {
+            let started = Instant::now();
+            self.walk_dir(job, slot);
+            let waited = self.visitor.disk_watch.waited(started.elapsed());
+            if waited || self.visitor.config.assume_disk_waits {
+                pool.ask_for_worker();
+            }
+        } else {
+            self.walk_dir(job, slot);
+        }
+        pool.finish_dir();
         if self.visitor.config.flush_per_directory {
             self.visitor.flush();
         }
@@ -716,6 +772,9 @@ impl Visitor<'_> {
             self.pool.stop();
         }
         self.buffer.clear();
+        // Waiting for a slow reader, or for another worker's block, is not a wait on
+        // the disk.
+        self.disk_watch.reset();
     }
 }
 
