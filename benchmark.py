@@ -35,4 +35,9 @@ import sys
 from pfind_bench.cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except KeyboardInterrupt:
+        # The mounts are already undone by the time this runs (see filesystems.py).
+        print("benchmark.py: interrupted", file=sys.stderr)
+        sys.exit(130)
