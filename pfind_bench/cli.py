@@ -255,8 +255,14 @@ def main(argv: Optional[list[str]] = None) -> int:
     # for) is not made at all.
     needed = datasets_needed(cells_plan, sweeps_plan)
     places = [(fs, where) for fs, where in places if fs in needed]
-    mounts_needed = any(where != HOME for _, where in places)
-    with Mounter(args.fs_dir, args.fs_image_gib, args.fs_fresh) if mounts_needed else contextlib.nullcontext() as mounter:
+    with contextlib.ExitStack() as stack:
+        mounter = None
+        if any(where != HOME for _, where in places):
+            try:
+                mounter = stack.enter_context(Mounter(args.fs_dir, args.fs_image_gib, args.fs_fresh))
+            except FsError as e:  # --fs-dir's lock is held by another harness
+                log(f"benchmark.py: {e}")
+                return 2
         ready: dict[str, Place] = {}
         for fs, where in places:
             try:
