@@ -14,17 +14,30 @@
 //!   descriptors it keeps open for opening children relative to their parent.
 //! * Matches go to the shared [`output::Output`] in large blocks; problems go to the
 //!   [`report::Reporter`], which also decides the exit status.
+//! * Plain paths and `-l` are written by the walker inline; every other format goes
+//!   through [`record`] out of line: [`template`] (`--format`), [`json`], [`color`],
+//!   [`hyperlink`], with [`meta`] for what a `stat` tells; [`sort`] keeps matches for
+//!   `--sort` and merges them at the end. [`generate`] prints completions and the man
+//!   page.
 //! * [`types`] holds what `-t` accepts: entry kinds and the named extension families.
 
 pub mod cli;
+pub mod color;
 pub mod config;
 pub mod descriptors;
 pub mod dirent;
+pub mod generate;
+pub mod hyperlink;
+pub mod json;
+pub mod meta;
 pub mod output;
 pub mod process;
 pub mod queue;
+pub mod record;
 pub mod report;
 pub mod scheduler;
+pub mod sort;
+pub mod template;
 pub mod types;
 pub mod walker;
 

@@ -73,7 +73,7 @@ pub fn run_with_reader(
     } else {
         None
     };
-    let limit = config.max_results.map(MatchLimit::new);
+    let limit = config.walk_limit().map(MatchLimit::new);
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
     for root in &config.roots {
@@ -185,6 +185,10 @@ fn match_root_entries(
         return found;
     }
     let mut buffer = Vec::new();
+    let mut records = config
+        .format
+        .as_ref()
+        .map(|format| crate::record::Records::new(format, config.max_results));
     for root in roots {
         let wanted = match root.kind {
             EntryKind::File => config.types.files,
@@ -203,7 +207,22 @@ fn match_root_entries(
         let size = root.stat.st_size as u64;
         found.matches += 1;
         found.bytes += size;
-        push_record(&mut buffer, config.output, [&root.printed, b""], size);
+        match &mut records {
+            Some(records) => {
+                let meta = crate::meta::Meta::from_stat(&root.stat);
+                let found = crate::record::Match {
+                    parts: [&root.printed, b""],
+                    kind: root.kind,
+                    meta: Some(&meta),
+                };
+                records.add(&mut buffer, &found);
+            }
+            None => push_record(&mut buffer, config.output, [&root.printed, b""], size),
+        }
+    }
+    if let Some(mut run) = records.and_then(crate::record::Records::into_kept) {
+        run.sort();
+        output.keep(run);
     }
     if !buffer.is_empty() {
         output.deliver(&buffer, reporter);
