@@ -260,6 +260,10 @@ struct EntryAt<'e> {
 }
 
 impl StatFrom for EntryAt<'_> {
+    // Inlined into each caller, so the `stat` is filled in where it is read: called,
+    // it is returned through memory and copied once more (10% more instructions
+    // for `-l` once two functions took a `StatFrom`).
+    #[inline(always)]
     fn stat(self) -> io::Result<libc::stat> {
         lstat_at(self.dir_fd, self.entry.name_cstr())
     }
