@@ -318,7 +318,11 @@ fn after_help() -> String {
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
         pfind /data -S +1mi -l      files of at least 1 MiB, with their sizes\n  \
         pfind /data -c              just the number of matching files\n  \
-        pfind /data -0 | xargs -0 ls -l   run a command on the matches",
+        pfind /data -0 | xargs -0 ls -l   run a command on the matches\n  \
+        pfind /data --sort size --reverse -l --max-results 10  largest files\n  \
+        pfind /data --format '{{size}} {{mtime}} {{}}'   a record per match\n  \
+        pfind /data --json -l | jq .size   JSON lines for other programs\n  \
+        pfind /data -q -e core && echo found   only the exit status",
         families_help()
     )
 }
