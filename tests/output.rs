@@ -812,3 +812,27 @@ fn roots_given_as_files_in_every_format() {
         assert_same_records(shown, &got, &expected);
     });
 }
+
+#[test]
+fn max_results_bounds_every_format() {
+    let env = odd_tree();
+    let all = split_records(&find(&env, &["t", "-type", "f", "-print0"]), 0);
+    for (args, terminator) in [
+        (&["--json", "--max-results", "3"][..], b'\n'),
+        (&["--format", "{}", "-0", "--max-results", "3"], 0),
+        (&["--color", "always", "-0", "--max-results", "3"], 0),
+        (&["--hyperlink", "always", "-0", "-1"], 0),
+        (&["--json", "-l", "-1"], b'\n'),
+    ] {
+        let want = if args.contains(&"-1") { 1 } else { 3 };
+        each_thread_count(&env, &[&["t"][..], args].concat(), |shown, out| {
+            let records = split_records(out, terminator);
+            assert_eq!(records.len(), want, "{shown}");
+            if args.contains(&"--format") {
+                for record in &records {
+                    assert!(all.contains(record), "{shown}: {record:?}");
+                }
+            }
+        });
+    }
+}
