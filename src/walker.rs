@@ -232,6 +232,10 @@ struct Visitor<'a> {
     /// About the directory being listed; set once per directory, so that the
     /// per-entry code tests a boolean rather than recomputing from the config.
     here: Here,
+    /// Entries handed to `visit` in the directory being listed, for the tests of the
+    /// early stop.
+    #[cfg(test)]
+    entries_seen: u64,
 }
 
 /// What the walker knows about the directory it is listing.
@@ -316,6 +320,8 @@ impl<'a> Walker<'a> {
                 slow_others: stat_others || formatted,
                 records,
                 here: Here::default(),
+                #[cfg(test)]
+                entries_seen: 0,
             },
         }
     }
@@ -428,12 +434,16 @@ impl<'a> Walker<'a> {
             }
         }
         visitor.enter(job.depth);
+        // Seen between batches of entries, so that `-1` or a closed pipe ends the walk
+        // inside a directory of a million entries too, not only between directories.
+        let pool = visitor.pool;
+        let stop = pool.stop_flag();
         let listed = if job.print_if_empty {
             // Only with `-t e`: note whether the directory has any entry at all.
             // A directory at the maximum depth is listed for this alone.
             let visit_entries = job.depth < config.filter.max_depth;
             let mut empty = true;
-            let listed = self.reader.read(dir_fd, |entry| {
+            let listed = self.reader.read(dir_fd, stop, |entry| {
                 if !entry.is_dot_or_dotdot() {
                     empty = false;
                     if visit_entries {
@@ -441,14 +451,20 @@ impl<'a> Walker<'a> {
                     }
                 }
             });
-            if listed.is_ok() && empty {
+            // A listing cut short by the stop proves nothing about emptiness.
+            if listed.is_ok() && empty && !pool.is_stopped() {
                 visitor.match_empty_dir(job, dir_fd);
             }
             listed
         } else {
             self.reader
-                .read(dir_fd, |entry| visitor.visit(job, dir_fd, entry))
+                .read(dir_fd, stop, |entry| visitor.visit(job, dir_fd, entry))
         };
+        #[cfg(test)]
+        tests::listed(
+            job.display_path(),
+            std::mem::take(&mut visitor.entries_seen),
+        );
         if let Err(err) = listed {
             visitor.reporter.path_error(job.display_path(), &err);
         }
@@ -487,6 +503,10 @@ impl Visitor<'_> {
     /// -j 1 on a million files; the rare branches are `#[inline(never)]` instead.
     #[inline(always)]
     fn visit(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+        #[cfg(test)]
+        {
+            self.entries_seen += 1;
+        }
         let mut kind = entry.kind;
         if self.count_by_type_only && kind == EntryKind::File {
             self.found.matches += 1;
@@ -796,12 +816,112 @@ impl Visitor<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::Output;
+    use crate::report::Reporter;
     use std::sync::Mutex;
 
     /// A directory path whose opening triggers `rmdir` of that directory, to make
     /// `getdents64` fail after a successful `open` (the kernel answers ENOENT for a
     /// directory removed while open).
     static REMOVE_AFTER_OPEN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+
+    /// How many entries each directory (by printed path) had visited when its listing
+    /// ended, for the tests of the early stop.
+    static ENTRIES_SEEN: Mutex<Vec<(Vec<u8>, u64)>> = Mutex::new(Vec::new());
+
+    pub(super) fn listed(path: &[u8], entries: u64) {
+        ENTRIES_SEEN.lock().unwrap().push((path.to_vec(), entries));
+    }
+
+    fn entries_seen(path: &std::path::Path) -> u64 {
+        let path = path.as_os_str().as_bytes();
+        let seen = ENTRIES_SEEN.lock().unwrap();
+        let mut matching = seen.iter().filter(|(p, _)| p == path).map(|&(_, n)| n);
+        let entries = matching.next().expect("the directory was listed");
+        assert!(matching.next().is_none(), "the directory was listed twice");
+        entries
+    }
+
+    /// A directory of many files with long names (so output blocks fill quickly).
+    fn big_flat_dir(files: usize) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().unwrap();
+        for i in 0..files {
+            let name = format!("{i:06}_{}", "x".repeat(40));
+            std::fs::write(tmp.path().join(name), b"").unwrap();
+        }
+        tmp
+    }
+
+    /// `--max-results` ends the walk inside a directory, not after listing all of it:
+    /// only the batch of entries being handled when the limit is reached is visited.
+    #[test]
+    fn max_results_stops_inside_a_big_directory() {
+        const FILES: usize = 20_000;
+        for threads in [1, 4] {
+            let tmp = big_flat_dir(FILES);
+            let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+            config.max_results = Some(3);
+            config.threads = threads;
+            let printed = std::sync::Arc::new(Mutex::new(Vec::new()));
+            let output = Output::to_writer(Box::new(SharedSink(printed.clone())));
+            let reporter = Reporter::new();
+            let summary = crate::scheduler::run(&config, &output, &reporter);
+            assert_eq!(summary.matches, 3);
+            assert_eq!(printed.lock().unwrap().split(|&b| b == b'\n').count(), 4);
+            let seen = entries_seen(tmp.path());
+            // One 64 KiB getdents64 batch holds about a thousand of these records.
+            assert!(
+                seen < (FILES / 4) as u64,
+                "{seen} of {FILES} entries visited"
+            );
+        }
+    }
+
+    /// A closed output (`pfind | head -1`) also ends the listing of the directory
+    /// being read, at the first block that cannot be delivered.
+    #[test]
+    fn a_closed_output_stops_inside_a_big_directory() {
+        const FILES: usize = 30_000;
+        let tmp = big_flat_dir(FILES);
+        let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+        config.threads = 1;
+        let output = Output::to_writer(Box::new(ClosedPipe));
+        let reporter = Reporter::new();
+        crate::scheduler::run(&config, &output, &reporter);
+        assert!(!reporter.errored(), "a closed pipe is not an error");
+        // The first 256 KiB block (about 4,500 of these paths) fails; the listing
+        // ends within the next batch.
+        let seen = entries_seen(tmp.path());
+        assert!(
+            seen < (FILES / 3) as u64,
+            "{seen} of {FILES} entries visited"
+        );
+    }
+
+    /// A writer that collects everything into a shared buffer.
+    struct SharedSink(std::sync::Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for SharedSink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A writer whose reader has gone away.
+    struct ClosedPipe;
+
+    impl std::io::Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
 
     pub(super) fn after_open(path: &[u8]) {
         let target = REMOVE_AFTER_OPEN.lock().unwrap();
