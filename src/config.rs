@@ -7,6 +7,7 @@
 
 use crate::dirent::EntryKind;
 use crate::filter::Filter;
+use crate::record::Format;
 use std::ffi::OsString;
 
 /// Initial capacity of a worker's output buffer. Small on purpose: workers that find
@@ -50,7 +51,12 @@ pub fn default_spare_threads(threads: usize) -> usize {
 }
 
 /// What the walk reports for each match.
+///
+/// `repr(u8)` keeps the variant in a tag byte of its own. Without it, Rust stores the
+/// variant in the spare values of `Formatted`'s booleans, and reading it back costs
+/// the walker's inline path six more instructions per file (callgrind, `medium`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum OutputMode {
     /// One path per match, each followed by the terminator byte.
     Paths { terminator: u8 },
@@ -61,12 +67,35 @@ pub enum OutputMode {
     Count,
     /// `-s`: only the number of matches and their total size, printed once at the end.
     SizeSum,
+    /// `-q`: nothing at all; the walk stops at the first match (`max_results` is 1)
+    /// and the exit status says whether there was one.
+    Quiet,
+    /// Records the walker does not write inline (`--format`, `--json`, `--sort`,
+    /// colours, hyperlinks): `Config::format` says how, and each match goes out of
+    /// line to a [`crate::record::Records`]. The flags say which matches that needs a
+    /// `stat` for; [`Format::resolve`] sets them.
+    Formatted { stat_files: bool, stat_others: bool },
 }
 
 impl OutputMode {
-    /// True when every match's size is needed, so each match is `stat`ed.
-    pub fn needs_size(self) -> bool {
-        matches!(self, OutputMode::Long { .. } | OutputMode::SizeSum)
+    /// True when printing a match of `kind` needs its `stat` (its size, times, mode
+    /// or owner). This is the only question the walk asks of the output; filters add
+    /// their own needs to it.
+    pub fn needs_stat(self, kind: EntryKind) -> bool {
+        match self {
+            OutputMode::Long { .. } | OutputMode::SizeSum => true,
+            OutputMode::Formatted {
+                stat_files,
+                stat_others,
+            } => {
+                if kind == EntryKind::File {
+                    stat_files
+                } else {
+                    stat_others
+                }
+            }
+            OutputMode::Paths { .. } | OutputMode::Count | OutputMode::Quiet => false,
+        }
     }
 }
 
@@ -91,6 +120,10 @@ pub struct Config {
     /// (`-a`).
     pub absolute: bool,
     pub output: OutputMode,
+    /// How records are printed when `output` is [`OutputMode::Formatted`]; set both
+    /// from [`Format::resolve`]. With `--sort`, the walk keeps the matches and
+    /// [`crate::output::Output::finish`] prints them after [`crate::run`].
+    pub format: Option<Format>,
     /// Number of worker threads, at least 1.
     pub threads: usize,
     /// Workers that may be started on top of `threads` when directory reads are found
@@ -128,6 +161,7 @@ impl Config {
             max_results: None,
             absolute: false,
             output: OutputMode::Paths { terminator: b'\n' },
+            format: None,
             threads,
             spare_threads: default_spare_threads(threads),
             flush_per_directory: false,
@@ -136,11 +170,25 @@ impl Config {
         }
     }
 
+    /// The `--max-results` bound the walk itself enforces: none when sorting, where
+    /// the bound applies to the sorted order instead (see `Output::finish`).
+    pub fn walk_limit(&self) -> Option<u64> {
+        match self.sort_order() {
+            Some(_) => None,
+            None => self.max_results,
+        }
+    }
+
+    /// `--sort`: the order matches are printed in, after the walk.
+    pub fn sort_order(&self) -> Option<crate::sort::SortOrder> {
+        self.format.as_ref().and_then(|format| format.sort)
+    }
+
     /// True when an entry of `kind` that passed the name filters must be `stat`ed:
     /// because a predicate reads the `stat`, or because the output prints from it.
     /// The one place that answers this, for the walker and for roots alike.
     pub fn needs_stat(&self, kind: EntryKind) -> bool {
-        self.output.needs_size() || self.filter.needs_stat(kind)
+        self.output.needs_stat(kind) || self.filter.needs_stat(kind)
     }
 }
 

@@ -73,7 +73,7 @@ pub fn run_with_reader(
     } else {
         None
     };
-    let limit = config.max_results.map(MatchLimit::new);
+    let limit = config.walk_limit().map(MatchLimit::new);
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
     for root in &config.roots {
