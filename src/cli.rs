@@ -252,7 +252,7 @@ pub struct Cli {
     #[arg(
         long = "format",
         value_name = "TEMPLATE",
-        value_parser = Template::parse,
+        value_parser = text(Template::parse),
         conflicts_with_all = ["long", "count", "sum_size"],
         help_heading = "Output"
     )]
@@ -823,6 +823,9 @@ mod tests {
             ("--min-depth", "--min-depth"),
             ("--max-results", "--max-results"),
             ("-j", "--threads"),
+            ("--format", "--format"),
+            ("--changed-within", "--changed-within"),
+            ("--owner", "--owner"),
         ] {
             let err = parse_os(&[option.as_bytes(), b"1\xff"]).unwrap_err();
             assert_eq!(err.exit_code(), 2);
