@@ -12,12 +12,12 @@
 use crate::color::Palette;
 use crate::config::{Config, OutputMode, MAX_THREADS};
 use crate::filter::glob::Glob;
-use crate::filter::normalize_extension;
 use crate::filter::owner::OwnerFilter;
 use crate::filter::path::PathGlob;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
+use crate::filter::{normalize_extension, Extensions};
 use crate::hyperlink::Hyperlinks;
 use crate::record::{Format, Shape};
 use crate::sort::{SortKey, SortOrder};
@@ -438,7 +438,7 @@ impl Cli {
         extensions.sort();
         extensions.dedup();
         let filter = &mut config.filter;
-        filter.extensions = extensions;
+        filter.extensions = Extensions::new(extensions);
         filter.types = TypeFilter::from_kinds(&kinds);
         // Each pattern was compiled once by `parse_pattern`, which refused what is
         // wrong with it; `-i` changes how it matches, never whether it compiles.
