@@ -86,7 +86,7 @@ pub fn run_with_reader(
         match classify_root(root, config.follow) {
             // Depth 0 is the root itself, never printed: nothing to list.
             Ok((EntryKind::Dir, _)) if config.max_depth == 0 => {}
-            Ok((EntryKind::Dir, _)) => root_dirs.push(DirJob::root(&printed)),
+            Ok((EntryKind::Dir, stat)) => root_dirs.push(DirJob::root(&printed).identified(&stat)),
             Ok((kind @ (EntryKind::File | EntryKind::Symlink), stat)) => {
                 let name = Path::new(std::ffi::OsStr::from_bytes(root))
                     .file_name()

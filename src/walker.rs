@@ -9,8 +9,8 @@
 //! (its path, which must outlive this directory).
 
 use crate::config::{Config, OutputMode, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
-use crate::descriptors::Anchor;
-use crate::dirent::{fstat, lstat_at, open_dir_at, stat_at, DirReader, EntryKind, RawEntry};
+use crate::descriptors::{open_dir, Anchor, Root};
+use crate::dirent::{fstat, lstat_at, stat_at, DirReader, EntryKind, RawEntry};
 use crate::output::{push_size_column, Delivery, MatchLimit, Output, Reservation};
 use crate::process::name_matches_extension;
 use crate::queue::{Pool, WorkerSlot};
@@ -30,9 +30,11 @@ pub struct DirJob {
     /// Length of the directory's own path at the start of `prefix` (for opening it and
     /// for error messages); for a root this is the root exactly as typed.
     path_len: usize,
-    /// The nearest open ancestor to open this directory relative to; `None` opens it by
-    /// its path from the working directory.
+    /// The nearest open ancestor to open this directory relative to; `None` opens it
+    /// from its root (see `descriptors`).
     anchor: Option<Arc<Anchor>>,
+    /// The root it was reached from, for when no anchor is left.
+    root: Root,
     /// 0 for a root; the directory's entries are at `depth + 1`.
     depth: usize,
     /// `-t e`: the directory itself matches if it turns out to have no entries, which
@@ -90,6 +92,7 @@ impl DirJob {
             prefix,
             path_len: root.len(),
             anchor: None,
+            root: Root::new(root.len()),
             depth: 0,
             print_if_empty: false,
             parent_id: None,
@@ -107,6 +110,7 @@ impl DirJob {
             prefix,
             path_len,
             anchor: None,
+            root: self.root,
             depth: self.depth + 1,
             print_if_empty: false,
             parent_id: None,
@@ -127,17 +131,22 @@ impl DirJob {
         }
     }
 
-    /// Opens the directory. Unless `follow`, a directory replaced by a symbolic link
-    /// since its parent was listed is refused rather than followed.
+    /// The root job, known to be the directory `stat` describes (when the walk
+    /// started), so that reopening it later can check it still is.
+    pub fn identified(mut self, stat: &libc::stat) -> DirJob {
+        self.root = self.root.identified(stat);
+        self
+    }
+
+    /// Opens the directory. Unless `follow`, no symbolic link below the root is
+    /// followed, even one that replaced a directory since its parent was listed.
     fn open(&self, follow: bool) -> io::Result<OwnedFd> {
-        match &self.anchor {
-            Some(anchor) => open_dir_at(
-                Some(anchor.fd()),
-                &self.prefix[anchor.prefix_len()..self.path_len],
-                !follow,
-            ),
-            None => open_dir_at(None, self.display_path(), false),
-        }
+        open_dir(
+            &self.prefix[..self.path_len],
+            self.anchor.as_deref(),
+            &self.root,
+            follow,
+        )
     }
 }
 

@@ -116,6 +116,13 @@ fn output_within(mut command: Command, limit: Duration) -> Output {
     }
 }
 
+/// Asserts a run printed exactly `expected`, said nothing on stderr and exited 0.
+fn assert_complete(context: &str, out: &Output, terminator: u8, expected: &[Vec<u8>]) {
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{context}");
+    assert_eq!(out.status.code(), Some(0), "{context}");
+    assert_same_records(context, &split_records(&out.stdout, terminator), expected);
+}
+
 fn run_ok(root: &Path, args: &[&OsStr]) -> Vec<Vec<u8>> {
     let out = output_within(pfind_command(root, args), Duration::from_secs(120));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
@@ -226,27 +233,9 @@ fn a_100k_directory_tree_under_ulimit_n_16_loses_nothing() {
     assert_eq!(expected.len(), 100_000);
     for threads in ["1", "2", "4", "16"] {
         let mut command = pfind_command(tmp.path(), &["-0", "-j", threads]);
-        // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
-        unsafe {
-            command.pre_exec(|| {
-                let limit = libc::rlimit {
-                    rlim_cur: 16,
-                    rlim_max: 16,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        with_nofile_limit(&mut command, 16);
         let out = output_within(command, Duration::from_secs(300));
-        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
-        assert_eq!(out.status.code(), Some(0), "-j {threads}");
-        assert_same_records(
-            &format!("ulimit -n 16, -j {threads}"),
-            &split_records(&out.stdout, 0),
-            &expected,
-        );
+        assert_complete(&format!("ulimit -n 16, -j {threads}"), &out, 0, &expected);
     }
 }
 
@@ -555,5 +544,240 @@ fn a_closed_pipe_stops_the_walk_instead_of_finishing_it() {
             "-j {threads}: {errors} of 300 directories walked after the pipe closed"
         );
         assert!(out.status.signal().is_none());
+    }
+}
+
+/// Sets `RLIMIT_NOFILE` to `limit` in the child before it runs pfind.
+fn with_nofile_limit(command: &mut Command, limit: libc::rlim_t) {
+    // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Issue 11, defect 1: with few descriptors, directories are opened by a path of
+/// several components (from a far anchor, or from the root when no anchor fits), and
+/// each of those components must be refused if it became a symbolic link. A swapper
+/// replaces `root/sN` with `sN -> ../outside` and back while pfind runs; under
+/// `ulimit -n 7` the old code printed files from `outside` in about 40% of runs,
+/// under 8 in about 1%.
+#[test]
+fn directories_swapped_for_links_mid_walk_never_lead_outside_the_tree() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, outside) = (tmp.path().join("root"), tmp.path().join("outside"));
+    const DIRS: usize = 40;
+    for n in 0..DIRS {
+        for sub in ["d", "d/e"] {
+            for f in 0..5 {
+                let file = root.join(format!("s{n}/{sub}/f{f}"));
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(file, b"").unwrap();
+            }
+        }
+    }
+    for sub in ["d", "d/e"] {
+        std::fs::create_dir_all(outside.join(sub)).unwrap();
+        for f in 0..5 {
+            std::fs::write(outside.join(format!("{sub}/ESCAPED{f}")), b"").unwrap();
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (root, aside, stop) = (root.clone(), tmp.path().join("aside"), stop.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                for n in 0..DIRS {
+                    let dir = root.join(format!("s{n}"));
+                    std::fs::rename(&dir, &aside).unwrap();
+                    std::os::unix::fs::symlink("../outside", &dir).unwrap();
+                    std::thread::sleep(Duration::from_micros(200));
+                    std::fs::remove_file(&dir).unwrap();
+                    std::fs::rename(&aside, &dir).unwrap();
+                    swaps += 1;
+                }
+            }
+            swaps
+        })
+    };
+    let mut runs = 0;
+    for limit in [7, 8] {
+        for threads in ["1", "2"] {
+            for _ in 0..25 {
+                let mut command = pfind_command(tmp.path(), &["root", "-j", threads]);
+                with_nofile_limit(&mut command, limit);
+                let out = output_within(command, Duration::from_secs(60));
+                assert!(out.status.signal().is_none(), "killed by a signal");
+                assert!(matches!(out.status.code(), Some(0 | 1)), "{:?}", out.status);
+                for line in split_records(&out.stdout, b'\n') {
+                    assert!(
+                        line.starts_with(b"root/s") && !line.windows(7).any(|w| w == b"ESCAPED"),
+                        "ulimit -n {limit}, -j {threads}: printed {:?} from outside the tree",
+                        String::from_utf8_lossy(&line)
+                    );
+                }
+                runs += 1;
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    assert!(
+        swaps > runs,
+        "the swapper ran ({swaps} swaps in {runs} runs)"
+    );
+}
+
+/// Builds `branching`^`depth` directories under `root` with `files` files in each
+/// leaf, and returns the files' paths relative to `root`.
+fn fan_out_tree(root: &Path, branching: usize, depth: usize, files: usize) -> Vec<Vec<u8>> {
+    fn grow(
+        dir: &Path,
+        printed: &str,
+        level: usize,
+        shape: (usize, usize, usize),
+        out: &mut Vec<Vec<u8>>,
+    ) {
+        let (branching, depth, files) = shape;
+        if level == depth {
+            for f in 0..files {
+                std::fs::write(dir.join(format!("f{f}")), b"").unwrap();
+                out.push(format!("{printed}f{f}").into_bytes());
+            }
+            return;
+        }
+        for b in 0..branching {
+            let name = format!("d{b}");
+            std::fs::create_dir(dir.join(&name)).unwrap();
+            grow(
+                &dir.join(&name),
+                &format!("{printed}{name}/"),
+                level + 1,
+                shape,
+                out,
+            );
+        }
+    }
+    let mut out = Vec::new();
+    grow(root, "", 0, (branching, depth, files), &mut out);
+    out
+}
+
+/// Issue 11, defect 2: descriptors the parent left open count against the limit.
+/// Under `ulimit -n 16` with 3 to 8 inherited from the shell, the old budget assumed
+/// 13 free where there were 7, and lost a third of this tree to "Too many open files".
+#[test]
+fn descriptors_inherited_from_the_shell_are_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let expected = fan_out_tree(tmp.path(), 4, 4, 6);
+    assert_eq!(expected.len(), 1536);
+    for threads in ["1", "2", "4", "16"] {
+        let mut command = Command::new("sh");
+        command
+            .current_dir(tmp.path())
+            .args([
+                "-c",
+                "exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null; \
+                 exec \"$0\" \"$@\"",
+                env!("CARGO_BIN_EXE_pfind"),
+                "-j",
+                threads,
+            ])
+            .stdin(Stdio::null());
+        with_nofile_limit(&mut command, 16);
+        let out = output_within(command, Duration::from_secs(60));
+        let context = format!("ulimit -n 16, 3-8 inherited, -j {threads}");
+        assert_complete(&context, &out, b'\n', &expected);
+    }
+}
+
+/// The descriptors of a running process, by number.
+fn open_descriptors(pid: u32) -> Vec<u64> {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// Issue 11, defect 2: when the budget turns out wrong anyway (here the limit is
+/// lowered with `prlimit` while pfind holds more descriptors than it will then be
+/// allowed), `EMFILE` makes pfind give up anchors and retry, never lose a directory.
+/// pfind is stopped mid-walk by a pipe nobody reads yet, so the limit is lowered
+/// while anchors are certainly open.
+#[test]
+fn a_limit_lowered_mid_walk_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let long = "n".repeat(100);
+    let mut expected = Vec::new();
+    for top in 0..20 {
+        for sub in 0..20 {
+            for f in 0..20 {
+                let path = format!("t{top:02}/s{sub:02}/{long}{f:02}");
+                expected.push(path.clone().into_bytes());
+                let path = tmp.path().join(path);
+                if f == 0 {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                }
+                std::fs::write(path, b"").unwrap();
+            }
+        }
+    }
+    for threads in [1u64, 2] {
+        let mut child = pfind_command(tmp.path(), &["-j", &threads.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        // Wait until pfind has started writing: it is walking, and will block on
+        // the full pipe with its directories open.
+        let mut poll = libc::pollfd {
+            fd: std::os::fd::AsRawFd::as_raw_fd(&stdout),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        assert_eq!(unsafe { libc::poll(&mut poll, 1, 60_000) }, 1);
+        std::thread::sleep(Duration::from_millis(100));
+        // Its workers need two each besides stdio; anything above is anchors.
+        let lowered = 3 + 2 * threads;
+        let held = open_descriptors(child.id());
+        assert!(
+            held.iter().any(|&fd| fd >= lowered),
+            "-j {threads}: pfind holds {held:?}, nothing above the new limit {lowered}"
+        );
+        let limit = libc::rlimit {
+            rlim_cur: lowered,
+            rlim_max: lowered,
+        };
+        // SAFETY: a valid rlimit for a child we own.
+        let rc = unsafe {
+            libc::prlimit(
+                child.id() as libc::pid_t,
+                libc::RLIMIT_NOFILE,
+                &limit,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(rc, 0, "prlimit");
+        let mut bytes = Vec::new();
+        stdout.read_to_end(&mut bytes).unwrap();
+        let out = Output {
+            stdout: bytes,
+            ..child.wait_with_output().unwrap()
+        };
+        let context = format!("limit lowered to {lowered} mid-walk, -j {threads}");
+        assert_complete(&context, &out, b'\n', &expected);
     }
 }
