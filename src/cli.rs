@@ -5,8 +5,10 @@
 //! name, the value and what is allowed, and exits with status 2.
 
 use crate::config::{Config, OutputMode, MAX_THREADS};
-use crate::process::{parse_size, Glob, SizeFilter};
-use crate::types::{families_help, parse_type, TypeArg, TypeFilter};
+use crate::filter::glob::Glob;
+use crate::filter::normalize_extension;
+use crate::filter::size::{parse_size, SizeFilter};
+use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
 use clap::Parser;
 use std::ffi::OsString;
 use std::io::IsTerminal;
@@ -209,33 +211,31 @@ impl Cli {
         let mut extensions: Vec<Box<[u8]>> = self
             .extensions
             .iter()
-            .map(|ext| Config::normalize_extension(ext))
+            .map(|ext| normalize_extension(ext))
             .collect();
         for arg in self.types {
             match arg {
                 TypeArg::Kind(kind) => kinds.push(kind),
                 // A family is only more extensions: the same matcher as -e.
-                TypeArg::Family(family) => extensions.extend(
-                    family
-                        .extensions
-                        .iter()
-                        .map(|ext| Config::normalize_extension(ext)),
-                ),
+                TypeArg::Family(family) => {
+                    extensions.extend(family.extensions.iter().map(|ext| normalize_extension(ext)))
+                }
             }
         }
         extensions.sort();
         extensions.dedup();
-        config.extensions = extensions;
-        config.types = TypeFilter::from_kinds(&kinds);
-        config.name_glob = self.name.map(|glob| Glob::new(glob.as_bytes()));
-        config.exclude_globs = self
+        let filter = &mut config.filter;
+        filter.extensions = extensions;
+        filter.types = TypeFilter::from_kinds(&kinds);
+        filter.name_glob = self.name.map(|glob| Glob::new(glob.as_bytes()));
+        filter.exclude_globs = self
             .exclude
             .iter()
             .map(|glob| Glob::new(glob.as_bytes()))
             .collect();
-        config.size_filters = [self.size, self.min_size, self.max_size].concat();
-        config.min_depth = self.min_depth.unwrap_or(0);
-        config.max_depth = self.max_depth.unwrap_or(usize::MAX);
+        filter.size_filters = [self.size, self.min_size, self.max_size].concat();
+        filter.min_depth = self.min_depth.unwrap_or(0);
+        filter.max_depth = self.max_depth.unwrap_or(usize::MAX);
         config.follow = self.follow;
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;
@@ -330,7 +330,7 @@ mod tests {
     #[test]
     fn extensions_accept_lists_dots_and_case() {
         let config = parse(&["-e", "JPG,.png", "--extension", "tar.gz"]).unwrap();
-        let exts: Vec<&[u8]> = config.extensions.iter().map(|e| &**e).collect();
+        let exts: Vec<&[u8]> = config.filter.extensions.iter().map(|e| &**e).collect();
         assert_eq!(exts, [&b"jpg"[..], b"png", b"tar.gz"]);
     }
 
@@ -354,18 +354,18 @@ mod tests {
 
     #[test]
     fn new_options_resolve() {
-        use crate::types::{Kind, TypeFilter};
+        use crate::filter::types::{Kind, TypeFilter};
         let config = parse(&["-t", "d", "-t", "e", "-t", "checkpoints", "-e", "PT"]).unwrap();
         assert_eq!(
-            config.types,
+            config.filter.types,
             TypeFilter::from_kinds(&[Kind::Dir, Kind::Empty])
         );
-        let exts: Vec<&[u8]> = config.extensions.iter().map(|e| &**e).collect();
+        let exts: Vec<&[u8]> = config.filter.extensions.iter().map(|e| &**e).collect();
         assert_eq!(exts, [&b"ckpt"[..], b"pt", b"pth", b"safetensors"]); // deduplicated
-        assert_eq!(parse(&[]).unwrap().types, TypeFilter::default());
+        assert_eq!(parse(&[]).unwrap().filter.types, TypeFilter::default());
         let config = parse(&["--min-size", "1k", "--max-size", "2mi", "-S", "+5"]).unwrap();
         assert_eq!(
-            config.size_filters,
+            config.filter.size_filters,
             [
                 SizeFilter::AtLeast(5),
                 SizeFilter::AtLeast(1000),
@@ -373,9 +373,9 @@ mod tests {
             ]
         );
         let config = parse(&["-d", "3", "--min-depth", "2", "-L", "-x", "-a"]).unwrap();
-        assert_eq!((config.max_depth, config.min_depth), (3, 2));
+        assert_eq!((config.filter.max_depth, config.filter.min_depth), (3, 2));
         assert!(config.follow && config.one_file_system && config.absolute);
-        assert_eq!(parse(&[]).unwrap().max_depth, usize::MAX);
+        assert_eq!(parse(&[]).unwrap().filter.max_depth, usize::MAX);
         assert_eq!(parse(&["-1"]).unwrap().max_results, Some(1));
         assert_eq!(parse(&["--max-results", "9"]).unwrap().max_results, Some(9));
         assert_eq!(parse(&[]).unwrap().max_results, None);
@@ -408,7 +408,7 @@ mod tests {
     #[test]
     fn negative_size_is_a_value_not_a_flag() {
         let config = parse(&["-S", "-1k", "dir"]).unwrap();
-        assert_eq!(config.size_filters, [SizeFilter::AtMost(1000)]);
+        assert_eq!(config.filter.size_filters, [SizeFilter::AtMost(1000)]);
         assert_eq!(config.roots, [OsString::from("dir")]);
     }
 

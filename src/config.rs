@@ -2,11 +2,11 @@
 //!
 //! `cli.rs` turns command-line arguments into a [`Config`]; from then on nothing else
 //! looks at clap types. Workers borrow the `Config` for the whole walk, so every field
-//! is already in the form the hot path wants (lowercased extension bytes, parsed sizes,
-//! a concrete thread count).
+//! is already in the form the hot path wants (the predicates resolved into a
+//! [`Filter`], a concrete thread count).
 
-use crate::process::{Glob, SizeFilter};
-use crate::types::TypeFilter;
+use crate::dirent::EntryKind;
+use crate::filter::Filter;
 use std::ffi::OsString;
 
 /// Initial capacity of a worker's output buffer. Small on purpose: workers that find
@@ -67,23 +67,9 @@ pub struct Config {
     /// True when no root was given and the walk starts at `.`: paths are then printed
     /// without the `./` prefix, as fd does.
     pub implicit_root: bool,
-    /// Lowercase extensions without a leading dot; empty means any extension.
-    pub extensions: Vec<Box<[u8]>>,
-    /// Glob the basename must match (`-n`).
-    pub name_glob: Option<Glob>,
-    /// Globs whose matches (files and whole directories) are skipped (`-E`).
-    pub exclude_globs: Vec<Glob>,
-    /// Size constraints, all of which must hold (`-S`). Only regular files have a
-    /// size in this sense: with a size filter, directories and links never match.
-    pub size_filters: Vec<SizeFilter>,
-    /// Which kinds of entries may match (`-t`); regular files by default.
-    pub types: TypeFilter,
-    /// Entries shallower than this are not printed (`--min-depth`); a root's children
-    /// are at depth 1, the root itself at 0.
-    pub min_depth: usize,
-    /// Entries deeper than this are not printed, and directories whose entries would
-    /// all be deeper are not opened (`-d`). `usize::MAX` when not limited.
-    pub max_depth: usize,
+    /// What an entry must satisfy to be printed (`-e`, `-n`, `-E`, `-t`, `-S`, the
+    /// depth bounds).
+    pub filter: Filter,
     /// Follow symbolic links, inside the tree and as roots (`-L`).
     pub follow: bool,
     /// Do not list directories on another device than their root (`-x`).
@@ -117,13 +103,7 @@ impl Config {
         Config {
             roots,
             implicit_root,
-            extensions: Vec::new(),
-            name_glob: None,
-            exclude_globs: Vec::new(),
-            size_filters: Vec::new(),
-            types: TypeFilter::default(),
-            min_depth: 0,
-            max_depth: usize::MAX,
+            filter: Filter::default(),
             follow: false,
             one_file_system: false,
             max_results: None,
@@ -135,32 +115,11 @@ impl Config {
         }
     }
 
-    /// True when the file name must be looked at to decide a match. When false, and no
-    /// directory can be excluded either, the walker decides on `d_type` alone.
-    pub fn has_name_filter(&self) -> bool {
-        !self.extensions.is_empty() || self.name_glob.is_some()
-    }
-
-    /// True when directories can match at all: `-t d`, and no `-S` (only a regular
-    /// file has a size that -S tests, as in fd).
-    pub fn dirs_may_match(&self) -> bool {
-        self.types.dirs && self.size_filters.is_empty()
-    }
-
-    /// True when symbolic links can match at all: `-t l`, no `-S`, and no `-t e` (a
-    /// link is never empty, as in fd).
-    pub fn links_may_match(&self) -> bool {
-        self.types.symlinks && self.size_filters.is_empty() && !self.types.empty_only
-    }
-
-    /// Normalises one `-e` value: drops a leading dot and lowercases it once, here,
-    /// so the per-entry comparison never allocates.
-    pub fn normalize_extension(ext: &str) -> Box<[u8]> {
-        ext.strip_prefix('.')
-            .unwrap_or(ext)
-            .to_ascii_lowercase()
-            .into_bytes()
-            .into_boxed_slice()
+    /// True when an entry of `kind` that passed the name filters must be `stat`ed:
+    /// because a predicate reads the `stat`, or because the output prints from it.
+    /// The one place that answers this, for the walker and for roots alike.
+    pub fn needs_stat(&self, kind: EntryKind) -> bool {
+        self.output.needs_size() || self.filter.needs_stat(kind)
     }
 }
 
@@ -169,10 +128,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn extensions_are_normalised_once() {
-        assert_eq!(&*Config::normalize_extension("JPG"), b"jpg");
-        assert_eq!(&*Config::normalize_extension(".Png"), b"png");
-        assert_eq!(&*Config::normalize_extension("tar.GZ"), b"tar.gz");
+    fn stat_is_needed_by_filters_and_by_sizes_in_the_output() {
+        let mut config = Config::new(vec![]);
+        assert!(!config.needs_stat(EntryKind::File));
+        config.output = OutputMode::Long { terminator: b'\n' };
+        assert!(config.needs_stat(EntryKind::File) && config.needs_stat(EntryKind::Symlink));
+        config.output = OutputMode::Count;
+        config.filter.size_filters = vec![crate::filter::size::SizeFilter::AtLeast(1)];
+        assert!(config.needs_stat(EntryKind::File) && !config.needs_stat(EntryKind::Dir));
     }
 
     #[test]

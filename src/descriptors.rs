@@ -400,8 +400,9 @@ fn count_listed_below(listing: &[u8], limit: u64) -> Option<usize> {
     let mut reader = DirReader::new(ReaderKind::native(), 4096);
     let mut count = 0;
     let mut numbers = 0;
+    let never = std::sync::atomic::AtomicBool::new(false);
     reader
-        .read(own, |entry| {
+        .read(own, &never, |entry| {
             let Some(fd) = std::str::from_utf8(entry.name())
                 .ok()
                 .and_then(|name| name.parse::<u64>().ok())

@@ -21,6 +21,7 @@
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// What a directory entry is, as far as the walk cares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -436,11 +437,21 @@ impl DirReader {
     /// Calls `each` for every entry of the open directory `dir`, `.` and `..` included.
     /// Entries delivered before an error are not taken back: the caller acts on them and
     /// then reports the error.
-    pub fn read(&mut self, dir: RawFd, each: impl FnMut(RawEntry<'_>)) -> io::Result<()> {
+    ///
+    /// Once `stop` is set the listing ends early, without an error, at the next batch
+    /// of entries: a walk that is over (enough matches, a closed pipe) must not first
+    /// finish a directory of a million entries. One relaxed load per `getdents64`
+    /// call costs nothing next to the call.
+    pub fn read(
+        &mut self,
+        dir: RawFd,
+        stop: &AtomicBool,
+        each: impl FnMut(RawEntry<'_>),
+    ) -> io::Result<()> {
         match self.kind {
             #[cfg(target_os = "linux")]
-            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, each),
-            ReaderKind::Readdir => read_readdir(dir, each),
+            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each),
+            ReaderKind::Readdir => read_readdir(dir, stop, each),
         }
     }
 }
@@ -457,9 +468,13 @@ mod record {
 fn read_getdents(
     dir: RawFd,
     buffer: &mut [u8],
+    stop: &AtomicBool,
     mut each: impl FnMut(RawEntry<'_>),
 ) -> io::Result<()> {
     loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
         // SAFETY: the kernel writes at most `buffer.len()` bytes into `buffer`, which we
         // own mutably for the duration of the call.
         let filled =
@@ -497,7 +512,11 @@ fn read_getdents(
     }
 }
 
-fn read_readdir(dir: RawFd, mut each: impl FnMut(RawEntry<'_>)) -> io::Result<()> {
+fn read_readdir(
+    dir: RawFd,
+    stop: &AtomicBool,
+    mut each: impl FnMut(RawEntry<'_>),
+) -> io::Result<()> {
     // `fdopendir` takes ownership of the descriptor it is given and `closedir` closes
     // it, but the caller keeps using `dir` afterwards (to open children relative to
     // it), so hand `fdopendir` a duplicate.
@@ -515,6 +534,11 @@ fn read_readdir(dir: RawFd, mut each: impl FnMut(RawEntry<'_>)) -> io::Result<()
         return Err(err);
     }
     let result = loop {
+        // `readdir` hands out one entry per call from its own buffer, so this test is
+        // per entry; it is one relaxed load.
+        if stop.load(Ordering::Relaxed) {
+            break Ok(());
+        }
         set_errno(0);
         // SAFETY: `stream` is a valid open DIR* until the closedir below.
         let entry = unsafe { libc::readdir(stream) };
@@ -590,7 +614,7 @@ pub(crate) mod tests {
         let mut reader = DirReader::new(kind, buffer);
         let mut seen = BTreeMap::new();
         reader
-            .read(fd.as_raw_fd(), |entry| {
+            .read(fd.as_raw_fd(), &AtomicBool::new(false), |entry| {
                 let name = entry.name().to_vec();
                 assert_eq!(entry.name_cstr().to_bytes(), &name[..]);
                 assert_eq!(entry.is_dot_or_dotdot(), name == b"." || name == b"..");
@@ -639,6 +663,38 @@ pub(crate) mod tests {
         }
     }
 
+    /// The early stop of `--max-results` and a closed pipe: once the flag is raised, a
+    /// big directory is not read to its end.
+    #[test]
+    fn a_raised_stop_flag_ends_the_listing_at_the_next_batch() {
+        let tmp = tempfile::tempdir().unwrap();
+        for i in 0..5000 {
+            std::fs::write(tmp.path().join(format!("f{i:05}")), b"").unwrap();
+        }
+        let fd = open_dir_at(None, tmp.path().as_os_str().as_bytes(), false).unwrap();
+        for kind in all_readers() {
+            // Raised before the listing: nothing at all is read.
+            let mut reader = DirReader::new(kind, 4096);
+            let mut seen = 0;
+            let raised = AtomicBool::new(true);
+            reader.read(fd.as_raw_fd(), &raised, |_| seen += 1).unwrap();
+            assert_eq!(seen, 0, "{kind:?}");
+            // Raised by the first entry: at most the rest of that batch follows.
+            // SAFETY: rewinding an open directory descriptor has no memory effects.
+            assert_eq!(unsafe { libc::lseek(fd.as_raw_fd(), 0, libc::SEEK_SET) }, 0);
+            let stop = AtomicBool::new(false);
+            let mut seen = 0;
+            reader
+                .read(fd.as_raw_fd(), &stop, |_| {
+                    seen += 1;
+                    stop.store(true, Ordering::Relaxed);
+                })
+                .unwrap();
+            // A 4 KiB buffer holds about 150 of these records.
+            assert!((1..=200).contains(&seen), "{kind:?}: {seen} entries");
+        }
+    }
+
     #[test]
     fn listing_a_directory_removed_after_open_fails_with_enoent() {
         let tmp = tempfile::tempdir().unwrap();
@@ -649,7 +705,7 @@ pub(crate) mod tests {
         for kind in all_readers() {
             let mut reader = DirReader::new(kind, 4096);
             let mut entries = 0;
-            let result = reader.read(fd.as_raw_fd(), |_| entries += 1);
+            let result = reader.read(fd.as_raw_fd(), &AtomicBool::new(false), |_| entries += 1);
             assert_eq!(entries, 0);
             match kind {
                 #[cfg(target_os = "linux")]

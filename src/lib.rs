@@ -9,24 +9,26 @@
 //! * [`queue`] is the Chase-Lev work-stealing pool: per-worker LIFO deques, stealing,
 //!   parking idle workers, and detecting the end of the walk.
 //! * [`walker`] lists one directory at a time through [`dirent`] (the OS layer:
-//!   `getdents64` on Linux, `readdir` elsewhere), applies the [`process`] matchers to
-//!   each name, and queues subdirectories; [`descriptors`] bounds the directory
-//!   descriptors it keeps open for opening children relative to their parent.
+//!   `getdents64` on Linux, `readdir` elsewhere), tests each entry, and each root given
+//!   as a file, against the [`filter`], and queues subdirectories; [`descriptors`]
+//!   bounds the directory descriptors it keeps open for opening children relative to
+//!   their parent.
+//! * [`filter`] says what "matches" means: names, extensions, globs, `-t` kinds and
+//!   families, sizes, depth; and which of them need a `stat`.
 //! * Matches go to the shared [`output::Output`] in large blocks; problems go to the
 //!   [`report::Reporter`], which also decides the exit status.
-//! * [`types`] holds what `-t` accepts: entry kinds and the named extension families.
 
 pub mod cli;
 pub mod config;
 pub mod descriptors;
 pub mod dirent;
+pub mod filter;
 pub mod output;
-pub mod process;
 pub mod queue;
 pub mod report;
 pub mod scheduler;
-pub mod types;
 pub mod walker;
 
 pub use config::Config;
-pub use scheduler::{run, Summary};
+pub use scheduler::run;
+pub use walker::Summary;

@@ -170,6 +170,12 @@ impl<T> Pool<T> {
         self.quit.load(Ordering::Relaxed)
     }
 
+    /// The flag behind [`Self::is_stopped`], for code that must notice the end of the
+    /// walk without knowing about pools (the directory reader ends a listing early).
+    pub fn stop_flag(&self) -> &AtomicBool {
+        &self.quit
+    }
+
     /// The next directory for `slot`'s worker, or `None` when the walk is over.
     /// `before_park` runs before the worker goes to sleep (the walker flushes its
     /// output there, so a reader sees results while the walk waits on others).

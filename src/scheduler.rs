@@ -6,35 +6,19 @@
 //! as typed if it matches); a symbolic link is not followed unless `-L` is given (write
 //! `link/` to walk the directory it points to) and is a candidate for `-t l`; a root
 //! that does not exist, or is a FIFO, socket or device, is reported as an error and the
-//! other roots are still walked.
+//! other roots are still walked. Roots that are candidates are handed to the first
+//! worker, which tests them with the same code as any entry.
 
 use crate::config::Config;
 use crate::descriptors;
 use crate::dirent::{stat_at, DirReader, EntryKind, ReaderKind};
-use crate::output::{MatchLimit, Output, Reservation};
+use crate::output::{MatchLimit, Output};
 use crate::queue::Pool;
 use crate::report::Reporter;
-use crate::walker::{name_passes, needs_stat, push_record, stat_passes, DirJob, Walker};
+use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
-use std::path::Path;
-
-/// What a walk found: the whole walk's, or one worker's share of it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Summary {
-    /// Number of entries that matched (and, in path mode, were printed).
-    pub matches: u64,
-    /// Their total size in bytes, when the output mode needs sizes (`-l`, `-s`).
-    pub bytes: u64,
-}
-
-impl Summary {
-    fn add(&mut self, other: Summary) {
-        self.matches += other.matches;
-        self.bytes += other.bytes;
-    }
-}
 
 /// Walks every root in `config` and sends matches to `output`. Problems along the way
 /// are reported through `reporter`; the walk itself only stops early if the output
@@ -47,9 +31,23 @@ pub fn run(config: &Config, output: &Output, reporter: &Reporter) -> Summary {
 /// not followed (or dangling under `-L`).
 struct RootEntry {
     printed: Vec<u8>,
-    name: Vec<u8>,
     kind: EntryKind,
     stat: libc::stat,
+}
+
+impl RootEntry {
+    /// The printed path split before its last component: the directory part (empty
+    /// or ending in `/`) and the name the name filters test. A root that is not a
+    /// directory never ends in `/` (the kernel refuses `file/`), so the last component
+    /// is its basename.
+    fn dir_and_name(&self) -> (&[u8], &[u8]) {
+        let cut = self
+            .printed
+            .iter()
+            .rposition(|&b| b == b'/')
+            .map_or(0, |slash| slash + 1);
+        self.printed.split_at(cut)
+    }
 }
 
 /// [`run`] with a chosen directory reader, so tests can check that the portable
@@ -84,17 +82,13 @@ pub fn run_with_reader(
             None => root.to_vec(),
         };
         match classify_root(root, config.follow) {
-            // Depth 0 is the root itself, never printed: nothing to list.
-            Ok((EntryKind::Dir, _)) if config.max_depth == 0 => {}
+            // Depth 0 is the root itself, never printed: list it only if its entries
+            // may be printed.
+            Ok((EntryKind::Dir, _)) if !config.filter.scope(0).descend => {}
             Ok((EntryKind::Dir, stat)) => root_dirs.push(DirJob::root(&printed).identified(&stat)),
             Ok((kind @ (EntryKind::File | EntryKind::Symlink), stat)) => {
-                let name = Path::new(std::ffi::OsStr::from_bytes(root))
-                    .file_name()
-                    .map_or(root, |name| name.as_bytes())
-                    .to_vec();
                 root_entries.push(RootEntry {
                     printed,
-                    name,
                     kind,
                     stat,
                 });
@@ -105,21 +99,13 @@ pub fn run_with_reader(
             Err(err) => reporter.path_error(root, &err),
         }
     }
-    summary.add(match_root_entries(
-        config,
-        output,
-        reporter,
-        limit.as_ref(),
-        &root_entries,
-    ));
-    let limit_reached = limit.as_ref().is_some_and(MatchLimit::is_reached);
-    if root_dirs.is_empty() || output.is_closed() || limit_reached {
-        return summary;
-    }
-
-    let threads = descriptors::configure(config.threads);
+    // Without a directory to walk, there is no budget to set nor peer to start.
+    let threads = if root_dirs.is_empty() {
+        1
+    } else {
+        descriptors::configure(config.threads)
+    };
     let (pool, mut slots) = Pool::new(threads);
-    pool.push_dirs(&slots[0], root_dirs.into_iter());
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, crate::config::DIRENT_BUFFER_SIZE);
         Walker::new(config, &pool, output, reporter, reader, limit.as_ref())
@@ -129,6 +115,17 @@ pub fn run_with_reader(
     // thread costs about as much as listing a small directory.
     let first_slot = slots.remove(0);
     let mut first = make_walker(reader);
+    // Roots that are files come first, and are delivered at once: if that fills
+    // `--max-results` or finds the output closed, the pool is stopped and no
+    // directory is listed.
+    for root in &root_entries {
+        let (dir, name) = root.dir_and_name();
+        first.visit_root(dir, name, root.kind, &root.stat);
+    }
+    first.flush();
+    if !pool.is_stopped() {
+        pool.push_dirs(&first_slot, root_dirs.into_iter());
+    }
     if threads == 1 || !first.run_until_shareable(&first_slot) {
         summary.add(first.run(&first_slot));
         return summary;
@@ -169,46 +166,6 @@ fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat
         result => result?,
     };
     Ok((EntryKind::from_mode(stat.st_mode), stat))
-}
-
-/// Roots that are files or links: each is a candidate under its own basename, at
-/// depth 0 (so `--min-depth 1` leaves them out).
-fn match_root_entries(
-    config: &Config,
-    output: &Output,
-    reporter: &Reporter,
-    limit: Option<&MatchLimit>,
-    roots: &[RootEntry],
-) -> Summary {
-    let mut found = Summary::default();
-    if config.min_depth > 0 {
-        return found;
-    }
-    let mut buffer = Vec::new();
-    for root in roots {
-        let wanted = match root.kind {
-            EntryKind::File => config.types.files,
-            EntryKind::Symlink => config.links_may_match(),
-            _ => false,
-        };
-        if !wanted || !name_passes(config, &root.name) {
-            continue;
-        }
-        if needs_stat(config, root.kind) && !stat_passes(config, root.kind, &root.stat) {
-            continue;
-        }
-        if limit.is_some_and(|limit| limit.reserve() == Reservation::Refused) {
-            break;
-        }
-        let size = root.stat.st_size as u64;
-        found.matches += 1;
-        found.bytes += size;
-        push_record(&mut buffer, config.output, [&root.printed, b""], size);
-    }
-    if !buffer.is_empty() {
-        output.deliver(&buffer, reporter);
-    }
-    found
 }
 
 /// `-a`: `path` as an absolute path, joined with the working directory `cwd` when

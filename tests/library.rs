@@ -104,15 +104,15 @@ fn oracle_kinds(root: &std::path::Path) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
 
 #[test]
 fn kinds_and_emptiness_agree_with_the_oracle_on_every_reader() {
-    use pfind::types::{Kind, TypeFilter};
+    use pfind::filter::types::{Kind, TypeFilter};
     let tmp = tempfile::tempdir().unwrap();
     random_tree(tmp.path(), 11, 3_000);
     let (all, empty) = oracle_kinds(tmp.path());
     for_each_setup(tmp.path().as_os_str(), |mut config, reader, context| {
-        config.types = TypeFilter::from_kinds(&[Kind::File, Kind::Dir, Kind::Symlink]);
+        config.filter.types = TypeFilter::from_kinds(&[Kind::File, Kind::Dir, Kind::Symlink]);
         let (paths, _) = walk(&config, reader);
         assert_same_records(context, &paths, &all);
-        config.types = TypeFilter::from_kinds(&[Kind::Empty]);
+        config.filter.types = TypeFilter::from_kinds(&[Kind::Empty]);
         let (paths, _) = walk(&config, reader);
         assert_same_records(&format!("-t e, {context}"), &paths, &empty);
     });

@@ -64,3 +64,78 @@ fn thousands_of_walks_at_every_thread_count() {
     }
     println!("{walks} walks, all equal to the oracle");
 }
+
+/// The early stop, issue 9/11: `pfind DIR | head -1` and `pfind -1 DIR` on a directory
+/// of a million entries, run many times. Each run must end with exactly one line and
+/// status 0; the durations are printed (the README quotes them), and a run that does
+/// not end within a minute is a hang. Before the stop was seen inside a directory,
+/// every such run still listed the whole directory after `head` had gone, which is
+/// how forty of them at once took 8.8 s on a 2-CPU machine.
+///
+///     cargo test --release --test stress -- --ignored --nocapture early_stop
+/// `PFIND_STRESS_ENTRIES` (default 1,000,000) and `PFIND_STRESS_RUNS` (default 100).
+#[test]
+#[ignore = "long: run with --ignored"]
+fn early_stop_in_a_directory_of_a_million_entries() {
+    use std::io::{BufRead, BufReader};
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let env_number = |name: &str, default: usize| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let entries = env_number("PFIND_STRESS_ENTRIES", 1_000_000);
+    let runs = env_number("PFIND_STRESS_RUNS", 100);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("flat");
+    std::fs::create_dir(&dir).unwrap();
+    for i in 0..entries {
+        std::fs::File::create(dir.join(format!("f{i:07}"))).unwrap();
+    }
+    let mut durations = Vec::new();
+    for run in 0..runs {
+        for first_only in [false, true] {
+            let started = Instant::now();
+            let mut command = Command::new(env!("CARGO_BIN_EXE_pfind"));
+            if first_only {
+                command.arg("-1");
+            }
+            let mut child = command
+                .arg(&dir)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            // Read one line, then close the pipe, as `head -1` does.
+            let mut line = String::new();
+            let mut reader = BufReader::new(child.stdout.take().unwrap());
+            reader.read_line(&mut line).unwrap();
+            drop(reader);
+            let (tx, rx) = mpsc::channel();
+            std::thread::spawn(move || {
+                let _ = tx.send(child.wait_with_output());
+            });
+            let output = rx
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("run {run} (-1: {first_only}) hung"))
+                .unwrap();
+            durations.push(started.elapsed());
+            assert!(line.starts_with(dir.to_str().unwrap()), "{line:?}");
+            assert_eq!(
+                output.status.code(),
+                Some(0),
+                "run {run} (-1: {first_only})"
+            );
+            assert!(output.stderr.is_empty(), "{:?}", output.stderr);
+        }
+    }
+    durations.sort();
+    println!(
+        "{} runs on {entries} entries: median {:?}, slowest {:?}",
+        durations.len(),
+        durations[durations.len() / 2],
+        durations[durations.len() - 1]
+    );
+}

@@ -1,31 +1,9 @@
-//! Byte-level name and size predicates applied to every directory entry.
+//! Globs as `-n` and `-E` take them, matched against raw name bytes.
 //!
-//! Everything here works on the raw bytes the kernel returned (`d_name`), never on
-//! `OsString` or `String`: a walk of a million files must not allocate per entry, and
-//! names that are not UTF-8 must match exactly as they are stored. Each predicate is a
-//! small pure function so it can be tested exhaustively below without touching a disk.
-
-use std::fmt;
-
-/// True when `name` ends in `.EXT` for one of `extensions`, compared ASCII
-/// case-insensitively without building a lowercase copy.
-///
-/// `extensions` must already be lowercase and carry no leading dot (the config does
-/// that once). As in fd, a name that is nothing but `.EXT` (say `.jpg`) is a hidden file
-/// without an extension and does not match; multi-part extensions such as `tar.gz` match
-/// a name that ends in `.tar.gz`.
-pub fn name_matches_extension(name: &[u8], extensions: &[Box<[u8]>]) -> bool {
-    extensions.iter().any(|ext| has_extension(name, ext))
-}
-
-fn has_extension(name: &[u8], ext: &[u8]) -> bool {
-    // The dot must exist and must not be the first byte of the name.
-    if name.len() < ext.len() + 2 {
-        return false;
-    }
-    let dot = name.len() - ext.len() - 1;
-    name[dot] == b'.' && name[dot + 1..].eq_ignore_ascii_case(ext)
-}
+//! Names are the bytes the kernel returned, never `OsString` or `String`: a walk of a
+//! million files must not allocate per entry, and names that are not UTF-8 must match
+//! exactly as they are stored. A pattern is prepared once ([`Glob`]) so that the
+//! common case, an ASCII name, is matched by a few byte comparisons.
 
 /// Matches `name` against a glob where `*` is any run of characters (including none),
 /// `?` is exactly one character, and every other byte is literal. Matching is
@@ -171,150 +149,9 @@ fn utf8_char_len(bytes: &[u8]) -> usize {
     }
 }
 
-/// One `-S/--size` constraint, in bytes, as fd understands it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SizeFilter {
-    /// `+N`: at least N bytes.
-    AtLeast(u64),
-    /// `-N`: at most N bytes.
-    AtMost(u64),
-    /// `N`: exactly N bytes.
-    Exactly(u64),
-}
-
-impl SizeFilter {
-    pub fn accepts(self, size: u64) -> bool {
-        match self {
-            SizeFilter::AtLeast(limit) => size >= limit,
-            SizeFilter::AtMost(limit) => size <= limit,
-            SizeFilter::Exactly(limit) => size == limit,
-        }
-    }
-}
-
-/// Why a size argument was rejected; the message names the value and what is allowed.
-#[derive(Debug, PartialEq, Eq)]
-pub struct SizeParseError {
-    value: String,
-    reason: &'static str,
-}
-
-impl fmt::Display for SizeParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid size '{}': {} (expected [+-]NUM[UNIT] with UNIT one of b, k, m, g, t \
-             (powers of 1000) or ki, mi, gi, ti (powers of 1024), e.g. +10k or -1mi)",
-            self.value, self.reason
-        )
-    }
-}
-
-impl std::error::Error for SizeParseError {}
-
-/// Parses fd's size syntax: an optional `+` (at least) or `-` (at most) sign, a
-/// decimal number, and a unit. Units are case-insensitive, may end in an optional
-/// `b` (`kb`, `kib`), and a bare number means bytes.
-pub fn parse_size(text: &str) -> Result<SizeFilter, SizeParseError> {
-    let fail = |reason| SizeParseError {
-        value: text.to_string(),
-        reason,
-    };
-    let (make, rest): (fn(u64) -> SizeFilter, &str) = match text.as_bytes().first() {
-        Some(b'+') => (SizeFilter::AtLeast, &text[1..]),
-        Some(b'-') => (SizeFilter::AtMost, &text[1..]),
-        Some(_) => (SizeFilter::Exactly, text),
-        None => return Err(fail("the value is empty")),
-    };
-    let digits_end = rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    let (digits, unit) = rest.split_at(digits_end);
-    if digits.is_empty() {
-        return Err(fail("no number"));
-    }
-    let number: u64 = digits
-        .parse()
-        .map_err(|_| fail("the number is too large"))?;
-    let multiplier = unit_multiplier(unit).ok_or_else(|| fail("unknown unit"))?;
-    number
-        .checked_mul(multiplier)
-        .map(make)
-        .ok_or_else(|| fail("the size does not fit in 64 bits"))
-}
-
-fn unit_multiplier(unit: &str) -> Option<u64> {
-    let unit = unit.to_ascii_lowercase();
-    // Accept `k`, `kb`, `ki` and `kib` alike; a lone `b` or nothing means bytes.
-    let unit = match unit.strip_suffix('b') {
-        Some(stem) if !stem.is_empty() => stem,
-        Some(_) => return Some(1),
-        None => unit.as_str(),
-    };
-    let (letter, binary) = match unit.strip_suffix('i') {
-        Some(stem) => (stem, true),
-        None => (unit, false),
-    };
-    let power = match letter {
-        "" if !binary => return Some(1),
-        "k" => 1,
-        "m" => 2,
-        "g" => 3,
-        "t" => 4,
-        _ => return None,
-    };
-    let base: u64 = if binary { 1024 } else { 1000 };
-    Some(base.pow(power))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn exts(list: &[&str]) -> Vec<Box<[u8]>> {
-        list.iter().map(|e| e.as_bytes().into()).collect()
-    }
-
-    #[test]
-    fn extension_table() {
-        let jpg = exts(&["jpg"]);
-        let cases: &[(&[u8], bool)] = &[
-            (b"a.jpg", true),
-            (b"a.JPG", true),
-            (b"a.JpG", true),
-            (b"photo.final.jpg", true),
-            (b"a..jpg", true),
-            (b"ajpg", false),
-            (b"a.jpeg", false),
-            (b"a.jpg.txt", false),
-            (b".jpg", false), // a hidden file with no extension, as in fd
-            (b"jpg", false),
-            (b"", false),
-            (b"a.", false),
-            (b"\xff\xfe.jpg", true), // non-UTF-8 stem
-            (b"a.jp\xc7", false),
-        ];
-        for &(name, want) in cases {
-            assert_eq!(
-                name_matches_extension(name, &jpg),
-                want,
-                "{:?}",
-                String::from_utf8_lossy(name)
-            );
-        }
-    }
-
-    #[test]
-    fn extension_lists_and_multipart() {
-        let multi = exts(&["jpg", "png", "tar.gz"]);
-        assert!(name_matches_extension(b"x.png", &multi));
-        assert!(name_matches_extension(b"x.PNG", &multi));
-        assert!(name_matches_extension(b"backup.TAR.GZ", &multi));
-        assert!(!name_matches_extension(b".tar.gz", &multi));
-        assert!(!name_matches_extension(b"x.gz", &multi));
-        assert!(!name_matches_extension(b"x.txt", &multi));
-        assert!(!name_matches_extension(b"x.png", &[]));
-    }
 
     #[test]
     fn glob_table() {
@@ -423,54 +260,5 @@ mod tests {
                 assert_eq!(glob.matches(name), glob_match(pattern, name));
             }
         }
-    }
-
-    #[test]
-    fn size_parse_table() {
-        use SizeFilter::*;
-        let cases: &[(&str, SizeFilter)] = &[
-            ("+0", AtLeast(0)),
-            ("+1b", AtLeast(1)),
-            ("-10", AtMost(10)),
-            ("100", Exactly(100)),
-            ("+1k", AtLeast(1000)),
-            ("+1kb", AtLeast(1000)),
-            ("+1K", AtLeast(1000)),
-            ("+1ki", AtLeast(1024)),
-            ("+1KiB", AtLeast(1024)),
-            ("-2m", AtMost(2_000_000)),
-            ("-2mi", AtMost(2 * 1024 * 1024)),
-            ("+3g", AtLeast(3_000_000_000)),
-            ("+3gi", AtLeast(3 << 30)),
-            ("+1t", AtLeast(1_000_000_000_000)),
-            ("+1ti", AtLeast(1 << 40)),
-        ];
-        for &(text, want) in cases {
-            assert_eq!(parse_size(text), Ok(want), "{text}");
-        }
-    }
-
-    #[test]
-    fn size_parse_errors_name_the_value() {
-        for bad in [
-            "", "+", "-", "k", "+1x", "+1kk", "+1ib", "1.5k", "+-1", "+ 1", "+1 k",
-        ] {
-            let err = parse_size(bad).expect_err(bad);
-            assert!(err.to_string().contains(&format!("'{bad}'")), "{err}");
-        }
-        let overflow = parse_size("+99999999999999999999").unwrap_err();
-        assert!(overflow.to_string().contains("too large"), "{overflow}");
-        let overflow = parse_size("+20000000ti").unwrap_err();
-        assert!(overflow.to_string().contains("64 bits"), "{overflow}");
-    }
-
-    #[test]
-    fn size_filter_bounds_are_inclusive() {
-        assert!(SizeFilter::AtLeast(100).accepts(100));
-        assert!(!SizeFilter::AtLeast(100).accepts(99));
-        assert!(SizeFilter::AtMost(100).accepts(100));
-        assert!(!SizeFilter::AtMost(100).accepts(101));
-        assert!(SizeFilter::Exactly(100).accepts(100));
-        assert!(!SizeFilter::Exactly(100).accepts(101));
     }
 }
