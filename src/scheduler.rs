@@ -131,14 +131,18 @@ pub fn run_with_reader(
         return summary;
     }
     let per_worker: Vec<Summary> = std::thread::scope(|scope| {
+        // A thread that cannot start (RLIMIT_NPROC, a container's pids.max, no memory
+        // for its stack) is no reason to fail: the walk goes on with the workers that
+        // did, this one at least. A slot left without a thread keeps an empty deque
+        // that nobody pushes to, and a parker nobody waits on.
         let handles: Vec<_> = slots
             .into_iter()
-            .map(|slot| {
+            .map_while(|slot| {
                 let make_walker = &make_walker;
                 std::thread::Builder::new()
                     .name(format!("pfind-worker-{}", slot.index()))
                     .spawn_scoped(scope, move || make_walker(reader).run(&slot))
-                    .expect("failed to start a worker thread")
+                    .ok()
             })
             .collect();
         let mut found = vec![first.run(&first_slot)];

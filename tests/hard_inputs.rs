@@ -549,6 +549,11 @@ fn a_closed_pipe_stops_the_walk_instead_of_finishing_it() {
 
 /// Sets `RLIMIT_NOFILE` to `limit` in the child before it runs pfind.
 fn with_nofile_limit(command: &mut Command, limit: libc::rlim_t) {
+    with_rlimit(command, libc::RLIMIT_NOFILE, limit);
+}
+
+/// Sets the resource limit `resource` to `limit` in the child before it execs.
+fn with_rlimit(command: &mut Command, resource: libc::__rlimit_resource_t, limit: libc::rlim_t) {
     // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
     unsafe {
         command.pre_exec(move || {
@@ -556,7 +561,7 @@ fn with_nofile_limit(command: &mut Command, limit: libc::rlim_t) {
                 rlim_cur: limit,
                 rlim_max: limit,
             };
-            if libc::setrlimit(libc::RLIMIT_NOFILE, &rlimit) != 0 {
+            if libc::setrlimit(resource, &rlimit) != 0 {
                 return Err(std::io::Error::last_os_error());
             }
             Ok(())
@@ -779,5 +784,72 @@ fn a_limit_lowered_mid_walk_loses_nothing() {
         };
         let context = format!("limit lowered to {lowered} mid-walk, -j {threads}");
         assert_complete(&context, &out, b'\n', &expected);
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Issue 11, defect 3: a worker thread that cannot start must not stop the walk.
+/// `RLIMIT_NPROC` counts the threads of every process of the real user, and root is
+/// exempt from it, so as root pfind runs as `nobody` (through `setpriv`, from a copy
+/// of the binary anyone can run, on a tree anyone can read). With a limit of 1 no
+/// worker can start; with 2, one can. The old code panicked (exit 101) in both.
+#[test]
+fn threads_that_cannot_start_leave_the_walk_to_those_that_did() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tree = tmp.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    let expected = fan_out_tree(&tree, 4, 3, 5);
+    let binary = tmp.path().join("pfind");
+    std::fs::copy(env!("CARGO_BIN_EXE_pfind"), &binary).unwrap();
+    let as_limited_user = |program: &Path, args: &[&str], nproc: libc::rlim_t| {
+        let mut command = if is_root() {
+            let mut command = Command::new("setpriv");
+            command
+                .args([
+                    "--reuid",
+                    "65534",
+                    "--regid",
+                    "65534",
+                    "--clear-groups",
+                    "--",
+                ])
+                .arg(program);
+            command
+        } else {
+            Command::new(program)
+        };
+        command.args(args).current_dir(&tree).stdin(Stdio::null());
+        with_rlimit(&mut command, libc::RLIMIT_NPROC, nproc);
+        command
+    };
+    if is_root() && Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!(
+            "SKIPPED: running as root without setpriv (util-linux), so RLIMIT_NPROC cannot apply"
+        );
+        return;
+    }
+    // The limit really bites: under it, a shell cannot start a child either.
+    let probe = as_limited_user(Path::new("/bin/sh"), &["-c", "/bin/true"], 1)
+        .output()
+        .unwrap();
+    assert!(
+        !probe.status.success(),
+        "RLIMIT_NPROC 1 did not stop a fork; the test would prove nothing"
+    );
+    for nproc in [1, 2] {
+        for threads in ["2", "4", "16"] {
+            let out = output_within(
+                as_limited_user(&binary, &["-j", threads], nproc),
+                Duration::from_secs(60),
+            );
+            let context = format!("RLIMIT_NPROC {nproc}, -j {threads}");
+            assert_complete(&context, &out, b'\n', &expected);
+        }
     }
 }
