@@ -381,6 +381,7 @@ impl<'a> Walker<'a> {
         tests::after_open(job.display_path());
         let dir_fd = dir.as_raw_fd();
         let mut root_dev = job.root_dev;
+        let mut crossing = false;
         visitor.here.id = None;
         if visitor.identify_dirs {
             // One fstat per directory, only with -L or -x.
@@ -389,7 +390,10 @@ impl<'a> Walker<'a> {
                 Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
             };
             let (dev, ino) = identity(&stat);
-            if config.one_file_system && crosses_device(job.root_dev, dev) {
+            crossing = config.one_file_system && crosses_device(job.root_dev, dev);
+            // `-x`: not entered. With `-t e` a mount point is still listed, only to
+            // see whether it is empty, as `find -xdev -empty`, bfs and fd do.
+            if crossing && !job.print_if_empty {
                 return;
             }
             root_dev = Some(dev);
@@ -415,8 +419,9 @@ impl<'a> Walker<'a> {
         let stop = pool.stop_flag();
         let listed = if job.print_if_empty {
             // Only with `-t e`: note whether the directory has any entry at all.
-            // A directory at the maximum depth is listed for this alone.
-            let visit_entries = job.depth < config.filter.max_depth;
+            // A directory at the maximum depth, or a mount point under `-x`, is
+            // listed for this alone.
+            let visit_entries = job.depth < config.filter.max_depth && !crossing;
             let mut empty = true;
             let listed = self.reader.read(dir_fd, stop, |entry| {
                 if !entry.is_dot_or_dotdot() {
@@ -582,6 +587,19 @@ impl Visitor<'_> {
             return;
         }
         let scope = self.here.scope;
+        // `-L`: a real directory can lead back into the current path too (through a
+        // link higher up). The walker would catch it on opening it, but by then it
+        // would have been printed, and one at the depth limit is never opened; so
+        // whenever it may be printed or will not be opened, it is checked here.
+        let stat = match stat {
+            None if self.config.follow && (scope.dirs || !scope.descend) => {
+                match self.identify_subdir(job, dir_fd, &entry) {
+                    Some(stat) => Some(stat),
+                    None => return,
+                }
+            }
+            stat => stat,
+        };
         // With `-t e` whether it matches is only known once it is listed.
         let print_if_empty = scope.dirs && filter.types.empty_only && filter.name_passes(name);
         if scope.dirs && !filter.types.empty_only {
@@ -601,6 +619,35 @@ impl Visitor<'_> {
             child.print_if_empty = print_if_empty;
             self.children.push(child);
         }
+    }
+
+    /// `-L`: the `stat` of the subdirectory `entry`, or `None` if it is a loop back
+    /// into the current path (reported) or cannot be `stat`ed (reported).
+    #[inline(never)]
+    fn identify_subdir(
+        &self,
+        job: &DirJob,
+        dir_fd: RawFd,
+        entry: &RawEntry<'_>,
+    ) -> Option<libc::stat> {
+        let stat = match stat_at(dir_fd, entry.name_cstr(), true) {
+            Ok(stat) => stat,
+            Err(err) => {
+                self.entry_error(job, entry.name(), &err);
+                return None;
+            }
+        };
+        let (dev, ino) = identity(&stat);
+        if self
+            .here
+            .id
+            .as_ref()
+            .is_some_and(|id| id.is_on_path(dev, ino))
+        {
+            self.report_loop(&job.entry_path(entry.name()));
+            return None;
+        }
+        Some(stat)
     }
 
     /// A symbolic link: with `-L`, whatever it points to; otherwise (or when it points

@@ -853,3 +853,206 @@ fn threads_that_cannot_start_leave_the_walk_to_those_that_did() {
         }
     }
 }
+
+/// Paths and loop reports of one run, sorted: what is compared with `find -L`.
+#[derive(Debug, PartialEq)]
+struct LoopRun {
+    printed: Vec<String>,
+    loops: Vec<String>,
+    status: Option<i32>,
+}
+
+/// The path a `find` or `pfind` loop message names, if `line` is one.
+fn loop_path(line: &str) -> Option<String> {
+    if let Some(rest) = line.strip_prefix("find: File system loop detected; '") {
+        return Some(rest[..rest.find('\'')?].to_string());
+    }
+    let rest = line.strip_prefix("pfind: ")?;
+    Some(rest.strip_suffix(": filesystem loop detected")?.to_string())
+}
+
+fn loop_run(out: &Output) -> LoopRun {
+    let mut printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    printed.sort();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut loops: Vec<String> = stderr
+        .lines()
+        .map(|line| loop_path(line).unwrap_or_else(|| panic!("unexpected stderr: {line}")))
+        .collect();
+    loops.sort();
+    LoopRun {
+        printed,
+        loops,
+        status: out.status.code(),
+    }
+}
+
+/// Issue 11, defect 4 and the `-d` convention: under `-L`, a real directory can be
+/// a loop too, when a link higher up led into its subtree (`L1 -> A/B`, then
+/// `L1/C/L2 -> ../..` is `A`, whose `B` is `L1` again). pfind printed such a
+/// directory with `-t d` and then reported it, and did not report one exactly at
+/// the `-d` limit. Now it matches `find -L` (and `-maxdepth`): the loop is reported
+/// once, never printed, at any depth limit.
+#[test]
+fn loops_under_follow_match_find_at_every_depth_limit() {
+    let env = TestEnv::new(&["A/B/C", "D"], &["A/B/C/f", "D/g"]);
+    env.symlink("A/B", "L1");
+    env.symlink("../..", "A/B/C/L2");
+    env.symlink("..", "D/up");
+    env.symlink("../A/B/C", "D/toC");
+    for depth in [None, Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)] {
+        for kinds in [&["-t", "d"][..], &["-t", "f"], &["-t", "d", "-t", "f"]] {
+            let mut find = Command::new("find");
+            find.current_dir(env.root())
+                .env("LC_ALL", "C")
+                .args(["-L", ".", "-mindepth", "1"]);
+            let mut args: Vec<String> = vec!["-L".into(), ".".into()];
+            args.extend(kinds.iter().map(|s| s.to_string()));
+            if let Some(depth) = depth {
+                find.args(["-maxdepth", &depth.to_string()]);
+                args.extend(["-d".to_string(), depth.to_string()]);
+            }
+            match kinds {
+                ["-t", "d"] => find.args(["-type", "d"]),
+                ["-t", "f"] => find.args(["-type", "f"]),
+                _ => find.args(["(", "-type", "d", "-o", "-type", "f", ")"]),
+            };
+            let want = loop_run(&find.output().expect("GNU find"));
+            for threads in THREADS {
+                let mut run_args = args.clone();
+                run_args.extend(["-j".to_string(), threads.to_string()]);
+                let got = loop_run(&env.run(&run_args));
+                assert_eq!(got, want, "pfind {run_args:?} against find -L");
+            }
+        }
+    }
+}
+
+/// A mount made by a test, undone (lazily, so a failing test cannot leave it
+/// behind busy) when dropped.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let target = CString::new(self.0.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    }
+}
+
+/// Mounts `source` (of type `fstype`) on `target`, or says why it cannot: the tests
+/// that need a mount print that reason and skip, rather than pass without checking.
+fn mount(
+    source: &Path,
+    target: &Path,
+    fstype: &str,
+    flags: libc::c_ulong,
+) -> Result<Mounted, String> {
+    if !is_root() {
+        return Err("not running as root, so no mount can be made".to_string());
+    }
+    let c = |path: &Path| CString::new(path.as_os_str().as_bytes()).unwrap();
+    let (c_source, c_target) = (c(source), c(target));
+    let c_fstype = CString::new(fstype).unwrap();
+    // SAFETY: NUL-terminated strings that outlive the call; no mount data.
+    let rc = unsafe {
+        libc::mount(
+            c_source.as_ptr(),
+            c_target.as_ptr(),
+            c_fstype.as_ptr(),
+            flags,
+            std::ptr::null(),
+        )
+    };
+    if rc != 0 {
+        let err = std::io::Error::last_os_error();
+        return Err(format!(
+            "root, but mounting {fstype} on {target:?} failed: {err}"
+        ));
+    }
+    Ok(Mounted(target.to_path_buf()))
+}
+
+/// Issue 11, defect 5: `-x -t e` prints an empty mount point, as `find -xdev
+/// -empty`, bfs and fd do; a mount point with entries is not printed, and what is
+/// below either is not walked.
+#[test]
+fn one_file_system_still_prints_an_empty_mount_point() {
+    let env = TestEnv::new(
+        &["empty_dir", "full_dir", "mnt_empty", "mnt_full"],
+        &["zero", "full_dir/zero_inside"],
+    );
+    env.write("nonzero", b"x");
+    let tmpfs = |dir: &str| mount(Path::new("tmpfs"), &env.root().join(dir), "tmpfs", 0);
+    let mounts = match (tmpfs("mnt_empty"), tmpfs("mnt_full")) {
+        (Ok(a), Ok(b)) => [a, b],
+        (Err(reason), _) | (_, Err(reason)) => {
+            eprintln!("SKIPPED one_file_system_still_prints_an_empty_mount_point: {reason}");
+            return;
+        }
+    };
+    std::fs::create_dir(env.root().join("mnt_full/inner_empty")).unwrap();
+    std::fs::write(env.root().join("mnt_full/inner_zero"), b"").unwrap();
+    for (pfind_args, find_args) in [
+        (&["-x", "-t", "e"][..], &["-xdev", "-empty"][..]),
+        (&["-t", "e"], &["-empty"]),
+        (
+            &["-x", "-t", "e", "-t", "d"],
+            &["-xdev", "-empty", "-type", "d"],
+        ),
+    ] {
+        let find = Command::new("find")
+            .current_dir(env.root())
+            .args([".", "-mindepth", "1"])
+            .args(find_args)
+            .output()
+            .expect("GNU find");
+        let want: Vec<Vec<u8>> = split_records(&find.stdout, b'\n');
+        assert!(want.contains(&b"./mnt_empty".to_vec()) || !find_args.contains(&"-xdev"));
+        let mut args = vec!["."];
+        args.extend_from_slice(pfind_args);
+        env.assert_records(&args, b'\n', &want);
+    }
+    drop(mounts);
+}
+
+/// The convention for a bind mount of an ancestor inside the tree, without `-L`:
+/// walked like any directory (as bfs and fd do; `find` reports a loop), so its
+/// files are printed a second time under the mount's path. A non-recursive bind
+/// mount does not contain itself, so the walk is finite. With `-L` it is a loop:
+/// reported once, not entered, status 1.
+#[test]
+fn a_bind_mount_of_an_ancestor_is_walked_without_follow_and_a_loop_with_it() {
+    let env = TestEnv::new(&["x", "a/mnt"], &["x/f", "a/g"]);
+    let mounted = match mount(env.root(), &env.root().join("a/mnt"), "none", libc::MS_BIND) {
+        Ok(mounted) => mounted,
+        Err(reason) => {
+            eprintln!("SKIPPED a_bind_mount_of_an_ancestor_is_walked: {reason}");
+            return;
+        }
+    };
+    let prefix = env.root().as_os_str().len() + 1;
+    let every_path: Vec<Vec<u8>> = oracle_files(env.root().as_os_str().as_bytes())
+        .into_iter()
+        .map(|path| path[prefix..].to_vec())
+        .collect();
+    let mut sorted = every_path.clone();
+    sorted.sort();
+    assert_eq!(sorted, [&b"a/g"[..], b"a/mnt/a/g", b"a/mnt/x/f", b"x/f"]);
+    env.assert_records(&[] as &[&str], b'\n', &every_path);
+    for threads in THREADS {
+        let out = env.run(&["-L", "-j", threads]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: a/mnt: filesystem loop detected\n"
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let mut printed = split_records(&out.stdout, b'\n');
+        printed.sort();
+        assert_eq!(printed, [&b"a/g"[..], b"x/f"]);
+    }
+    drop(mounted);
+}
