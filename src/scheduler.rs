@@ -4,9 +4,10 @@
 //! Roots are handled as `find -P` handles them: a directory is walked (it is depth 0
 //! and never printed itself, as in fd); a regular file is itself a candidate (printed
 //! as typed if it matches); a symbolic link is not followed unless `-L` is given (write
-//! `link/` to walk the directory it points to) and is a candidate for `-t l`; a root
-//! that does not exist, or is a FIFO, socket or device, is reported as an error and the
-//! other roots are still walked. Roots that are candidates are handed to the first
+//! `link/` to walk the directory it points to) and is a candidate for `-t l`; a FIFO,
+//! socket or device is a candidate too, which nothing matches (as `find fifo -type f`
+//! prints nothing and succeeds); a root that does not exist is reported as an error
+//! and the other roots are still walked. Roots that are candidates are handed to the first
 //! worker, which tests them with the same code as any entry.
 
 use crate::config::Config;
@@ -86,17 +87,14 @@ pub fn run_with_reader(
             // may be printed.
             Ok((EntryKind::Dir, _)) if !config.filter.scope(0).descend => {}
             Ok((EntryKind::Dir, stat)) => root_dirs.push(DirJob::root(&printed).identified(&stat)),
-            Ok((kind @ (EntryKind::File | EntryKind::Symlink), stat)) => {
+            Ok((kind, stat)) => {
                 root_entries.push(RootEntry {
                     printed,
                     kind,
                     stat,
                 });
             }
-            Ok(_) => {
-                reporter.path_error(root, &io::Error::other("not a directory or regular file"))
-            }
-            Err(err) => reporter.path_error(root, &err),
+            Err(err) => reporter.root_error(root, &err),
         }
     }
     // Without a directory to walk, there is no budget to set nor peer to start.

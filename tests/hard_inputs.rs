@@ -1056,3 +1056,60 @@ fn a_bind_mount_of_an_ancestor_is_walked_without_follow_and_a_loop_with_it() {
     }
     drop(mounted);
 }
+
+/// Issue 11, messages: every error is one line whose path cannot act on a terminal
+/// (C0 and C1 controls and bytes that are not UTF-8 are written as `\xNN`), an empty
+/// root reads `''`, the cause is said once, and a missing root that looks like a
+/// pattern says how names are matched, once per run.
+#[test]
+fn error_messages_are_escaped_and_say_each_thing_once() {
+    let env = TestEnv::new(&[], &[]);
+    let cases: &[(&[&[u8]], &str)] = &[
+        (&[b""], "pfind: '': No such file or directory\n"),
+        (
+            &[b"x/a\xc2\x9bb\xffc\x1b[2J\n"],
+            "pfind: x/a\\xc2\\x9bb\\xffc\\x1b[2J\\n: No such file or directory\n",
+        ),
+        (
+            &[b"jpg", b"png", b"sub/jpg"],
+            "pfind: jpg: No such file or directory \
+             (roots are directories to search; match names with -n GLOB or -e EXT)\n\
+             pfind: png: No such file or directory\n\
+             pfind: sub/jpg: No such file or directory\n",
+        ),
+    ];
+    for &(roots, want) in cases {
+        let args: Vec<&OsStr> = roots.iter().map(|root| OsStr::from_bytes(root)).collect();
+        let out = env.run(&args);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{roots:?}");
+        assert_eq!(out.status.code(), Some(1));
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// Issue 11, messages: a panic names its thread, the main thread too (pfind starts
+/// at the C `main`, where Rust's runtime would have named it). Debug builds panic on
+/// purpose when `PFIND_DEBUG_PANIC` is set.
+#[test]
+fn a_panic_on_the_main_thread_names_it() {
+    if !cfg!(debug_assertions) {
+        eprintln!(
+            "SKIPPED a_panic_on_the_main_thread_names_it: release builds have no panic switch"
+        );
+        return;
+    }
+    let env = TestEnv::new(&[], &["f"]);
+    let out = pfind_command(env.root(), &[] as &[&str])
+        .env("PFIND_DEBUG_PANIC", "1")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(101));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("thread 'main' panicked at src/main.rs:")
+            && stderr.contains("PFIND_DEBUG_PANIC is set"),
+        "{stderr}"
+    );
+}
