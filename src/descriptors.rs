@@ -111,10 +111,6 @@ impl Drop for Lease<'_> {
 }
 
 impl Anchor {
-    pub fn prefix_len(&self) -> usize {
-        self.prefix_len
-    }
-
     /// Keeps `fd` open as an anchor if the budget allows, or gives it back.
     pub fn keep(fd: OwnedFd, prefix_len: usize) -> Result<Arc<Anchor>, OwnedFd> {
         if !reserve_place() {
