@@ -1,0 +1,338 @@
+"""The command line and the run itself: parse, plan, prepare the filesystems and
+datasets, time and check every cell, then write the report and print the tables.
+
+benchmark.py is a thin entry point to main() here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shlex
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+from .charts import plot_report
+from .common import log, unique, write_json_atomic
+from .correctness import correctness_check
+from .datasets import NAME_GLOB, SHAPES, SIZE_ORDER, ensure_dataset
+from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, FsError, Mounter, Place, fs_unavailable, home_place
+from .machine import available_cpus, filesystem_of, git_revision, machine_info
+from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
+from .report import all_tables, make_cell, make_report, summary_lines, tools_line
+from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, time_in_passes
+from .tools import PEER_NAMES, SCENARIO_ORDER, SCENARIOS, Tool, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv, tool_version, which
+
+DEFAULT_COLD_SCENARIOS = ["all_files", "count_only"]
+
+
+def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
+    here = Path(__file__).resolve().parent.parent
+    p = argparse.ArgumentParser(
+        prog="benchmark.py",
+        description="Benchmark pfind against fd, rg, bfs, GNU find and os.walk on generated datasets and real trees, "
+        "with a warm or cold page cache, on several filesystems.",
+        epilog="Example: python3 benchmark.py --pfind ./target/release/pfind --sizes small deep --runs 10 --warmup 3 --output report.json. "
+        "The README's section 'Reproducing the numbers' gives the full command.",
+    )
+    g = p.add_argument_group("what to measure")
+    g.add_argument("--pfind", default="./target/release/pfind", help="pfind binary to measure (default: %(default)s)")
+    g.add_argument("--pfind-args", default="", help="extra arguments for pfind, e.g. --pfind-args='-j 2'")
+    g.add_argument("--sizes", nargs="+", choices=SIZE_ORDER, default=SIZE_ORDER, metavar="SIZE", help="datasets timed warm on the data directory: " + " ".join(SIZE_ORDER) + " (default: all)")
+    g.add_argument("--scenarios", nargs="+", choices=SCENARIO_ORDER, default=SCENARIO_ORDER, metavar="SCENARIO", help="scenarios timed warm: " + " ".join(SCENARIO_ORDER) + " (default: all)")
+    g.add_argument("--tools", nargs="+", choices=PEER_NAMES, default=list(PEER_NAMES), metavar="TOOL", help="peers to compare: " + " ".join(PEER_NAMES) + " (default: all installed)")
+    g.add_argument("--skip-oswalk", action="store_true", help="leave out the Python os.walk baseline")
+    g.add_argument("--bfs", metavar="PATH", help="the bfs binary to compare with (default: bfs on PATH); the README uses bfs 4")
+    g.add_argument("--floor", metavar="PATH", help="compiled shared/tools/floor.c, timed as an unranked reference")
+    g.add_argument("--tree", action="append", default=[], metavar="PATH", help="also time this real tree (repeatable), checked against GNU find")
+    g.add_argument("--tree-scenarios", nargs="+", choices=SCENARIO_ORDER, default=DEFAULT_COLD_SCENARIOS, metavar="SCENARIO", help="scenarios timed warm on --tree (default: all_files count_only)")
+
+    g = p.add_argument_group("cache and filesystems")
+    g.add_argument("--cache", nargs="+", choices=CACHE_MODES, default=[WARM], help="page cache state: warm, and/or cold (caches dropped before every run; root only) (default: warm)")
+    g.add_argument("--cold-sizes", nargs="+", choices=SIZE_ORDER, metavar="SIZE", help="datasets timed cold (default: --sizes without large)")
+    g.add_argument("--cold-scenarios", nargs="+", choices=SCENARIO_ORDER, default=DEFAULT_COLD_SCENARIOS, metavar="SCENARIO", help="scenarios timed cold, on datasets and trees (default: all_files count_only)")
+    g.add_argument("--cold-runs", type=int, default=5, help="measured runs per command and pass with a cold cache, no warm-up (default: %(default)s)")
+    g.add_argument("--fs", nargs="+", choices=FS_TYPES, default=[], metavar="FS", help="filesystems: " + " ".join(FS_TYPES) + "; the data directory's own is the data directory, the others are loop-mounted images (tmpfs: memory) made under --fs-dir, root only (default: the data directory only)")
+    g.add_argument("--fs-sizes", nargs="+", choices=SIZE_ORDER, metavar="SIZE", help="datasets timed warm on the --fs filesystems other than the data directory's (default: medium and wide of --sizes)")
+    g.add_argument("--fs-dir", type=Path, default=DEFAULT_FS_DIR, help="where filesystem images and their mount points live; images persist between runs (default: %(default)s)")
+    g.add_argument("--fs-image-gib", type=int, default=DEFAULT_IMAGE_GIB, help="size of each sparse image in GiB (default: %(default)s)")
+    g.add_argument("--fs-fresh", action="store_true", help="make the filesystem images again instead of reusing them")
+
+    g = p.add_argument_group("timing")
+    g.add_argument("--runs", type=int, default=10, help="measured runs per command and pass with a warm cache (default: %(default)s)")
+    g.add_argument("--warmup", type=int, default=3, help="warm-up runs per command and pass with a warm cache (default: %(default)s)")
+    g.add_argument("--passes", type=int, default=2, help="timing passes per cell, each in the reverse order of the one before (default: %(default)s)")
+    g.add_argument("--hyperfine-output", choices=("null", "pipe"), default="null", help="where timed runs write: /dev/null or a pipe (default: %(default)s)")
+    g.add_argument("--threads-sweep", nargs="+", type=int, metavar="N", help="also time pfind alone at each -j N (and without -j), in every --cache mode")
+    g.add_argument("--sweep-target", nargs="+", metavar="TARGET", help="what to sweep: a dataset (on --sweep-fs), DATASET@FS (e.g. medium@btrfs), or a tree's path (default: --sweep-size)")
+    g.add_argument("--sweep-size", choices=SIZE_ORDER, default="large", help="dataset for the thread sweep when --sweep-target is not given (default: %(default)s)")
+    g.add_argument("--sweep-fs", nargs="+", choices=FS_TYPES, metavar="FS", help="filesystems on which dataset sweep targets are swept (default: the first one measured)")
+    g.add_argument("--sweep-scenario", choices=SCENARIO_ORDER, default="all_files", help="scenario for the thread sweep (default: %(default)s)")
+
+    g = p.add_argument_group("files and output")
+    g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
+    g.add_argument("--gen-jobs", type=int, default=available_cpus(), help="processes writing large datasets (default: CPUs available)")
+    g.add_argument("--output", type=Path, default=Path("pfind-benchmark.json"), help="JSON report path (default: %(default)s)")
+    g.add_argument("--dry-run", action="store_true", help="print the cells that would be timed, and what is skipped and why, then exit")
+    g.add_argument("--plot", type=Path, metavar="REPORT", help="only draw charts from an existing report, then exit")
+    g.add_argument("--plot-size", default="large", choices=SIZE_ORDER, help="dataset of the headline chart (default: %(default)s)")
+    g.add_argument("--plot-fs-scenario", default="all_files", choices=SCENARIO_ORDER, help="scenario of the filesystem x cache chart (default: %(default)s)")
+    g.add_argument("--plot-fs-size", default="medium", choices=SIZE_ORDER, help="dataset of the filesystem x cache chart (default: %(default)s)")
+    g.add_argument("--assets-dir", type=Path, default=here / "assets", help="where --plot writes charts (default: assets/ next to benchmark.py)")
+    g.add_argument("--plot-format", choices=("svg", "png"), default="svg", help="chart format (default: %(default)s)")
+    args = p.parse_args(argv)
+    args.pfind_extra = shlex.split(args.pfind_args)
+    if args.skip_oswalk:
+        args.tools = [t for t in args.tools if t != "oswalk"]
+    if args.runs < 1 or args.warmup < 0 or args.cold_runs < 1:
+        p.error("--runs and --cold-runs must be at least 1 and --warmup at least 0")
+    if args.passes < 1:
+        p.error("--passes must be at least 1")
+    if args.threads_sweep and any(n < 1 for n in args.threads_sweep):
+        p.error("--threads-sweep values must be at least 1")
+    if args.threads_sweep and any(a in ("-j", "--threads") or a.startswith(("-j", "--threads=")) for a in args.pfind_extra):
+        p.error("--pfind-args must not set -j when --threads-sweep is used (the sweep sets it)")
+    args.sizes = unique(args.sizes)
+    args.cold_sizes = unique(args.cold_sizes or default_cold_sizes(args.sizes))
+    args.fs_sizes = unique(args.fs_sizes or default_fs_sizes(args.sizes))
+    args.sweep_target = unique(args.sweep_target or [args.sweep_size])
+    sweep_paths = [t for t in args.sweep_target if split_sweep_target(t)[0] not in SIZE_ORDER]
+    for path in unique(args.tree + sweep_paths):
+        if not os.path.isdir(path):
+            p.error(f"{path}: not a directory (--tree takes a directory; --sweep-target a dataset name, DATASET@FS or a directory)")
+    return args
+
+
+# ---------------------------------------------------------------------------
+# Running cells and sweeps
+# ---------------------------------------------------------------------------
+
+
+def cache_settings(args, cache: str) -> dict:
+    """hyperfine settings for one cache mode: a cold run drops the caches first and
+    has no warm-up (which would only be one more cold run)."""
+    if cache == COLD:
+        return {"warmup": 0, "runs": args.cold_runs, "prepare": DROP_CACHES_COMMAND}
+    return {"warmup": args.warmup, "runs": args.runs, "prepare": None}
+
+
+def run_cell(args, hyperfine: str, plan: CellPlan, root: str, manifest: Optional[dict], tools: list[Tool], path_ref: Optional[Tool]) -> dict:
+    """Time one cell in passes, check every tool's answer, and make its report entry."""
+    sc = SCENARIOS[plan.scenario]
+    named = [(t.name, t.argv_for(root, sc)) for t in tools]
+    results, orders, error = None, None, None
+    try:
+        results, orders = time_in_passes(
+            hyperfine, named, output=args.hyperfine_output, passes=args.passes, ignore_failure=plan.kind == TREE, **cache_settings(args, plan.cache)
+        )
+    except (RuntimeError, OSError, ValueError) as e:
+        error = str(e)
+        log(f"  timing failed: {error}")
+    check = correctness_check(tools, root, sc, sc.expected(manifest), path_ref, check_exit=plan.kind != TREE)
+    if not check["pfind_correct"]:
+        got = check["counts"].get("pfind")
+        paths = check["paths"] or {}
+        detail = check["errors"].get("pfind") or (f"{got} matches" + ("" if paths.get("equal", True) else f", paths differ from {paths['reference']}"))
+        log(f"  pfind disagrees: expected {check['expected']} matches, got {detail}")
+    return make_cell(sc, plan.target, root, tools, results, check, error, kind=plan.kind, fs=plan.fs, cache=plan.cache, orders=orders)
+
+
+def run_sweep(args, hyperfine: str, plan: SweepPlan, root: str, pfind: Tool) -> dict:
+    """pfind alone at each -j, and without -j: the curve behind the default thread
+    count.  Timed in passes of alternating order like every cell: hyperfine runs one
+    command's runs back to back, so a slow stretch of a shared machine could
+    otherwise land on a single -j and invent a dip in the curve."""
+    sc = SCENARIOS[plan.scenario]
+    threads = unique(str(n) for n in args.threads_sweep)
+    named = [(f"pfind -j {n}", pfind_argv(pfind.path, root, sc, args.pfind_extra + ["-j", n])) for n in threads]
+    named.append(("pfind default", pfind_argv(pfind.path, root, sc, args.pfind_extra)))
+    log(f"thread sweep: {sc.name} on {plan.target} ({plan.fs}, {plan.cache}), -j {' '.join(threads)} and the default ({args.passes} passes, alternating order)")
+    sweep = {
+        "scenario": sc.name,
+        "size": plan.target if plan.kind == DATASET else None,
+        "target": plan.target,
+        "kind": plan.kind,
+        "fs": plan.fs,
+        "cache": plan.cache,
+        "root": root,
+        "commands": {n: shlex.join(c) for n, c in named},
+        "points": [],
+    }
+    try:
+        results, orders = time_in_passes(
+            hyperfine, named, output=args.hyperfine_output, passes=args.passes, ignore_failure=plan.kind == TREE, **cache_settings(args, plan.cache)
+        )
+        sweep["points"] = [{"threads": int(n), **results[f"pfind -j {n}"]} for n in threads]
+        sweep["default"] = results["pfind default"]
+        sweep["passes"] = [{"order": o} for o in orders]
+    except (RuntimeError, OSError, ValueError) as e:
+        sweep["error"] = str(e)
+        log(f"  sweep failed: {e}")
+    return sweep
+
+
+def find_tools(args) -> tuple[list[Tool], dict[str, str], Optional[Tool]]:
+    """pfind, the installed peers and floor; {name: why skipped}; the path reference."""
+    peers, skipped = discover_peers(unique(args.tools), chosen={"bfs": args.bfs} if args.bfs else None)
+    for note in peer_notes(peers):
+        log(note)
+    tools = peers
+    if args.floor:
+        if os.access(args.floor, os.X_OK):
+            tools.append(make_floor(os.path.abspath(args.floor), available_cpus()))
+        else:
+            skipped["floor"] = f"{args.floor} is not an executable"
+    path_ref = next((t for t in tools if t.name == "find"), None)
+    if path_ref is None:
+        found = which(["find"])
+        path_ref = make_peer("find", found) if found else None
+    return tools, skipped, path_ref
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = parse_args(argv)
+    if args.plot:
+        return plot_report(args.plot, args.assets_dir, args.plot_size, args.plot_format, args.plot_fs_scenario, args.plot_fs_size)
+    started = time.monotonic()
+
+    hyperfine = which(["hyperfine"])
+    if hyperfine is None:
+        log("benchmark.py: hyperfine is required (apt-get install hyperfine, or cargo install hyperfine)")
+        return 2
+    pfind_path = shutil.which(args.pfind) or (args.pfind if os.access(args.pfind, os.X_OK) else None)
+    if pfind_path is None:
+        log(f"benchmark.py: pfind binary {args.pfind} not found; run `bash scripts/build-release.sh` first")
+        return 2
+    pfind = make_pfind(os.path.abspath(pfind_path), args.pfind_extra)
+    peers, skipped_tools, path_ref = find_tools(args)
+    for name, why in skipped_tools.items():
+        log(f"skipping {name}: {why}")
+    tools = [pfind] + peers
+
+    # Plan everything before making anything, so every skip is said up front.
+    home_fs = filesystem_of(args.data_dir)
+    euid = os.geteuid()
+    places, fs_skipped = plan_places(args.fs, home_fs, lambda fs: fs_unavailable(fs, euid))
+    skip_lines = [f"--fs {fs}: {why}" for fs, why in fs_skipped.items()]
+    trees = list(args.tree)
+    if trees and path_ref is None:
+        skip_lines.append("--tree: GNU find is needed to check the answers on a real tree")
+        trees = []
+    cold_why = cold_cache_unavailable() if COLD in args.cache else None
+    sel = Selection(
+        caches=unique(args.cache),
+        sizes=args.sizes,
+        scenarios=unique(args.scenarios),
+        fs_sizes=args.fs_sizes,
+        cold_sizes=args.cold_sizes,
+        cold_scenarios=unique(args.cold_scenarios),
+        trees=trees,
+        tree_scenarios=unique(args.tree_scenarios),
+        threads=list(args.threads_sweep or []),
+        sweep_targets=args.sweep_target,
+        sweep_fs=unique(args.sweep_fs or [fs for fs, _ in places[:1]]),
+        sweep_scenario=args.sweep_scenario,
+        tree_fs={p: filesystem_of(Path(p)) for p in unique(trees + [t for t in args.sweep_target if split_sweep_target(t)[0] not in SIZE_ORDER])},
+    )
+    cells_plan, sweeps_plan, plan_skips = plan_cells(sel, places, cold_why)
+    skip_lines += plan_skips
+    if args.dry_run:
+        print("\n".join(describe_plan(cells_plan, sweeps_plan) + [f"skipped {s}" for s in skip_lines]))
+        return 0
+    for line in skip_lines:
+        log(f"skipped {line}")
+    for line in describe_plan(cells_plan, sweeps_plan):
+        log("plan: " + line)
+    if not cells_plan and not sweeps_plan:
+        log("benchmark.py: nothing to time (see the skipped lines above)")
+        return 2
+
+    # A filesystem with nothing left to time (tmpfs when only cold cells were asked
+    # for) is not made at all.
+    needed = datasets_needed(cells_plan, sweeps_plan)
+    places = [(fs, where) for fs, where in places if fs in needed]
+    with contextlib.ExitStack() as stack:
+        mounter = None
+        if any(where != HOME for _, where in places):
+            try:
+                mounter = stack.enter_context(Mounter(args.fs_dir, args.fs_image_gib, args.fs_fresh))
+            except FsError as e:  # --fs-dir's lock is held by another harness
+                log(f"benchmark.py: {e}")
+                return 2
+        ready: dict[str, Place] = {}
+        for fs, where in places:
+            try:
+                ready[fs] = home_place(args.data_dir, fs) if where == HOME else mounter.place_for(fs)
+            except FsError as e:
+                line = f"--fs {fs}: {e}"
+                log(f"skipped {line}")
+                skip_lines.append(line)
+        cells_plan = [c for c in cells_plan if c.kind == TREE or c.fs in ready]
+        sweeps_plan = [s for s in sweeps_plan if s.kind == TREE or s.fs in ready]
+        datasets: dict[tuple[str, str], tuple[Path, dict]] = {}
+        for fs, sizes in datasets_needed(cells_plan, sweeps_plan).items():
+            place = ready[fs]
+            for size in sizes:
+                datasets[(fs, size)] = ensure_dataset(place.data_dir, SHAPES[size], args.gen_jobs, where="" if place.home else f"on {fs}")
+
+        def root_of(item) -> tuple[str, Optional[dict]]:
+            if item.kind == TREE:
+                return item.target, None
+            root, manifest = datasets[(item.fs, item.target)]
+            return str(root), manifest
+
+        cells = []
+        for i, plan in enumerate(cells_plan, 1):
+            root, manifest = root_of(plan)
+            log(f"[{i}/{len(cells_plan)}] {plan.label}: timing {', '.join(t.name for t in tools)}")
+            cells.append(run_cell(args, hyperfine, plan, root, manifest, tools, path_ref))
+        sweeps = [run_sweep(args, hyperfine, s, root_of(s)[0], pfind) for s in sweeps_plan]
+        filesystems = {fs: place.info for fs, place in ready.items()}
+
+    trees_info = {}
+    for path in trees:
+        counts = [c["correctness"]["expected"] for c in cells if c["target"] == path and c["scenario"] in ("all_files", "count_only")]
+        trees_info[path] = {"fs": sel.tree_fs.get(path), "files": counts[0] if counts else None}
+    machine = machine_info(args.data_dir)
+    machine["filesystems"] = filesystems
+    config = {
+        "argv": sys.argv if argv is None else ["benchmark.py"] + list(argv),
+        "harness_revision": git_revision(Path(__file__).resolve().parent.parent),
+        "hyperfine": {"path": hyperfine, "version": tool_version([hyperfine, "--version"]), "warmup": args.warmup, "runs": args.runs, "output": args.hyperfine_output, "shell": "none"},
+        "passes": args.passes,
+        "cache": sel.caches,
+        "cold": {"runs": args.cold_runs, "warmup": 0, "prepare": DROP_CACHES_COMMAND},
+        "fs": args.fs,
+        "pfind_args": args.pfind_extra,
+        "sizes": args.sizes,
+        "fs_sizes": args.fs_sizes,
+        "cold_sizes": args.cold_sizes,
+        "scenarios": {s: SCENARIOS[s].describe() for s in unique(args.scenarios + args.cold_scenarios + args.tree_scenarios)},
+        "trees": trees,
+        "name_glob": NAME_GLOB,
+        "duration_seconds": round(time.monotonic() - started, 1),
+    }
+    report = make_report(
+        machine=machine,
+        tools=tools,
+        skipped=skipped_tools,
+        config=config,
+        datasets={size: manifest for (_, size), (_, manifest) in datasets.items()},
+        cells=cells,
+        sweeps=sweeps,
+        trees=trees_info,
+        skipped_cells=skip_lines,
+    )
+    write_json_atomic(args.output, report)
+
+    print("\n\n".join(all_tables(report)))
+    print()
+    for line in summary_lines(report):
+        print(line)
+    log(tools_line(report))
+    log(f"report written to {args.output} ({config['duration_seconds'] / 60:.1f} min)")
+    return 0 if report["pfind_correct"] and report["all_timings_ok"] else 1

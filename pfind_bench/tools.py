@@ -1,0 +1,321 @@
+"""The tools under test: the scenarios, how each tool expresses each one on its
+command line, where each tool is installed, and which version it is.
+
+Peers get their closest equivalent of each scenario.  fd, rg, bfs and find have no
+count-only mode, so for count_only they list every match into /dev/null and the
+harness counts the lines of their untimed run.  floor (shared/tools/floor.c) is a
+*reference*: it shows the kernel's cost of the walk but is not a competitor, so it
+never becomes the runner-up and only its unfiltered counts are checked.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Optional
+
+from .datasets import NAME_GLOB
+
+@dataclass(frozen=True)
+class Scenario:
+    """What to find: optional extension list, optional basename glob, or a count."""
+
+    name: str
+    exts: tuple[str, ...] = ()
+    glob: Optional[str] = None
+    count: bool = False
+
+    def expected(self, manifest: Optional[dict]) -> Optional[int]:
+        """The exact number of matches, from the manifest rather than any tool.
+
+        None for a real tree (no manifest): there GNU find's answer is the expected
+        one, which correctness.py obtains by running it."""
+        if manifest is None:
+            return None
+        if self.exts:
+            return sum(manifest["extensions"][e] for e in self.exts)
+        if self.glob:
+            return manifest["glob"][self.glob]
+        return manifest["files"]
+
+    def describe(self) -> dict:
+        return {"extensions": list(self.exts), "glob": self.glob, "count": self.count}
+
+
+SCENARIOS = {
+    s.name: s
+    for s in (
+        Scenario("all_files"),
+        Scenario("extension_jpg", exts=("jpg",)),
+        Scenario("extension_multi", exts=("jpg", "png", "txt")),
+        Scenario("name_glob", glob=NAME_GLOB),
+        Scenario("count_only", count=True),
+    )
+}
+SCENARIO_ORDER = list(SCENARIOS)
+
+# Roles decide how a tool enters the ranking: the subject is pfind, competitors
+# can be the runner-up, references (floor) are shown but never ranked.
+SUBJECT, COMPETITOR, REFERENCE = "subject", "competitor", "reference"
+
+
+def pfind_argv(exe: str, root: str, sc: Scenario, extra: Iterable[str] = ()) -> list[str]:
+    """pfind's own flags; ``extra`` (from --pfind-args) goes last so it can add options."""
+    argv = [exe, root]
+    for e in sc.exts:
+        argv += ["-e", e]
+    if sc.glob:
+        argv += ["-n", sc.glob]
+    if sc.count:
+        argv.append("-c")
+    return argv + list(extra)
+
+
+def fd_argv(exe: str, root: str, sc: Scenario) -> list[str]:
+    """fd without ignore files or hidden-file skipping, so it sees what pfind sees.
+
+    fd's -e already ignores case like pfind's; its glob uses smart case, so -s makes
+    it case-sensitive like pfind's -n.  fd has no count mode: count_only lists.
+    """
+    argv = [exe, "-t", "f", "--no-ignore", "--hidden"]
+    for e in sc.exts:
+        argv += ["-e", e]
+    if sc.glob:
+        return argv + ["-s", "-g", sc.glob, root]
+    return argv + [".", root]
+
+
+def rg_argv(exe: str, root: str, sc: Scenario) -> list[str]:
+    """ripgrep's file lister; --iglob mirrors pfind's case-insensitive -e."""
+    argv = [exe, "--no-config", "--files", "--no-ignore", "--hidden"]
+    for e in sc.exts:
+        argv += ["--iglob", f"*.{e}"]
+    if sc.glob:
+        argv += ["-g", sc.glob]
+    return argv + [root]
+
+
+def find_expression(sc: Scenario) -> list[str]:
+    """The find/bfs expression for a scenario (shared: bfs accepts find syntax)."""
+    expr = ["-type", "f"]
+    if len(sc.exts) == 1:
+        expr += ["-iname", f"*.{sc.exts[0]}"]
+    elif sc.exts:
+        alts: list[str] = []
+        for e in sc.exts:
+            alts += (["-o"] if alts else []) + ["-iname", f"*.{e}"]
+        expr += ["("] + alts + [")"]
+    if sc.glob:
+        expr += ["-name", sc.glob]
+    return expr
+
+
+def find_argv(exe: str, root: str, sc: Scenario) -> list[str]:
+    return [exe, root] + find_expression(sc)
+
+
+def floor_argv(exe: str, root: str, sc: Scenario, threads: int) -> list[str]:
+    """floor has no filters: it prints every path for all_files and only counts
+    otherwise, which is the least work any filtered walk can do."""
+    argv = [exe, "-j", str(threads)]
+    if sc.name == "all_files":
+        argv.append("-p")
+    return argv + [root]
+
+
+# The os.walk baseline, run as `python3 -I -S -c OSWALK_SCRIPT ROOT COUNT GLOB EXT...`.
+# It is kept standalone (not an import of this module) so its start-up cost is that
+# of a plain Python script.  It avoids single quotes so shlex quoting stays simple.
+OSWALK_SCRIPT = """\
+import os, sys, fnmatch
+root, count, glob = sys.argv[1:4]
+exts = tuple("." + e.lower() for e in sys.argv[4:])
+n = 0
+out = sys.stdout
+for d, _, files in os.walk(root):
+    if exts:
+        files = [f for f in files if f.lower().endswith(exts)]
+    if glob:
+        files = fnmatch.filter(files, glob)
+    n += len(files)
+    if count == "0" and files:
+        out.write("".join(d + "/" + f + "\\n" for f in files))
+if count == "1":
+    out.write(str(n) + "\\n")
+"""
+
+
+def oswalk_argv(exe: str, root: str, sc: Scenario) -> list[str]:
+    return [exe, "-I", "-S", "-c", OSWALK_SCRIPT, root, "1" if sc.count else "0", sc.glob or ""] + list(sc.exts)
+
+
+@dataclass
+class Tool:
+    """An installed tool and how it expresses each scenario."""
+
+    name: str
+    role: str
+    path: str
+    version: str
+    argv_for: Callable[[str, Scenario], list[str]]
+    # Whether the tool prints a single integer (instead of paths) for a scenario.
+    prints_count: Callable[[Scenario], bool] = lambda sc: False
+    # Whether the tool's output for a scenario should equal the expected count.
+    comparable: Callable[[Scenario], bool] = lambda sc: True
+
+    def describe(self) -> dict:
+        return {"path": self.path, "version": self.version, "version_number": parse_version(self.version), "role": self.role}
+
+    @property
+    def label(self) -> str:
+        """Column heading: the name and version number, e.g. "bfs 4.1.4"."""
+        number = parse_version(self.version)
+        return f"{self.name} {number}" if number else self.name
+
+
+PEER_NAMES = ("fd", "rg", "bfs", "find", "oswalk")
+# Executable names to try for each peer, preferred first (Debian ships fd as fdfind).
+PEER_EXECUTABLES = {"fd": ("fd", "fdfind"), "rg": ("rg",), "bfs": ("bfs",), "find": ("find",)}
+
+
+def which(names: Iterable[str], path: Optional[str] = None) -> Optional[str]:
+    """Find the first of ``names`` on PATH, also looking in ~/.cargo/bin where
+    `cargo install fd-find ripgrep` puts them even when it is not on PATH."""
+    search = path if path is not None else os.environ.get("PATH", "")
+    cargo_bin = str(Path.home() / ".cargo" / "bin")
+    if path is None and cargo_bin not in search.split(os.pathsep):
+        search = search + os.pathsep + cargo_bin
+    for name in names:
+        found = shutil.which(name, path=search)
+        if found:
+            return found
+    return None
+
+
+def tool_version(argv: list[str]) -> str:
+    """First non-empty line of ``argv``'s output (e.g. `fd --version`), or 'unknown'."""
+    try:
+        proc = subprocess.run(argv, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    for line in (proc.stdout + "\n" + proc.stderr).splitlines():
+        if line.strip():
+            return line.strip()
+    return "unknown"
+
+
+_VERSION_NUMBER = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)\b")
+
+
+def parse_version(line: str) -> Optional[str]:
+    """The dotted version number in a `--version` line, e.g. "4.1.4" from "bfs
+    4.1.4", "4.9.0" from "find (GNU findutils) 4.9.0", "6.2" from "mkfs.btrfs,
+    part of btrfs-progs v6.2"; None when there is none (a build hash, "unknown")."""
+    m = _VERSION_NUMBER.search(line or "")
+    return m.group(1) if m else None
+
+
+def major_version(line: str) -> Optional[int]:
+    number = parse_version(line)
+    return int(number.split(".")[0]) if number else None
+
+
+def file_sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def make_pfind(path: str, extra_args: Iterable[str] = ()) -> Tool:
+    extra = list(extra_args)
+    return Tool(
+        "pfind",
+        SUBJECT,
+        path,
+        tool_version([path, "--version"]),
+        lambda root, sc: pfind_argv(path, root, sc, extra),
+        prints_count=lambda sc: sc.count,
+    )
+
+
+def make_floor(path: str, threads: int) -> Tool:
+    return Tool(
+        "floor",
+        REFERENCE,
+        path,
+        f"floor.c build sha256:{file_sha256(path)[:12]}",
+        lambda root, sc: floor_argv(path, root, sc, threads),
+        prints_count=lambda sc: sc.name != "all_files",
+        comparable=lambda sc: sc.name in ("all_files", "count_only"),
+    )
+
+
+def make_peer(name: str, path: str) -> Tool:
+    builders = {"fd": fd_argv, "rg": rg_argv, "bfs": find_argv, "find": find_argv, "oswalk": oswalk_argv}
+    build = builders[name]
+    if name == "oswalk":
+        version = f"Python {platform.python_version()} os.walk"
+    else:
+        version = tool_version([path, "--version"])
+    # Only the os.walk baseline (our own script) has a count mode; the real peers
+    # list matches and the harness counts the lines.
+    prints_count = (lambda sc: sc.count) if name == "oswalk" else (lambda sc: False)
+    return Tool(name, COMPETITOR, path, version, lambda root, sc: build(path, root, sc), prints_count=prints_count)
+
+
+def discover_peers(
+    wanted: Iterable[str], path: Optional[str] = None, chosen: Optional[dict[str, str]] = None
+) -> tuple[list[Tool], dict[str, str]]:
+    """Installed peers among ``wanted`` plus {name: reason} for the skipped ones.
+
+    ``chosen`` maps a peer to the binary the user named (--bfs PATH); the others are
+    looked up on PATH.  A missing peer is reported, not fatal: a report with fewer
+    columns is still useful, and the README states which tools were present.
+    """
+    tools, skipped = [], {}
+    chosen = chosen or {}
+    for name in wanted:
+        if name == "oswalk":
+            tools.append(make_peer(name, sys.executable))
+            continue
+        if chosen.get(name):
+            exe = shutil.which(chosen[name]) or (chosen[name] if os.access(chosen[name], os.X_OK) else None)
+            if exe is None:
+                skipped[name] = f"{chosen[name]} is not an executable"
+                continue
+            exe = os.path.abspath(exe)
+        else:
+            exe = which(PEER_EXECUTABLES[name], path)
+        if exe is None:
+            skipped[name] = "not installed (looked for " + ", ".join(PEER_EXECUTABLES[name]) + ")"
+        else:
+            tools.append(make_peer(name, exe))
+    return tools, skipped
+
+
+# The bfs the README's numbers are measured against: bfs 4 reads directories through
+# an asynchronous I/O queue (io_uring where it can), which bfs 2 and 3 do not have.
+REFERENCE_BFS_MAJOR = 4
+
+
+def peer_notes(tools: Iterable[Tool]) -> list[str]:
+    """Warnings about peers that run but are not the ones the README compares with."""
+    notes = []
+    for t in tools:
+        if t.name == "bfs":
+            major = major_version(t.version)
+            if major is not None and major < REFERENCE_BFS_MAJOR:
+                notes.append(
+                    f"note: {t.path} is {t.version}, not bfs {REFERENCE_BFS_MAJOR}; the README compares with bfs 4 "
+                    "(see 'Reproducing the numbers' to build it, then pass --bfs PATH)"
+                )
+    return notes

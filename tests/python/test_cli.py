@@ -1,0 +1,210 @@
+"""Tests of pfind_bench.cli: the command line (the spec's must keep working), the
+dry run's skip lines when not root, and whole runs with a stand-in pfind on small
+trees (these need hyperfine and GNU find, and are skipped without them)."""
+
+from __future__ import annotations
+
+import io
+import json
+import shutil
+import tempfile
+import unittest
+from pathlib import Path
+from unittest import mock
+
+from tests.python.support import TempDirTest, quiet_start, quiet_stop
+from pfind_bench import cli
+from pfind_bench.datasets import SIZE_ORDER
+from pfind_bench.machine import filesystem_of
+
+setUpModule, tearDownModule = quiet_start, quiet_stop
+
+SPEC_COMMAND = "--pfind ./target/release/pfind --sizes small medium large deep wide --runs 10 --warmup 3 --output optimized.json --skip-oswalk".split()
+
+
+class ArgumentTests(unittest.TestCase):
+    def test_the_spec_command_line_means_what_it_always_did(self):
+        args = cli.parse_args(SPEC_COMMAND)
+        self.assertEqual((args.runs, args.warmup, args.output), (10, 3, Path("optimized.json")))
+        self.assertEqual(args.sizes, SIZE_ORDER)
+        self.assertNotIn("oswalk", args.tools)
+        self.assertEqual((args.cache, args.fs, args.tree), (["warm"], [], []))
+
+    def test_defaults(self):
+        args = cli.parse_args([])
+        self.assertEqual((args.runs, args.warmup, args.passes, args.cold_runs), (10, 3, 2, 5))
+        self.assertEqual(args.data_dir, Path("/tmp/pfind_ds"))
+        self.assertEqual(args.sweep_target, ["large"])
+        self.assertEqual(args.cold_sizes, ["small", "medium", "deep", "wide"])
+        self.assertEqual(args.fs_sizes, ["medium", "wide"])
+        self.assertEqual(args.cold_scenarios, ["all_files", "count_only"])
+
+    def test_sweep_size_still_chooses_the_sweep_dataset(self):
+        self.assertEqual(cli.parse_args(["--sweep-size", "deep"]).sweep_target, ["deep"])
+        self.assertEqual(cli.parse_args(["--sweep-size", "deep", "--sweep-target", "small", "medium@btrfs", "/"]).sweep_target, ["small", "medium@btrfs", "/"])
+
+    def test_skip_oswalk_and_pfind_args(self):
+        args = cli.parse_args(["--skip-oswalk", "--pfind-args", "-j 2 --foo"])
+        self.assertNotIn("oswalk", args.tools)
+        self.assertEqual(args.pfind_extra, ["-j", "2", "--foo"])
+
+    def test_bad_values_are_usage_errors(self):
+        for argv in (
+            ["--threads-sweep", "1", "2", "--pfind-args=-j4"],
+            ["--passes", "0"],
+            ["--cold-runs", "0"],
+            ["--tree", "/nonexistent/tree"],
+            ["--sweep-target", "/nonexistent/tree"],
+            ["--sweep-target", "medium@zfs"],
+            ["--fs", "zfs"],
+            ["--cache", "lukewarm"],
+        ):
+            with self.subTest(argv), mock.patch("sys.stderr", io.StringIO()) as err:
+                with self.assertRaises(SystemExit) as caught:
+                    cli.parse_args(argv)
+                self.assertEqual(caught.exception.code, 2)
+                self.assertTrue(err.getvalue().strip())
+
+    def test_repeated_tree_is_timed_once(self):
+        args = cli.parse_args(["--tree", "/", "--tree", "/"])
+        self.assertEqual(args.tree, ["/", "/"])  # plan.plan_cells de-duplicates
+
+
+class DryRunTests(TempDirTest):
+    def dry_run(self, *argv: str, euid: int = 1000) -> str:
+        out = io.StringIO()
+        with mock.patch("os.geteuid", return_value=euid), mock.patch("sys.stdout", out):
+            code = cli.main(["--dry-run", "--data-dir", str(self.tmp), "--fs-dir", str(self.tmp / "fs"), *argv])
+        self.assertEqual(code, 0)
+        return out.getvalue()
+
+    def test_not_root_skips_mounts_and_cold_with_one_line_each(self):
+        home = filesystem_of(self.tmp)
+        others = [fs for fs in ("xfs", "btrfs", "tmpfs") if fs != home]
+        text = self.dry_run("--cache", "warm", "cold", "--fs", home, *others, "--tree", str(self.tmp), "--skip-oswalk")
+        lines = text.splitlines()
+        self.assertIn(f"warm, {home}: 25 dataset cells (small, medium, large, deep, wide x all_files, extension_jpg, extension_multi, name_glob, count_only)", lines)
+        self.assertIn(f"warm, {home}: 2 tree cells ({self.tmp} x all_files, count_only)", lines)
+        for fs in others:
+            self.assertIn(f"skipped --fs {fs}: needs root to make and mount it (running as uid 1000)", lines)
+        self.assertIn("skipped cold cache (10 cells and sweeps): needs root to write /proc/sys/vm/drop_caches (running as uid 1000)", lines)
+        self.assertFalse(any(line.startswith("cold") for line in lines))
+        self.assertFalse((self.tmp / "fs").exists(), "a dry run makes nothing")
+
+    def test_nothing_left_to_time_is_an_error(self):
+        with mock.patch("os.geteuid", return_value=1000), mock.patch("sys.stdout", io.StringIO()):
+            home = filesystem_of(self.tmp)
+            other = "xfs" if home != "xfs" else "btrfs"
+            code = cli.main(["--pfind", shutil.which("true") or "/bin/true", "--data-dir", str(self.tmp), "--fs", other])
+        self.assertEqual(code, 2)
+
+
+@unittest.skipUnless(shutil.which("hyperfine") and shutil.which("find"), "needs hyperfine and find")
+class EndToEndTests(TempDirTest):
+    @classmethod
+    def setUpClass(cls):
+        cls._data = tempfile.TemporaryDirectory(prefix="pfind-bench-e2e-")  # one deep tree for all tests
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._data.cleanup()
+
+    # A shell stand-in that answers like pfind by delegating to find.
+    CORRECT = 'case "$2" in -c) find "$1" -type f | wc -l ;; -n) find "$1" -type f -name "$3" ;; *) find "$1" -type f ;; esac'
+
+    def fake_pfind(self, body: str) -> str:
+        path = self.tmp / "pfind"
+        path.write_text("#!/bin/sh\n" + body + "\n")
+        path.chmod(0o755)
+        return str(path)
+
+    def run_main(self, pfind: str, *extra: str, euid: int = None) -> tuple[int, dict, str]:
+        out = self.tmp / "report.json"
+        argv = ["--pfind", pfind, "--sizes", "deep", "--scenarios", "count_only", "name_glob", "--tools", "find",
+                "--runs", "2", "--warmup", "0", "--data-dir", self._data.name, "--output", str(out), *extra]
+        stdout = io.StringIO()
+        patches = [mock.patch("sys.stdout", stdout)] + ([mock.patch("os.geteuid", return_value=euid)] if euid is not None else [])
+        for p in patches:
+            p.start()
+        try:
+            code = cli.main(argv)
+        finally:
+            for p in patches:
+                p.stop()
+        return code, json.loads(out.read_text()), stdout.getvalue()
+
+    def test_wrong_pfind_makes_the_harness_fail(self):
+        code, report, _ = self.run_main(self.fake_pfind("echo 0"))
+        self.assertEqual(code, 1)
+        self.assertFalse(report["pfind_correct"])
+        self.assertEqual([c["scenario"] for c in report["cells"]], ["count_only", "name_glob"])
+        self.assertEqual(report["cells"][0]["correctness"]["counts"], {"pfind": 0, "find": 7260})
+
+    def test_crashing_pfind_is_recorded_in_the_cell(self):
+        code, report, _ = self.run_main(self.fake_pfind("exit 3"))
+        self.assertEqual(code, 1)
+        self.assertFalse(report["all_timings_ok"])
+        cell = report["cells"][0]
+        self.assertIn("hyperfine exited", cell["error"])
+        self.assertIn("exited 3", cell["correctness"]["errors"]["pfind"])
+
+    def test_correct_stand_in_passes_with_two_passes_and_a_sweep(self):
+        code, report, stdout = self.run_main(self.fake_pfind(self.CORRECT), "--threads-sweep", "1", "2", "--sweep-size", "deep")
+        self.assertEqual(code, 0)
+        self.assertTrue(report["pfind_correct"])
+        self.assertEqual(report["schema"], 2)
+        self.assertTrue(all(c["correctness"]["paths"]["equal"] for c in report["cells"] if c["scenario"] == "name_glob"))
+        cell = report["cells"][0]
+        self.assertEqual((cell["cache"], cell["kind"], cell["fs"]), ("warm", "dataset", filesystem_of(Path(self._data.name))))
+        self.assertEqual(len(cell["results"]["pfind"]["times"]), 4)
+        self.assertEqual([p["order"] for p in cell["passes"]], [["pfind", "find"], ["find", "pfind"]])
+        sweep = report["thread_sweeps"][0]
+        self.assertEqual([p["threads"] for p in sweep["points"]], [1, 2])
+        self.assertEqual(len(sweep["default"]["pass_means"]), 2)
+        self.assertEqual(report["thread_sweep"], sweep)
+        self.assertIn("### thread sweep: all_files on deep", stdout)
+        self.assertIn("correctness: pfind agrees everywhere", stdout)
+
+    def test_a_real_tree_is_checked_against_find(self):
+        tree = self.tmp / "tree"
+        (tree / "a" / "b").mkdir(parents=True)
+        for rel in ("x.jpg", "a/y.txt", "a/b/z", "a/b/file_0171.png"):
+            (tree / rel).write_text("x")
+        (tree / "link").symlink_to(tree / "x.jpg")  # not a regular file to find -type f
+        code, report, stdout = self.run_main(self.fake_pfind(self.CORRECT), "--tree", str(tree), "--passes", "1")
+        self.assertEqual(code, 0)
+        trees = [c for c in report["cells"] if c["kind"] == "tree"]
+        self.assertEqual([c["scenario"] for c in trees], ["all_files", "count_only"])
+        self.assertEqual([c["correctness"]["expected"] for c in trees], [4, 4])
+        self.assertEqual(trees[0]["correctness"]["expected_from"], "find")
+        self.assertTrue(trees[0]["correctness"]["paths"]["equal"])
+        self.assertEqual(report["trees"], {str(tree): {"fs": filesystem_of(tree), "files": 4}})
+        self.assertIn("real trees: all_files", stdout)
+
+    def test_a_tree_pfind_gets_wrong_fails_the_run(self):
+        tree = self.tmp / "tree"
+        tree.mkdir()
+        (tree / "a").write_text("x")
+        code, report, _ = self.run_main(self.fake_pfind('echo "$1/b"'), "--tree", str(tree), "--passes", "1", "--scenarios", "count_only", "--tree-scenarios", "all_files")
+        self.assertEqual(code, 1)
+        tree_cell = [c for c in report["cells"] if c["kind"] == "tree"][0]
+        self.assertFalse(tree_cell["correctness"]["pfind_correct"])
+        self.assertEqual(tree_cell["correctness"]["paths"]["only_subject"], [f"{tree}/b"])
+
+    def test_not_root_runs_the_warm_cells_and_records_the_skips(self):
+        home = filesystem_of(Path(self._data.name))
+        other = "xfs" if home != "xfs" else "btrfs"
+        code, report, stdout = self.run_main(self.fake_pfind(self.CORRECT), "--cache", "warm", "cold", "--fs", home, other, "--passes", "1", euid=1000)
+        self.assertEqual(code, 0)
+        self.assertEqual({(c["cache"], c["fs"]) for c in report["cells"]}, {("warm", home)})
+        self.assertEqual(
+            report["skipped"],
+            [f"--fs {other}: needs root to make and mount it (running as uid 1000)",
+             "cold cache (2 cells and sweeps): needs root to write /proc/sys/vm/drop_caches (running as uid 1000)"],
+        )
+        self.assertIn("skipped cold cache (2 cells and sweeps)", stdout)
+        self.assertEqual(list(report["machine"]["filesystems"]), [home])
+
+
+if __name__ == "__main__":
+    unittest.main()
