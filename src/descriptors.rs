@@ -181,19 +181,26 @@ fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 /// The root a directory was reached from: enough to open it again when no anchor
-/// is left, and to check that it is still the same directory.
+/// is left, and to check that it is still the same directory. Copied into every
+/// queued directory, so kept to three words.
 #[derive(Clone, Copy, Debug)]
 pub struct Root {
     /// Length of the root's printed path, which starts every descendant's path.
     len: usize,
-    /// The root's (device, inode) when the walk started, if known.
-    id: Option<(u64, u64)>,
+    /// The root's (device, inode) when the walk started, or `UNIDENTIFIED`.
+    id: (u64, u64),
 }
+
+/// No directory has inode 0 on device 0.
+const UNIDENTIFIED: (u64, u64) = (0, 0);
 
 impl Root {
     /// A root whose printed path is `len` bytes long, not yet identified.
     pub fn new(len: usize) -> Root {
-        Root { len, id: None }
+        Root {
+            len,
+            id: UNIDENTIFIED,
+        }
     }
 
     /// The same root, known to be the directory `stat` describes.
@@ -201,7 +208,7 @@ impl Root {
     #[allow(clippy::unnecessary_cast)]
     pub fn identified(self, stat: &libc::stat) -> Root {
         Root {
-            id: Some((stat.st_dev as u64, stat.st_ino as u64)),
+            id: (stat.st_dev as u64, stat.st_ino as u64),
             ..self
         }
     }
@@ -219,13 +226,15 @@ impl Root {
 }
 
 /// Opens the directory printed as `path` for listing: relative to `anchor` if it is
-/// still open, else from the root (see the module comment). Unless `follow`, no
-/// symbolic link below the root is followed. Running out of descriptors is waited
-/// out, not reported, as long as an anchor can be given up or another worker closes
-/// a directory in time.
+/// still open (`from_parent` when that is the directory's parent, so the rest is one
+/// name), else from the root (see the module comment). Unless `follow`, no symbolic
+/// link below the root is followed. Running out of descriptors is waited out, not
+/// reported, as long as an anchor can be given up or another worker closes a
+/// directory in time.
 pub fn open_dir(
     path: &[u8],
     anchor: Option<&Anchor>,
+    from_parent: bool,
     root: &Root,
     follow: bool,
 ) -> io::Result<OwnedFd> {
@@ -233,7 +242,7 @@ pub fn open_dir(
     tests::before_open(path);
     let mut waits = 0;
     loop {
-        match open_once(path, anchor, root, follow) {
+        match open_once(path, anchor, from_parent, root, follow) {
             Err(err) if out_of_descriptors(&err) && relieve(&mut waits) => continue,
             result => return result,
         }
@@ -243,6 +252,7 @@ pub fn open_dir(
 fn open_once(
     path: &[u8],
     anchor: Option<&Anchor>,
+    from_parent: bool,
     root: &Root,
     follow: bool,
 ) -> io::Result<OwnedFd> {
@@ -251,20 +261,21 @@ fn open_once(
     }
     if let Some(lease) = anchor.and_then(Anchor::lease) {
         let below = &path[lease.0.prefix_len..];
-        return if follow {
-            open_dir_at(Some(lease.0.fd), below, false)
-        } else {
-            open_dir_beneath(Base::Borrowed(lease.0.fd), below)
+        return match (follow, from_parent) {
+            (true, _) => open_dir_at(Some(lease.0.fd), below, false),
+            // The usual case: one name, whose O_NOFOLLOW guards it all.
+            (false, true) => open_dir_at(Some(lease.0.fd), below, true),
+            (false, false) => open_dir_beneath(Base::Borrowed(lease.0.fd), below),
         };
     }
     if follow {
         return open_dir_at(None, path, false);
     }
     let root_dir = open_root(&path[..root.len], false)?;
-    if let Some(id) = root.id {
+    if root.id != UNIDENTIFIED {
         let stat = fstat(root_dir.as_raw_fd())?;
         #[allow(clippy::unnecessary_cast)]
-        if (stat.st_dev as u64, stat.st_ino as u64) != id {
+        if (stat.st_dev as u64, stat.st_ino as u64) != root.id {
             return Err(io::Error::other(
                 "the root directory was replaced during the walk",
             ));
@@ -393,7 +404,8 @@ fn count_open_below(limit: u64) -> usize {
 fn count_listed_below(listing: &[u8], limit: u64) -> Option<usize> {
     let dir = open_dir_at(None, listing, false).ok()?;
     let own = dir.as_raw_fd();
-    let mut reader = DirReader::new(ReaderKind::native(), 4096);
+    // Small: zeroing the buffer is most of what counting costs a plain run.
+    let mut reader = DirReader::new(ReaderKind::native(), 1024);
     let mut count = 0;
     let mut numbers = 0;
     let never = std::sync::atomic::AtomicBool::new(false);

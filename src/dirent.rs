@@ -174,12 +174,12 @@ impl Base {
 /// `ENOTDIR`), whatever the kernel. `path` is relative and may be longer than
 /// `PATH_MAX`.
 ///
-/// A single component, the usual case (a directory opened relative to its parent),
-/// costs one `openat(O_NOFOLLOW)` as before. Longer paths (opened relative to a
-/// farther ancestor when the descriptor budget is short) use `openat2` with
+/// A single component costs one `openat(O_NOFOLLOW)`. Longer paths (opened relative
+/// to a farther ancestor when the descriptor budget is short) use `openat2` with
 /// `RESOLVE_NO_SYMLINKS` a `PATH_MAX`-sized piece at a time; where `openat2` is
 /// missing (Linux before 5.6, other systems, or a seccomp filter that refuses it),
-/// one `openat(O_NOFOLLOW)` per component.
+/// one `openat(O_NOFOLLOW)` per component. (A directory opened from its parent does
+/// not come here: the caller knows it is one name and uses [`open_dir_at`].)
 pub fn open_dir_beneath(base: Base, path: &[u8]) -> io::Result<OwnedFd> {
     if !path.contains(&b'/') {
         return openat_bytes(base.fd(), path, DIR_FLAGS | libc::O_NOFOLLOW);
@@ -428,7 +428,8 @@ impl DirReader {
     pub fn new(kind: ReaderKind, buffer_size: usize) -> DirReader {
         let buffer = match kind {
             #[cfg(target_os = "linux")]
-            ReaderKind::Getdents => vec![0; buffer_size.max(4096)],
+            // Room for at least a few records (one is at most 280 bytes).
+            ReaderKind::Getdents => vec![0; buffer_size.max(1024)],
             ReaderKind::Readdir => Vec::new(),
         };
         DirReader { kind, buffer }

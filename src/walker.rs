@@ -48,6 +48,8 @@ pub struct DirJob {
     /// The nearest open ancestor to open this directory relative to; `None` opens it
     /// from its root (see `descriptors`).
     anchor: Option<Arc<Anchor>>,
+    /// The anchor is this directory's parent, so the path below it is one name.
+    anchor_is_parent: bool,
     /// The root it was reached from, for when no anchor is left.
     root: Root,
     /// 0 for a root; the directory's entries are at `depth + 1`.
@@ -107,6 +109,7 @@ impl DirJob {
             prefix,
             path_len: root.len(),
             anchor: None,
+            anchor_is_parent: false,
             root: Root::new(root.len()),
             depth: 0,
             print_if_empty: false,
@@ -125,6 +128,7 @@ impl DirJob {
             prefix,
             path_len,
             anchor: None,
+            anchor_is_parent: false,
             root: self.root,
             depth: self.depth + 1,
             print_if_empty: false,
@@ -159,6 +163,7 @@ impl DirJob {
         open_dir(
             &self.prefix[..self.path_len],
             self.anchor.as_deref(),
+            self.anchor_is_parent,
             &self.root,
             follow,
         )
@@ -451,12 +456,13 @@ impl<'a> Walker<'a> {
         if !visitor.children.is_empty() {
             // Keep this directory open for its children if the budget allows; otherwise
             // they are opened relative to our own anchor by a longer path.
-            let anchor = match Anchor::keep(dir, job.prefix.len()) {
-                Ok(anchor) => Some(anchor),
-                Err(_closed_on_drop) => job.anchor.clone(),
+            let (anchor, is_parent) = match Anchor::keep(dir, job.prefix.len()) {
+                Ok(anchor) => (Some(anchor), true),
+                Err(_closed_on_drop) => (job.anchor.clone(), false),
             };
             for child in &mut visitor.children {
                 child.anchor = anchor.clone();
+                child.anchor_is_parent = is_parent;
                 child.parent_id = visitor.here.id.clone();
                 child.root_dev = root_dev;
             }
