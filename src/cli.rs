@@ -4,12 +4,17 @@
 //! `value_parser` functions below, so a bad value is reported by clap with the flag's
 //! name, the value and what is allowed, and exits with status 2.
 
+use crate::color::Palette;
 use crate::config::{Config, OutputMode, MAX_THREADS};
 use crate::filter::glob::Glob;
 use crate::filter::normalize_extension;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
-use clap::Parser;
+use crate::hyperlink::Hyperlinks;
+use crate::record::{Format, Shape};
+use crate::sort::{SortKey, SortOrder};
+use crate::template::Template;
+use clap::{Parser, ValueEnum};
 use std::ffi::OsString;
 use std::io::IsTerminal;
 
@@ -126,6 +131,7 @@ pub struct Cli {
     pub one_file_system: bool,
 
     /// Print each match's size in bytes, right-aligned, then a space and the path.
+    /// With --json, add size, mtime and mode to each object.
     #[arg(short = 'l', long = "long", help_heading = "Output")]
     pub long: bool,
 
@@ -156,11 +162,84 @@ pub struct Cli {
     )]
     pub print0: bool,
 
+    /// Print each match as TEMPLATE: {} path, {/} basename, {//} parent, {.} path
+    /// without extension, {/.} basename without extension, {type} (f, d, l); and,
+    /// at the cost of a stat per match, {size}, {mtime}, {mode}, {uid}, {gid},
+    /// {owner}, {group}. {{ and }} are braces; \n, \t, \0 and \\ are escapes.
+    #[arg(
+        long = "format",
+        value_name = "TEMPLATE",
+        value_parser = Template::parse,
+        conflicts_with_all = ["long", "count", "sum_size"],
+        help_heading = "Output"
+    )]
+    pub format: Option<Template>,
+
+    /// Print one JSON object per line: path (and path_b64, the exact bytes, when the
+    /// path is not UTF-8) and type; with -l also size, mtime, mtime_iso and mode.
+    #[arg(
+        long = "json",
+        conflicts_with_all = ["count", "sum_size", "print0", "format"],
+        help_heading = "Output"
+    )]
+    pub json: bool,
+
+    /// Print the matches in this order, after the walk: by path (bytewise, as
+    /// `LC_ALL=C sort`), size or mtime (then by path). Keeps every match in memory.
+    #[arg(
+        long = "sort",
+        value_name = "KEY",
+        value_enum,
+        conflicts_with_all = ["count", "sum_size"],
+        help_heading = "Output"
+    )]
+    pub sort: Option<SortArg>,
+
+    /// Reverse the --sort order.
+    #[arg(long = "reverse", requires = "sort", help_heading = "Output")]
+    pub reverse: bool,
+
+    /// Print nothing; stop at the first match. Exit status 0 if anything matched,
+    /// 1 if nothing did.
+    #[arg(
+        short = 'q',
+        long = "quiet",
+        conflicts_with_all = [
+            "long", "sum_size", "count", "print0", "format", "json", "sort",
+            "max_results", "first",
+        ],
+        help_heading = "Output"
+    )]
+    pub quiet: bool,
+
+    /// Colour paths by kind and extension, from LS_COLORS: auto (when stdout is a
+    /// terminal and NO_COLOR is not set), always or never.
+    #[arg(
+        long = "color",
+        alias = "colour",
+        value_name = "WHEN",
+        value_enum,
+        default_value_t = When::Auto,
+        help_heading = "Output"
+    )]
+    pub color: When,
+
+    /// Make each path an OSC 8 terminal hyperlink (file://HOST/PATH): auto (when
+    /// stdout is a terminal), always or never.
+    #[arg(
+        long = "hyperlink",
+        value_name = "WHEN",
+        value_enum,
+        default_value_t = When::Never,
+        help_heading = "Output"
+    )]
+    pub hyperlink: When,
+
     /// Print absolute paths: relative roots are joined with the current directory.
     #[arg(short = 'a', long = "absolute-path", help_heading = "Output")]
     pub absolute: bool,
 
-    /// Stop after printing N matches.
+    /// Stop after printing N matches (with --sort, the first N in that order).
     #[arg(
         long = "max-results",
         value_name = "N",
@@ -182,6 +261,47 @@ pub struct Cli {
         help_heading = "Performance"
     )]
     pub threads: Option<usize>,
+
+    /// Print a completion script for a shell (bash, zsh, fish) or the manual page
+    /// (man), and exit.
+    #[arg(long = "generate", value_name = "WHAT", value_enum)]
+    pub generate: Option<Generate>,
+}
+
+/// `--sort` keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum SortArg {
+    Path,
+    Size,
+    Mtime,
+}
+
+/// `--color` and `--hyperlink`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum When {
+    Auto,
+    Always,
+    Never,
+}
+
+impl When {
+    /// Resolves `auto` with `auto_answer`.
+    fn enabled(self, auto_answer: impl FnOnce() -> bool) -> bool {
+        match self {
+            When::Always => true,
+            When::Never => false,
+            When::Auto => auto_answer(),
+        }
+    }
+}
+
+/// `--generate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Generate {
+    Bash,
+    Zsh,
+    Fish,
+    Man,
 }
 
 /// The text after the options: the type families, from their table, and examples.
@@ -198,7 +318,11 @@ fn after_help() -> String {
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
         pfind /data -S +1mi -l      files of at least 1 MiB, with their sizes\n  \
         pfind /data -c              just the number of matching files\n  \
-        pfind /data -0 | xargs -0 ls -l   run a command on the matches",
+        pfind /data -0 | xargs -0 ls -l   run a command on the matches\n  \
+        pfind /data --sort size --reverse -l --max-results 10  largest files\n  \
+        pfind /data --format '{{size}} {{mtime}} {{}}'   a record per match\n  \
+        pfind /data --json -l | jq .size   JSON lines for other programs\n  \
+        pfind /data -q -e core && echo found   only the exit status",
         families_help()
     )
 }
@@ -206,6 +330,8 @@ fn after_help() -> String {
 impl Cli {
     /// Resolves the parsed arguments into the configuration the walker uses.
     pub fn into_config(self) -> Config {
+        let stdout_is_terminal = std::io::stdout().is_terminal();
+        let record_format = self.record_format(stdout_is_terminal);
         let mut config = Config::new(self.roots);
         let mut kinds = Vec::new();
         let mut extensions: Vec<Box<[u8]>> = self
@@ -244,25 +370,67 @@ impl Cli {
         } else {
             self.max_results
         };
-        let terminator = if self.print0 { b'\0' } else { b'\n' };
         config.output = if self.count {
             OutputMode::Count
         } else if self.sum_size {
             OutputMode::SizeSum
-        } else if self.long {
-            OutputMode::Long { terminator }
+        } else if self.quiet {
+            config.max_results = Some(1);
+            OutputMode::Quiet
         } else {
-            OutputMode::Paths { terminator }
+            let (mode, format) = record_format.resolve();
+            config.format = format;
+            mode
         };
         if let Some(threads) = self.threads {
             config.threads = threads;
+            config.spare_threads = 0;
         }
         // A person watching a terminal should see results as they are found.
-        config.flush_per_directory = matches!(
-            config.output,
-            OutputMode::Paths { .. } | OutputMode::Long { .. }
-        ) && std::io::stdout().is_terminal();
+        let streams = match config.output {
+            OutputMode::Paths { .. } | OutputMode::Long { .. } => true,
+            OutputMode::Formatted { .. } => config.sort_order().is_none(),
+            OutputMode::Count | OutputMode::SizeSum | OutputMode::Quiet => false,
+        };
+        config.flush_per_directory = streams && stdout_is_terminal;
         config
+    }
+
+    /// The record format asked for: shape, terminator, colours, links and order.
+    fn record_format(&self, stdout_is_terminal: bool) -> Format {
+        let shape = match (&self.format, self.json) {
+            (Some(template), _) => Shape::Template(template.clone()),
+            (None, true) => Shape::Json { meta: self.long },
+            (None, false) if self.long => Shape::Long,
+            (None, false) => Shape::Path,
+        };
+        let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+        let color = self
+            .color
+            .enabled(|| stdout_is_terminal && !no_color)
+            .then(Palette::from_env);
+        // Without a working directory there is nothing to make relative paths
+        // absolute against; the paths are still printed, just not as links.
+        let hyperlink = self
+            .hyperlink
+            .enabled(|| stdout_is_terminal)
+            .then(|| Hyperlinks::from_env().ok())
+            .flatten();
+        let sort = self.sort.map(|key| SortOrder {
+            key: match key {
+                SortArg::Path => SortKey::Path,
+                SortArg::Size => SortKey::Size,
+                SortArg::Mtime => SortKey::Mtime,
+            },
+            reverse: self.reverse,
+        });
+        Format {
+            shape,
+            terminator: if self.print0 { b'\0' } else { b'\n' },
+            color,
+            hyperlink,
+            sort,
+        }
     }
 }
 
@@ -425,5 +593,12 @@ mod tests {
         );
         assert!(parse(&[]).unwrap().implicit_root);
         assert_eq!(parse(&["-j", "3"]).unwrap().threads, 3);
+        // -j is obeyed exactly; without it, spare workers may join on disk waits.
+        assert_eq!(parse(&["-j", "3"]).unwrap().spare_threads, 0);
+        let default = parse(&[]).unwrap();
+        assert_eq!(
+            default.threads + default.spare_threads,
+            crate::config::MAX_WORKERS_WHEN_WAITING.max(default.threads)
+        );
     }
 }

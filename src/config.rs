@@ -7,6 +7,7 @@
 
 use crate::dirent::EntryKind;
 use crate::filter::Filter;
+use crate::record::Format;
 use std::ffi::OsString;
 
 /// Initial capacity of a worker's output buffer. Small on purpose: workers that find
@@ -38,8 +39,24 @@ pub fn default_threads() -> usize {
     }
 }
 
+/// With no `-j`, the most workers a walk grows to while reading directories waits on
+/// the disk (a cold cache): each waiting worker is one more read in flight. A warm walk
+/// never waits and keeps `default_threads()`. See `threads.rs` for how a wait is told
+/// from work, and the README for the measurements behind the number.
+pub const MAX_WORKERS_WHEN_WAITING: usize = 32;
+
+/// How many workers may be added to `threads` during a walk with no `-j`.
+pub fn default_spare_threads(threads: usize) -> usize {
+    MAX_WORKERS_WHEN_WAITING.saturating_sub(threads)
+}
+
 /// What the walk reports for each match.
+///
+/// `repr(u8)` keeps the variant in a tag byte of its own. Without it, Rust stores the
+/// variant in the spare values of `Formatted`'s booleans, and reading it back costs
+/// the walker's inline path six more instructions per file (callgrind, `medium`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum OutputMode {
     /// One path per match, each followed by the terminator byte.
     Paths { terminator: u8 },
@@ -50,12 +67,35 @@ pub enum OutputMode {
     Count,
     /// `-s`: only the number of matches and their total size, printed once at the end.
     SizeSum,
+    /// `-q`: nothing at all; the walk stops at the first match (`max_results` is 1)
+    /// and the exit status says whether there was one.
+    Quiet,
+    /// Records the walker does not write inline (`--format`, `--json`, `--sort`,
+    /// colours, hyperlinks): `Config::format` says how, and each match goes out of
+    /// line to a [`crate::record::Records`]. The flags say which matches that needs a
+    /// `stat` for; [`Format::resolve`] sets them.
+    Formatted { stat_files: bool, stat_others: bool },
 }
 
 impl OutputMode {
-    /// True when every match's size is needed, so each match is `stat`ed.
-    pub fn needs_size(self) -> bool {
-        matches!(self, OutputMode::Long { .. } | OutputMode::SizeSum)
+    /// True when printing a match of `kind` needs its `stat` (its size, times, mode
+    /// or owner). This is the only question the walk asks of the output; filters add
+    /// their own needs to it.
+    pub fn needs_stat(self, kind: EntryKind) -> bool {
+        match self {
+            OutputMode::Long { .. } | OutputMode::SizeSum => true,
+            OutputMode::Formatted {
+                stat_files,
+                stat_others,
+            } => {
+                if kind == EntryKind::File {
+                    stat_files
+                } else {
+                    stat_others
+                }
+            }
+            OutputMode::Paths { .. } | OutputMode::Count | OutputMode::Quiet => false,
+        }
     }
 }
 
@@ -80,14 +120,25 @@ pub struct Config {
     /// (`-a`).
     pub absolute: bool,
     pub output: OutputMode,
+    /// How records are printed when `output` is [`OutputMode::Formatted`]; set both
+    /// from [`Format::resolve`]. With `--sort`, the walk keeps the matches and
+    /// [`crate::output::Output::finish`] prints them after [`crate::run`].
+    pub format: Option<Format>,
     /// Number of worker threads, at least 1.
     pub threads: usize,
+    /// Workers that may be started on top of `threads` when directory reads are found
+    /// waiting on the disk; 0 when `-j` was given, which is then obeyed exactly.
+    pub spare_threads: usize,
     /// Flush each worker's output after every directory, for a person watching a
     /// terminal; otherwise output is flushed in large blocks.
     pub flush_per_directory: bool,
     /// Ignore the kernel's `d_type` and classify every entry with `fstatat`, as on a
     /// filesystem that reports `DT_UNKNOWN`. Used by tests to exercise that path.
     pub force_stat: bool,
+    /// Take every directory as one that waited on the disk, so each one asks for a
+    /// spare worker, started at once rather than paced by how busy the CPUs are. Used
+    /// by tests to exercise the growing pool on a warm tree.
+    pub assume_disk_waits: bool,
 }
 
 impl Config {
@@ -100,6 +151,7 @@ impl Config {
         } else {
             roots
         };
+        let threads = default_threads();
         Config {
             roots,
             implicit_root,
@@ -109,17 +161,34 @@ impl Config {
             max_results: None,
             absolute: false,
             output: OutputMode::Paths { terminator: b'\n' },
-            threads: default_threads(),
+            format: None,
+            threads,
+            spare_threads: default_spare_threads(threads),
             flush_per_directory: false,
             force_stat: false,
+            assume_disk_waits: false,
         }
+    }
+
+    /// The `--max-results` bound the walk itself enforces: none when sorting, where
+    /// the bound applies to the sorted order instead (see `Output::finish`).
+    pub fn walk_limit(&self) -> Option<u64> {
+        match self.sort_order() {
+            Some(_) => None,
+            None => self.max_results,
+        }
+    }
+
+    /// `--sort`: the order matches are printed in, after the walk.
+    pub fn sort_order(&self) -> Option<crate::sort::SortOrder> {
+        self.format.as_ref().and_then(|format| format.sort)
     }
 
     /// True when an entry of `kind` that passed the name filters must be `stat`ed:
     /// because a predicate reads the `stat`, or because the output prints from it.
     /// The one place that answers this, for the walker and for roots alike.
     pub fn needs_stat(&self, kind: EntryKind) -> bool {
-        self.output.needs_size() || self.filter.needs_stat(kind)
+        self.output.needs_stat(kind) || self.filter.needs_stat(kind)
     }
 }
 

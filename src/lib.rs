@@ -17,16 +17,30 @@
 //!   families, sizes, depth; and which of them need a `stat`.
 //! * Matches go to the shared [`output::Output`] in large blocks; problems go to the
 //!   [`report::Reporter`], which also decides the exit status.
+//! * Plain paths and `-l` are written by the walker inline; every other format goes
+//!   through [`record`] out of line: [`template`] (`--format`), [`json`], [`color`],
+//!   [`hyperlink`], with [`meta`] for what a `stat` tells; [`sort`] keeps matches for
+//!   `--sort` and merges them at the end. [`generate`] prints completions and the man
+//!   page.
 
 pub mod cli;
+pub mod color;
 pub mod config;
 pub mod descriptors;
 pub mod dirent;
 pub mod filter;
+pub mod generate;
+pub mod hyperlink;
+pub mod json;
+pub mod meta;
 pub mod output;
 pub mod queue;
+pub mod record;
 pub mod report;
 pub mod scheduler;
+pub mod sort;
+pub mod template;
+pub mod threads;
 pub mod walker;
 
 pub use config::Config;

@@ -13,6 +13,7 @@
 use clap::Parser;
 use pfind::cli::Cli;
 use pfind::config::OutputMode;
+use pfind::generate;
 use pfind::output::{size_summary, Output};
 use pfind::report::{ExitStatus, Reporter};
 
@@ -49,7 +50,12 @@ fn run() -> ExitStatus {
         }
     };
     // Usage errors print clap's message and exit with status 2 from here.
-    let config = Cli::parse().into_config();
+    let cli = Cli::parse();
+    if let Some(what) = cli.generate {
+        output.deliver(&generate::render(what), &reporter);
+        return reporter.exit_status();
+    }
+    let config = cli.into_config();
     let summary = pfind::run(&config, &output, &reporter);
     match config.output {
         OutputMode::Count => {
@@ -59,6 +65,11 @@ fn run() -> ExitStatus {
             let line = size_summary(summary.matches, summary.bytes);
             output.deliver(line.as_bytes(), &reporter);
         }
+        // `-q` answers with its status alone: a match means success even if errors
+        // were reported; no match is status 1, the same as an error.
+        OutputMode::Quiet if summary.matches > 0 => return ExitStatus::Success,
+        OutputMode::Quiet => return ExitStatus::HadErrors,
+        OutputMode::Formatted { .. } => output.finish(&config, &reporter),
         OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
     reporter.exit_status()

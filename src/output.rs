@@ -8,8 +8,13 @@
 //! `EPIPE` (Rust ignores `SIGPIPE`): that is not an error, the walk just stops and pfind
 //! exits 0, as ripgrep does. Any other failure (`> /dev/full`) is reported once and
 //! also stops the walk, since nothing more can be delivered.
+//!
+//! With `--sort`, workers hand over what they kept instead of blocks
+//! ([`Output::keep`]), and [`Output::finish`] prints it in order once the walk is over.
 
+use crate::config::{Config, OUTPUT_FLUSH_THRESHOLD};
 use crate::report::Reporter;
+use crate::sort::{write_merged, SortRun};
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -112,6 +117,8 @@ pub struct Output {
     sink: Mutex<Box<dyn Write + Send>>,
     /// Set after the first failed write; later blocks are dropped silently.
     failed: AtomicBool,
+    /// `--sort`: each worker's sorted matches, printed by `finish`.
+    kept: Mutex<Vec<SortRun>>,
 }
 
 /// What the walk should do after handing over a block.
@@ -141,6 +148,29 @@ impl Output {
         Output {
             sink: Mutex::new(writer),
             failed: AtomicBool::new(false),
+            kept: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// `--sort`: takes one worker's sorted matches, to be printed by [`Self::finish`].
+    pub fn keep(&self, run: SortRun) {
+        if !run.is_empty() {
+            lock(&self.kept).push(run);
+        }
+    }
+
+    /// Prints whatever the walk kept for the end: with `--sort`, every worker's
+    /// matches merged into one order (the first `--max-results` of them). Call it once
+    /// [`crate::run`] has returned; without `--sort` it does nothing.
+    pub fn finish(&self, config: &Config, reporter: &Reporter) {
+        let runs = std::mem::take(&mut *lock(&self.kept));
+        if let Some(format) = config
+            .format
+            .as_ref()
+            .filter(|_| config.sort_order().is_some())
+        {
+            let first = config.max_results;
+            write_merged(&runs, format, first, self, reporter, OUTPUT_FLUSH_THRESHOLD);
         }
     }
 
@@ -150,10 +180,7 @@ impl Output {
             return Delivery::Closed;
         }
         let result = {
-            let mut sink = self
-                .sink
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            let mut sink = lock(&self.sink);
             sink.write_all(block).and_then(|()| sink.flush())
         };
         match result {
@@ -173,6 +200,13 @@ impl Output {
     pub fn is_closed(&self) -> bool {
         self.failed.load(Ordering::Relaxed)
     }
+}
+
+/// A lock that a panicking worker cannot make unusable for the others.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// Descriptor 1, unbuffered.

@@ -47,6 +47,17 @@
 //! a token, the sleeper cannot miss it either way. When nobody sleeps, the producer's
 //! extra cost is the fence and one load of `parked_count` (`maybe_unpark`).
 //!
+//! # Growing during the walk
+//!
+//! A pool may have more slots than workers at the start ([`Pool::with_spares`]).
+//! `wanted` says how many slots should have a running worker: a worker that keeps
+//! waiting on the disk raises it ([`Pool::ask_for_worker`]) and the scheduler starts
+//! threads for the new slots. Until then a spare slot is only an empty deque: a steal
+//! finds nothing in it and nobody parks on it (and the unpark `stop` sends it is
+//! harmless). None of this touches the argument above: a worker that starts late
+//! takes jobs through `next_job` like any other, and `dir_pending` counts jobs, not
+//! workers.
+//!
 //! # Early stop and panics
 //!
 //! `quit` also ends the walk early: a closed stdout (`pfind | head`), or a worker that
@@ -73,6 +84,11 @@ pub struct Pool<T> {
     parked_count: CachePadded<AtomicUsize>,
     /// Raised once: at quiescence, on a closed output, or when a worker panics.
     quit: AtomicBool,
+    /// How many slots should have a running worker: the scheduler starts threads for
+    /// the first `wanted` slots. Starts at what the scheduler asks for and grows, up to
+    /// the number of slots, each time a worker reports that it waited on the disk
+    /// ([`Pool::ask_for_worker`]).
+    wanted: AtomicUsize,
 }
 
 /// The private half of one worker: its own deque and parker. Moved into its thread.
@@ -96,7 +112,16 @@ impl<T> WorkerSlot<T> {
 impl<T> Pool<T> {
     /// A pool for `workers` threads, and one slot for each.
     pub fn new(workers: usize) -> (Pool<T>, Vec<WorkerSlot<T>>) {
+        Pool::with_spares(workers, 0)
+    }
+
+    /// A pool for `workers` threads plus `spares` more that may be asked for during the
+    /// walk, and one slot for each. Slots without a thread are simply empty deques:
+    /// stealing finds nothing in them and nobody parks on them.
+    pub fn with_spares(workers: usize, spares: usize) -> (Pool<T>, Vec<WorkerSlot<T>>) {
         assert!(workers > 0, "a pool needs at least one worker");
+        let wanted = workers;
+        let workers = workers + spares;
         let slots: Vec<WorkerSlot<T>> = (0..workers)
             .map(|index| WorkerSlot {
                 index,
@@ -111,8 +136,36 @@ impl<T> Pool<T> {
             dir_pending: CachePadded::new(AtomicUsize::new(0)),
             parked_count: CachePadded::new(AtomicUsize::new(0)),
             quit: AtomicBool::new(false),
+            wanted: AtomicUsize::new(wanted),
         };
         (pool, slots)
+    }
+
+    /// Asks for one more worker, if there is a slot left for it; the scheduler starts
+    /// it. Called by a worker that found itself waiting on the disk.
+    pub fn ask_for_worker(&self) {
+        let slots = self.stealers.len();
+        let _ = self
+            .wanted
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |wanted| {
+                (wanted < slots).then_some(wanted + 1)
+            });
+    }
+
+    /// Asks for at least `workers` workers in all (as many as there are slots, at most).
+    pub fn ask_for_workers(&self, workers: usize) {
+        let workers = workers.min(self.stealers.len());
+        self.wanted.fetch_max(workers, Ordering::Relaxed);
+    }
+
+    /// How many slots should have a worker running (see `wanted`).
+    pub fn wanted_workers(&self) -> usize {
+        self.wanted.load(Ordering::Relaxed)
+    }
+
+    /// True while more workers may still be asked for.
+    pub fn can_grow(&self) -> bool {
+        self.wanted_workers() < self.stealers.len()
     }
 
     /// Queues directories on `slot`'s deque: counts them first, so that a peer that

@@ -14,12 +14,14 @@ use crate::config::Config;
 use crate::descriptors;
 use crate::dirent::{stat_at, DirReader, EntryKind, ReaderKind};
 use crate::output::{MatchLimit, Output};
-use crate::queue::Pool;
+use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
+use crate::threads::{CpuSpread, GrowthGate, COLD_START_PER_CPU};
 use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::thread::{Scope, ScopedJoinHandle};
 
 /// Walks every root in `config` and sends matches to `output`. Problems along the way
 /// are reported through `reporter`; the walk itself only stops early if the output
@@ -72,7 +74,7 @@ pub fn run_with_reader(
     } else {
         None
     };
-    let limit = config.max_results.map(MatchLimit::new);
+    let limit = config.walk_limit().map(MatchLimit::new);
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
     for root in &config.roots {
@@ -98,12 +100,14 @@ pub fn run_with_reader(
         }
     }
     // Without a directory to walk, there is no budget to set nor peer to start.
-    let threads = if root_dirs.is_empty() {
-        1
+    let (threads, spares) = if root_dirs.is_empty() {
+        (1, 0)
     } else {
-        descriptors::configure(config.threads)
+        let affordable = descriptors::configure(config.threads + config.spare_threads);
+        let threads = config.threads.min(affordable);
+        (threads, affordable - threads)
     };
-    let (pool, mut slots) = Pool::new(threads);
+    let (pool, mut slots) = Pool::with_spares(threads, spares);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, crate::config::DIRENT_BUFFER_SIZE);
         Walker::new(config, &pool, output, reporter, reader, limit.as_ref())
@@ -124,37 +128,124 @@ pub fn run_with_reader(
     if !pool.is_stopped() {
         pool.push_dirs(&first_slot, root_dirs.into_iter());
     }
-    if threads == 1 || !first.run_until_shareable(&first_slot) {
+    if threads + spares == 1 || !first.run_until_shareable(&first_slot) {
         summary.add(first.run(&first_slot));
         return summary;
     }
+    // A first listing that had to wait for the disk means a cold tree: start with
+    // enough workers to keep several reads in flight rather than ramp up to them.
+    if first.listed_cold() {
+        pool.ask_for_workers(threads * COLD_START_PER_CPU);
+    }
+    let work = |slot: &WorkerSlot<DirJob>| make_walker(reader).run(slot);
     let per_worker: Vec<Summary> = std::thread::scope(|scope| {
-        // A thread that cannot start (RLIMIT_NPROC, a container's pids.max, no memory
-        // for its stack) is no reason to fail: the walk goes on with the workers that
-        // did, this one at least. A slot left without a thread keeps an empty deque
-        // that nobody pushes to, and a parker nobody waits on.
-        let handles: Vec<_> = slots
-            .into_iter()
-            .map_while(|slot| {
-                let make_walker = &make_walker;
-                std::thread::Builder::new()
-                    .name(format!("pfind-worker-{}", slot.index()))
-                    .spawn_scoped(scope, move || make_walker(reader).run(&slot))
-                    .ok()
-            })
-            .collect();
-        let mut found = vec![first.run(&first_slot)];
-        found.extend(handles.into_iter().map(|handle| {
-            handle
-                .join()
-                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-        }));
+        let mut crew = Crew {
+            scope,
+            work: &work,
+            pool: &pool,
+            unstarted: slots.into_iter(),
+            handles: Vec::new(),
+            can_start: true,
+            gate: (!config.assume_disk_waits).then(|| GrowthGate::new(threads)),
+        };
+        crew.start_first();
+        // Moving to another CPU blocked this thread for a moment: not a disk wait.
+        first.forget_waits();
+        // Workers asked for later (directories waiting on the disk) are started by
+        // this thread between its own directories.
+        let mut found = vec![first.run_and_serve(&first_slot, || crew.serve())];
+        found.extend(crew.join());
         found
     });
     for found in per_worker {
         summary.add(found);
     }
     summary
+}
+
+/// The workers this thread starts, inside a `thread::scope`, and their handles.
+struct Crew<'scope, 'env, F> {
+    scope: &'scope Scope<'scope, 'env>,
+    /// What each worker runs: a walker on its slot.
+    work: &'env F,
+    pool: &'env Pool<DirJob>,
+    /// Slots without a thread yet, in index order.
+    unstarted: std::vec::IntoIter<WorkerSlot<DirJob>>,
+    handles: Vec<ScopedJoinHandle<'scope, Summary>>,
+    /// False once a thread could not be started (a process or container limit on
+    /// threads): the walk goes on with the workers it has, this thread at least.
+    can_start: bool,
+    /// Paces the workers asked for during the walk (see `threads::GrowthGate`);
+    /// `None` starts each one as soon as it is asked for (tests).
+    gate: Option<GrowthGate>,
+}
+
+impl<'scope, 'env, F> Crew<'scope, 'env, F>
+where
+    F: Fn(&WorkerSlot<DirJob>) -> Summary + Sync,
+{
+    /// True while the pool wants more workers than run (this thread counts as one).
+    fn short_handed(&self) -> bool {
+        self.can_start && self.handles.len() + 1 < self.pool.wanted_workers()
+    }
+
+    /// Starts the workers the walk begins with, each left alone on the CPU it was
+    /// queued on.
+    fn start_first(&mut self) {
+        // Read once: workers started here may ask for more while this runs, and those
+        // go through the gate like any others.
+        let wanted = self.pool.wanted_workers();
+        let spread = CpuSpread::new();
+        while self.can_start && self.handles.len() + 1 < wanted {
+            if self.start_one() {
+                spread.step_aside();
+            }
+        }
+        spread.finish();
+    }
+
+    /// Between this thread's directories: one more worker if the pool asked for one
+    /// (directories wait on the disk) and the CPUs have room for it. One relaxed load
+    /// when nothing was asked.
+    fn serve(&mut self) {
+        if self.short_handed() && self.gate.as_mut().map_or(true, GrowthGate::allows) {
+            self.start_one();
+        }
+    }
+
+    /// Starts a worker on the next free slot; false if none could be started.
+    fn start_one(&mut self) -> bool {
+        let Some(slot) = self.unstarted.next() else {
+            self.can_start = false;
+            return false;
+        };
+        let work = self.work;
+        let started = std::thread::Builder::new()
+            .name(format!("pfind-worker-{}", slot.index()))
+            .spawn_scoped(self.scope, move || work(&slot));
+        match started {
+            Ok(handle) => {
+                self.handles.push(handle);
+                true
+            }
+            Err(_) => {
+                self.can_start = false;
+                false
+            }
+        }
+    }
+
+    /// Waits for every worker started, re-raising a worker's panic as it was.
+    fn join(self) -> Vec<Summary> {
+        self.handles
+            .into_iter()
+            .map(|handle| {
+                handle
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+            .collect()
+    }
 }
 
 /// The root's kind and `stat`: its own, or with `-L` its target's. Under `-L` a

@@ -117,3 +117,48 @@ fn kinds_and_emptiness_agree_with_the_oracle_on_every_reader() {
         assert_same_records(&format!("-t e, {context}"), &paths, &empty);
     });
 }
+
+/// With no `-j` the pool grows while directories wait on the disk. Here every
+/// directory is taken as such a wait, so workers join all through the walk, from any
+/// thread's request: the paths must still be exactly the oracle's, however many
+/// spares there are, the pool must never grow past them, and `--max-results` must
+/// still print exactly N.
+#[test]
+fn a_pool_that_grows_during_the_walk_loses_and_repeats_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    random_tree(tmp.path(), 11, 3_000);
+    let root = tmp.path().as_os_str().to_owned();
+    let expected = oracle_files(root.as_bytes());
+    for threads in [1, 2] {
+        for spares in [0, 1, 7, 30] {
+            for _ in 0..5 {
+                let mut config = Config::new(vec![root.clone()]);
+                config.output = OutputMode::Paths { terminator: 0 };
+                config.threads = threads;
+                config.spare_threads = spares;
+                config.assume_disk_waits = true;
+                let context = format!("{threads} threads, {spares} spares");
+                let captured = Captured::default();
+                let output = Output::to_writer(Box::new(captured.clone()));
+                let reporter = Reporter::new();
+                let summary = pfind::run(&config, &output, &reporter);
+                assert!(!reporter.errored(), "{context}");
+                let paths = split_records(&captured.0.lock().unwrap(), 0);
+                assert_same_records(&context, &paths, &expected);
+                let most = (threads + spares) as u64;
+                assert!(summary.workers <= most, "{context}: {}", summary.workers);
+                if spares > 0 {
+                    assert!(summary.workers > threads as u64, "{context}: never grew");
+                }
+
+                config.max_results = Some(7);
+                let captured = Captured::default();
+                let output = Output::to_writer(Box::new(captured.clone()));
+                let summary = pfind::run(&config, &output, &reporter);
+                let paths = split_records(&captured.0.lock().unwrap(), 0);
+                assert_eq!(paths.len(), 7, "{context}");
+                assert_eq!(summary.matches, 7, "{context}");
+            }
+        }
+    }
+}

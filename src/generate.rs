@@ -1,0 +1,90 @@
+//! `--generate bash|zsh|fish|man`: shell completions and the manual page, made from
+//! the same clap definitions as `--help` (`cli::Cli`), so none of them can drift away
+//! from the options pfind really has.
+
+use crate::cli::{Cli, Generate};
+use clap::CommandFactory;
+
+/// The completion script or manual page asked for.
+pub fn render(what: Generate) -> Vec<u8> {
+    let mut command = Cli::command();
+    let mut out = Vec::new();
+    let shell = match what {
+        Generate::Bash => clap_complete::Shell::Bash,
+        Generate::Zsh => clap_complete::Shell::Zsh,
+        Generate::Fish => clap_complete::Shell::Fish,
+        Generate::Man => {
+            render_man(command, &mut out);
+            return out;
+        }
+    };
+    clap_complete::generate(shell, &mut command, "pfind", &mut out);
+    out
+}
+
+/// The manual page: clap_mangen's sections, except that the text after the options
+/// (the type families and examples, laid out in columns) is printed as it is rather
+/// than refilled into paragraphs, under a heading of its own.
+fn render_man(command: clap::Command, out: &mut Vec<u8>) {
+    let extra = command
+        .get_after_help()
+        .map(|text| text.to_string())
+        .unwrap_or_default();
+    let man = clap_mangen::Man::new(command);
+    // Writing into a Vec cannot fail.
+    let _ = man.render_title(out);
+    let _ = man.render_name_section(out);
+    let _ = man.render_synopsis_section(out);
+    let _ = man.render_description_section(out);
+    let _ = man.render_options_section(out);
+    if !extra.is_empty() {
+        out.extend_from_slice(b".SH \"TYPE FAMILIES AND EXAMPLES\"\n.nf\n");
+        for line in extra.lines() {
+            out.extend_from_slice(roff_literal(line).as_bytes());
+            out.push(b'\n');
+        }
+        out.extend_from_slice(b".fi\n");
+    }
+    let _ = man.render_version_section(out);
+}
+
+/// `line` as roff prints it verbatim: backslashes and hyphens escaped, and a
+/// leading `.` or `'` kept from being read as a request.
+fn roff_literal(line: &str) -> String {
+    let escaped = line.replace('\\', "\\e").replace('-', "\\-");
+    if escaped.starts_with(['.', '\'']) {
+        format!("\\&{escaped}")
+    } else {
+        escaped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roff_literals() {
+        let cases: &[(&str, &str)] = &[
+            ("pfind -c", "pfind \\-c"),
+            (".hidden", "\\&.hidden"),
+            ("'quoted'", "\\&'quoted'"),
+            ("a\\b", "a\\eb"),
+            ("", ""),
+        ];
+        for &(line, want) in cases {
+            assert_eq!(roff_literal(line), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn every_output_names_the_options() {
+        for what in [Generate::Bash, Generate::Zsh, Generate::Fish, Generate::Man] {
+            // roff writes a hyphen in an option name as `\-`.
+            let text = String::from_utf8(render(what)).unwrap().replace("\\-", "-");
+            for option in ["extension", "max-results", "json", "hyperlink", "generate"] {
+                assert!(text.contains(option), "{what:?} lacks --{option}");
+            }
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! The metadata a record can show (`{size}`, `{mtime}`, `{mode}`, owners, `--json -l`),
+//! taken from one `stat`, and the ways it is spelled: ISO 8601 local time, octal
+//! permission bits, user and group names.
+//!
+//! Only the few fields printing or sorting needs are kept, so a sorted walk holds 32
+//! bytes per match rather than a whole `struct stat`. Name and time look-ups go
+//! through small per-worker caches ([`Names`], [`Clock`]): a tree usually has a
+//! handful of owners and many files modified in the same second.
+
+use std::collections::HashMap;
+
+/// What is known about a match from its `stat`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Meta {
+    /// `st_size`: the link's own for a link (the target's with `-L`).
+    pub size: u64,
+    /// Modification time, seconds since the epoch, and the nanoseconds within it.
+    pub mtime: i64,
+    pub mtime_nsec: u32,
+    /// `st_mode`, type bits included.
+    pub mode: u32,
+    pub uid: u32,
+    pub gid: u32,
+}
+
+impl Meta {
+    // The casts are widening on Linux but not on every Unix (`mode_t` is 16 bits on
+    // macOS, `time_t` may be 32).
+    #[allow(clippy::unnecessary_cast)]
+    pub fn from_stat(stat: &libc::stat) -> Meta {
+        Meta {
+            size: stat.st_size as u64,
+            mtime: stat.st_mtime as i64,
+            mtime_nsec: stat.st_mtime_nsec as u32,
+            mode: stat.st_mode as u32,
+            uid: stat.st_uid as u32,
+            gid: stat.st_gid as u32,
+        }
+    }
+
+    /// The sort key `--sort mtime` uses.
+    pub fn mtime_key(&self) -> (i64, u32) {
+        (self.mtime, self.mtime_nsec)
+    }
+}
+
+/// Appends the permission bits of `mode` in octal, as `find -printf %m` and
+/// `stat -c %a` print them: `644`, `4755`, `0` for none.
+pub fn push_octal_mode(out: &mut Vec<u8>, mode: u32) {
+    push_display(out, format_args!("{:o}", mode & 0o7777));
+}
+
+/// Appends a decimal number without going through a `String`.
+pub fn push_decimal(out: &mut Vec<u8>, value: u64) {
+    push_display(out, format_args!("{value}"));
+}
+
+fn push_display(out: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    // Writing into a Vec cannot fail.
+    let _ = out.write_fmt(args);
+}
+
+/// Local-time ISO 8601 timestamps, `2024-05-01T12:34:56+02:00` (what `date
+/// --iso-8601=seconds` prints), with the last conversion remembered.
+#[derive(Default)]
+pub struct Clock {
+    last: Option<(i64, [u8; 25])>,
+}
+
+impl Clock {
+    /// Appends `secs` (seconds since the epoch) as local time with its UTC offset.
+    pub fn push_iso8601(&mut self, out: &mut Vec<u8>, secs: i64) {
+        match self.last {
+            Some((cached, text)) if cached == secs => out.extend_from_slice(&text),
+            _ => {
+                let text = iso8601_local(secs);
+                if let Ok(fixed) = <[u8; 25]>::try_from(text.as_slice()) {
+                    self.last = Some((secs, fixed));
+                }
+                out.extend_from_slice(&text);
+            }
+        }
+    }
+}
+
+/// `secs` as local time in ISO 8601 with a numeric offset. A time the C library cannot
+/// convert (far outside its range) is printed as `@SECS`, as `date` would take it,
+/// rather than as a wrong date.
+pub fn iso8601_local(secs: i64) -> Vec<u8> {
+    // `time_t` is 64 bits wherever pfind runs; the cast is a no-op there.
+    #[allow(clippy::unnecessary_cast)]
+    let time = secs as libc::time_t;
+    // SAFETY: `tm` is plain data that `localtime_r` fills in; a zeroed `tm` is valid.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; `localtime_r` is the thread-safe
+    // form and keeps neither.
+    if unsafe { libc::localtime_r(&time, &mut tm) }.is_null() {
+        return format!("@{secs}").into_bytes();
+    }
+    let offset = tm.tm_gmtoff;
+    let (sign, offset) = if offset < 0 {
+        ('-', -offset)
+    } else {
+        ('+', offset)
+    };
+    format!(
+        "{:04}-{:02}-{:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
+        tm.tm_year as i64 + 1900,
+        tm.tm_mon + 1,
+        tm.tm_mday,
+        tm.tm_hour,
+        tm.tm_min,
+        tm.tm_sec,
+        offset / 3600,
+        offset % 3600 / 60
+    )
+    .into_bytes()
+}
+
+/// User and group names by id, looked up once each through the system's name service
+/// (`getpwuid_r`, `getgrgid_r`, so LDAP or sssd users resolve as `ls -l` shows them).
+/// An id without a name is printed as the number, as `ls` does.
+#[derive(Default)]
+pub struct Names {
+    users: HashMap<u32, Box<[u8]>>,
+    groups: HashMap<u32, Box<[u8]>>,
+}
+
+impl Names {
+    pub fn push_user(&mut self, out: &mut Vec<u8>, uid: u32) {
+        let name = self.users.entry(uid).or_insert_with(|| {
+            lookup_name(uid, Database::Users).unwrap_or_else(|| uid.to_string().into_bytes().into())
+        });
+        out.extend_from_slice(name);
+    }
+
+    pub fn push_group(&mut self, out: &mut Vec<u8>, gid: u32) {
+        let name = self.groups.entry(gid).or_insert_with(|| {
+            lookup_name(gid, Database::Groups)
+                .unwrap_or_else(|| gid.to_string().into_bytes().into())
+        });
+        out.extend_from_slice(name);
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Database {
+    Users,
+    Groups,
+}
+
+/// The name of user or group `id`, or `None` if it has none (or the look-up failed).
+fn lookup_name(id: u32, database: Database) -> Option<Box<[u8]>> {
+    let mut buffer = vec![0u8; 1024];
+    loop {
+        let (rc, name) = match database {
+            Database::Users => lookup_by_id(id, &mut buffer, libc::getpwuid_r, |e| e.pw_name),
+            Database::Groups => lookup_by_id(id, &mut buffer, libc::getgrgid_r, |e| e.gr_name),
+        };
+        if rc == libc::ERANGE && buffer.len() < 1 << 20 {
+            let bigger = buffer.len() * 4;
+            buffer.resize(bigger, 0);
+            continue;
+        }
+        if rc != 0 || name.is_null() {
+            return None;
+        }
+        // SAFETY: on success the name is a NUL-terminated string inside `buffer`,
+        // which is still alive and unchanged here.
+        let name = unsafe { std::ffi::CStr::from_ptr(name) };
+        return Some(name.to_bytes().into());
+    }
+}
+
+/// The signature `getpwuid_r` and `getgrgid_r` share, for entry type `E`.
+type ReentrantLookup<E> =
+    unsafe extern "C" fn(u32, *mut E, *mut libc::c_char, libc::size_t, *mut *mut E) -> libc::c_int;
+
+/// Calls `getpwuid_r` or `getgrgid_r`: its status, and the entry's name (pointing
+/// into `buffer`, as `name_of` finds it) or null when there is no such id.
+fn lookup_by_id<E>(
+    id: u32,
+    buffer: &mut [u8],
+    call: ReentrantLookup<E>,
+    name_of: fn(&E) -> *mut libc::c_char,
+) -> (libc::c_int, *const libc::c_char) {
+    // SAFETY: `passwd` and `group` are plain C structs of pointers and integers, for
+    // which all zeroes is a valid value; the call fills them in.
+    let mut entry: E = unsafe { std::mem::zeroed() };
+    let mut found: *mut E = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call and `buffer.len()` is the buffer's
+    // real length; the strings `entry` points to are written into `buffer`.
+    let rc = unsafe {
+        call(
+            id,
+            &mut entry,
+            buffer.as_mut_ptr().cast(),
+            buffer.len(),
+            &mut found,
+        )
+    };
+    let name = if found.is_null() {
+        std::ptr::null()
+    } else {
+        name_of(&entry).cast_const()
+    };
+    (rc, name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn octal_modes() {
+        let cases: &[(u32, &str)] = &[
+            (0o100644, "644"),
+            (0o40755, "755"),
+            (0o104755, "4755"),
+            (0o120777, "777"),
+            (0o100000, "0"),
+        ];
+        for &(mode, want) in cases {
+            let mut out = Vec::new();
+            push_octal_mode(&mut out, mode);
+            assert_eq!(out, want.as_bytes(), "{mode:o}");
+        }
+    }
+
+    #[test]
+    fn iso_timestamps_match_date() {
+        // `date` is the independent oracle, in whatever zone this process runs.
+        for secs in [0i64, 1_714_567_890, 951_782_400, -86_400] {
+            let want = std::process::Command::new("date")
+                .arg("-d")
+                .arg(format!("@{secs}"))
+                .arg("--iso-8601=seconds")
+                .output()
+                .expect("run date");
+            let want = String::from_utf8(want.stdout).unwrap();
+            let got = String::from_utf8(iso8601_local(secs)).unwrap();
+            assert_eq!(got, want.trim_end(), "{secs}");
+            let mut clock = Clock::default();
+            let mut twice = Vec::new();
+            clock.push_iso8601(&mut twice, secs);
+            clock.push_iso8601(&mut twice, secs);
+            assert_eq!(twice, [got.as_bytes(), got.as_bytes()].concat());
+        }
+    }
+
+    #[test]
+    fn names_of_root_and_unknown_ids() {
+        let mut names = Names::default();
+        let mut out = Vec::new();
+        names.push_user(&mut out, 0);
+        out.push(b' ');
+        names.push_group(&mut out, 0);
+        out.push(b' ');
+        // An id no system assigns: printed as the number.
+        names.push_user(&mut out, 4_000_000_123);
+        assert_eq!(out, b"root root 4000000123");
+    }
+}

@@ -1,0 +1,359 @@
+//! `--format TEMPLATE`: parsing a template once, and filling it in for each match.
+//!
+//! The path placeholders are fd's (`{}`, `{/}`, `{//}`, `{.}`, `{/.}`); the metadata
+//! ones (`{size}`, `{mtime}`, ...) are ours. A template is parsed into a list of
+//! [`Piece`]s at start-up, so an unknown placeholder is a usage error before the walk
+//! starts, and [`Template::needs_stat`] can tell whether any match must be `stat`ed:
+//! a template of path placeholders only costs no more system calls than plain output.
+
+use crate::meta::{push_decimal, push_octal_mode, Clock, Meta, Names};
+
+/// One part of a parsed template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Piece {
+    Literal(Vec<u8>),
+    /// `{}`
+    Path,
+    /// `{/}`
+    Basename,
+    /// `{//}`
+    Parent,
+    /// `{.}`
+    PathNoExt,
+    /// `{/.}`
+    BasenameNoExt,
+    /// `{type}`: `f`, `d` or `l`.
+    Type,
+    /// The placeholders below need a `stat`.
+    Size,
+    Mtime,
+    Mode,
+    Uid,
+    Gid,
+    Owner,
+    Group,
+}
+
+/// Every placeholder, for parsing and for the error message that lists them.
+const PLACEHOLDERS: &[(&str, Piece)] = &[
+    ("", Piece::Path),
+    ("/", Piece::Basename),
+    ("//", Piece::Parent),
+    (".", Piece::PathNoExt),
+    ("/.", Piece::BasenameNoExt),
+    ("type", Piece::Type),
+    ("size", Piece::Size),
+    ("mtime", Piece::Mtime),
+    ("mode", Piece::Mode),
+    ("uid", Piece::Uid),
+    ("gid", Piece::Gid),
+    ("owner", Piece::Owner),
+    ("group", Piece::Group),
+];
+
+impl Piece {
+    fn needs_stat(&self) -> bool {
+        matches!(
+            self,
+            Piece::Size
+                | Piece::Mtime
+                | Piece::Mode
+                | Piece::Uid
+                | Piece::Gid
+                | Piece::Owner
+                | Piece::Group
+        )
+    }
+}
+
+/// A parsed `--format` template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Template {
+    pieces: Vec<Piece>,
+}
+
+/// What a template is filled in from.
+pub struct Fields<'a> {
+    pub path: &'a [u8],
+    /// `f`, `d` or `l`.
+    pub type_letter: u8,
+    pub meta: Option<&'a Meta>,
+}
+
+impl Template {
+    /// Parses `text`: placeholders in braces, `{{` and `}}` for literal braces, and the
+    /// escapes `\n`, `\t`, `\0` and `\\`. The error names what is wrong.
+    pub fn parse(text: &str) -> Result<Template, String> {
+        let mut pieces = Vec::new();
+        let mut literal = Vec::new();
+        let mut rest = text;
+        while let Some(c) = rest.chars().next() {
+            rest = &rest[c.len_utf8()..];
+            match c {
+                '{' if rest.starts_with('{') => {
+                    rest = &rest[1..];
+                    literal.push(b'{');
+                }
+                '}' if rest.starts_with('}') => {
+                    rest = &rest[1..];
+                    literal.push(b'}');
+                }
+                '{' => {
+                    let Some(end) = rest.find('}') else {
+                        return Err(format!(
+                            "unclosed '{{' in '{text}' (write '{{{{' for a literal brace)"
+                        ));
+                    };
+                    let name = &rest[..end];
+                    rest = &rest[end + 1..];
+                    let piece = PLACEHOLDERS
+                        .iter()
+                        .find(|(known, _)| *known == name)
+                        .map(|(_, piece)| piece.clone())
+                        .ok_or_else(|| unknown_placeholder(name))?;
+                    if !literal.is_empty() {
+                        pieces.push(Piece::Literal(std::mem::take(&mut literal)));
+                    }
+                    pieces.push(piece);
+                }
+                '}' => {
+                    return Err(format!(
+                        "unmatched '}}' in '{text}' (write '}}}}' for a literal brace)"
+                    ))
+                }
+                '\\' => {
+                    let escaped = rest.chars().next();
+                    let byte = match escaped {
+                        Some('n') => b'\n',
+                        Some('t') => b'\t',
+                        Some('0') => b'\0',
+                        Some('\\') => b'\\',
+                        Some(other) => {
+                            return Err(format!(
+                                "unknown escape '\\{other}' in '{text}' (use \\n, \\t, \\0 or \\\\)"
+                            ))
+                        }
+                        None => return Err(format!("'{text}' ends with a lone '\\'")),
+                    };
+                    rest = &rest[1..];
+                    literal.push(byte);
+                }
+                _ => {
+                    let mut buf = [0u8; 4];
+                    literal.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                }
+            }
+        }
+        if !literal.is_empty() {
+            pieces.push(Piece::Literal(literal));
+        }
+        Ok(Template { pieces })
+    }
+
+    /// True when some placeholder shows metadata, so every match must be `stat`ed.
+    pub fn needs_stat(&self) -> bool {
+        self.pieces.iter().any(Piece::needs_stat)
+    }
+
+    /// Appends the record for one match. `meta` is present whenever
+    /// [`Self::needs_stat`] said so.
+    pub fn render(
+        &self,
+        out: &mut Vec<u8>,
+        fields: &Fields<'_>,
+        clock: &mut Clock,
+        names: &mut Names,
+    ) {
+        let path = fields.path;
+        let meta = fields.meta.copied().unwrap_or_default();
+        for piece in &self.pieces {
+            match piece {
+                Piece::Literal(bytes) => out.extend_from_slice(bytes),
+                Piece::Path => out.extend_from_slice(path),
+                Piece::Basename => out.extend_from_slice(basename(path)),
+                Piece::Parent => out.extend_from_slice(parent(path)),
+                Piece::PathNoExt => {
+                    let name = basename(path);
+                    let cut = name.len() - stem(name).len();
+                    out.extend_from_slice(&path[..path.len() - cut]);
+                }
+                Piece::BasenameNoExt => out.extend_from_slice(stem(basename(path))),
+                Piece::Type => out.push(fields.type_letter),
+                Piece::Size => push_decimal(out, meta.size),
+                Piece::Mtime => clock.push_iso8601(out, meta.mtime),
+                Piece::Mode => push_octal_mode(out, meta.mode),
+                Piece::Uid => push_decimal(out, meta.uid.into()),
+                Piece::Gid => push_decimal(out, meta.gid.into()),
+                Piece::Owner => names.push_user(out, meta.uid),
+                Piece::Group => names.push_group(out, meta.gid),
+            }
+        }
+    }
+}
+
+fn unknown_placeholder(name: &str) -> String {
+    let known: Vec<String> = PLACEHOLDERS
+        .iter()
+        .map(|(name, _)| format!("{{{name}}}"))
+        .collect();
+    format!(
+        "unknown placeholder '{{{name}}}' (known: {}; '{{{{' and '}}}}' are literal braces)",
+        known.join(" ")
+    )
+}
+
+/// The last component: what follows the last `/`.
+pub fn basename(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&b| b == b'/') {
+        Some(slash) => &path[slash + 1..],
+        None => path,
+    }
+}
+
+/// Everything before the last component, without trailing slashes: `.` for a path
+/// without a `/` (as `dirname` and fd print it), `/` for a child of the root.
+pub fn parent(path: &[u8]) -> &[u8] {
+    let Some(slash) = path.iter().rposition(|&b| b == b'/') else {
+        return b".";
+    };
+    let dir = &path[..slash];
+    let trimmed_len = dir
+        .iter()
+        .rposition(|&b| b != b'/')
+        .map_or(0, |last| last + 1);
+    match &dir[..trimmed_len] {
+        b"" => b"/",
+        trimmed => trimmed,
+    }
+}
+
+/// A name without its extension, by the rule Rust's `Path::file_stem` and fd use: the
+/// extension starts at the last dot, unless that dot begins the name (`.bashrc` has
+/// none).
+pub fn stem(name: &[u8]) -> &[u8] {
+    match name.iter().rposition(|&b| b == b'.') {
+        Some(dot) if dot > 0 => &name[..dot],
+        _ => name,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn render(template: &str, path: &str, meta: Option<Meta>) -> String {
+        let template = Template::parse(template).unwrap();
+        let mut out = Vec::new();
+        let fields = Fields {
+            path: path.as_bytes(),
+            type_letter: b'f',
+            meta: meta.as_ref(),
+        };
+        template.render(
+            &mut out,
+            &fields,
+            &mut Clock::default(),
+            &mut Names::default(),
+        );
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn path_placeholders() {
+        // (template, path, expected)
+        let cases: &[(&str, &str, &str)] = &[
+            ("{}", "dir/a.txt", "dir/a.txt"),
+            ("{/}", "dir/a.txt", "a.txt"),
+            ("{//}", "dir/a.txt", "dir"),
+            ("{.}", "dir/a.txt", "dir/a"),
+            ("{/.}", "dir/a.txt", "a"),
+            ("{/}", "a.txt", "a.txt"),
+            ("{//}", "a.txt", "."),
+            ("{//}", "/a.txt", "/"),
+            ("{//}", "a//b/c", "a//b"),
+            ("{//}", "a//c", "a"),
+            ("{.}", "dir/a.tar.gz", "dir/a.tar"),
+            ("{.}", "dir.d/.bashrc", "dir.d/.bashrc"),
+            ("{/.}", ".bashrc", ".bashrc"),
+            ("{/.}", "name.", "name"),
+            ("{.}", "dir.d/noext", "dir.d/noext"),
+            ("{type}", "x", "f"),
+            ("mv {} {//}/{/.}.bak", "d/x.c", "mv d/x.c d/x.bak"),
+        ];
+        for &(template, path, want) in cases {
+            assert_eq!(render(template, path, None), want, "{template} on {path}");
+        }
+    }
+
+    #[test]
+    fn literals_and_escapes() {
+        let cases: &[(&str, &str)] = &[
+            ("{{}}", "{}"),
+            ("{{{}}}", "{p}"),
+            ("a\\tb\\nc\\0d\\\\", "a\tb\nc\0d\\"),
+            ("ünï {}", "ünï p"),
+            ("", ""),
+        ];
+        for &(template, want) in cases {
+            assert_eq!(render(template, "p", None), want, "{template}");
+        }
+    }
+
+    #[test]
+    fn metadata_placeholders() {
+        let meta = Meta {
+            size: 1500,
+            mtime: 0,
+            mtime_nsec: 0,
+            mode: 0o100640,
+            uid: 0,
+            gid: 0,
+        };
+        assert_eq!(
+            render("{size} {mode} {uid}:{gid} {owner}:{group}", "p", Some(meta)),
+            "1500 640 0:0 root:root"
+        );
+        assert_eq!(
+            render("{mtime}", "p", Some(meta)),
+            String::from_utf8(crate::meta::iso8601_local(0)).unwrap()
+        );
+    }
+
+    #[test]
+    fn only_metadata_placeholders_need_a_stat() {
+        let cases: &[(&str, bool)] = &[
+            ("{} {/} {//} {.} {/.} {type}", false),
+            ("{{size}}", false),
+            ("{size}", true),
+            ("{} {mtime}", true),
+            ("{mode}", true),
+            ("{uid}", true),
+            ("{gid}", true),
+            ("{owner}", true),
+            ("{group}", true),
+        ];
+        for &(template, want) in cases {
+            assert_eq!(
+                Template::parse(template).unwrap().needs_stat(),
+                want,
+                "{template}"
+            );
+        }
+    }
+
+    #[test]
+    fn bad_templates_name_the_problem() {
+        let cases: &[(&str, &str)] = &[
+            ("{nope}", "unknown placeholder '{nope}'"),
+            ("{ }", "unknown placeholder '{ }'"),
+            ("{", "unclosed '{'"),
+            ("a}", "unmatched '}'"),
+            ("\\q", "unknown escape '\\q'"),
+            ("x\\", "ends with a lone '\\'"),
+        ];
+        for &(template, want) in cases {
+            let err = Template::parse(template).unwrap_err();
+            assert!(err.contains(want), "{template}: {err}");
+        }
+    }
+}

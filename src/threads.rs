@@ -1,0 +1,393 @@
+//! Worker threads and the CPUs under them: where a new worker starts, and whether a
+//! worker is waiting on the disk rather than working.
+//!
+//! # Starting a worker on a free CPU
+//!
+//! A new thread is queued on the CPU of the thread that created it. If that thread keeps
+//! running (the first worker does: it goes on walking while the others start), the new
+//! one waits for the scheduler to move it to an idle CPU, which the kernel does from its
+//! periodic load balancing, a tick later. On the machine this was measured on (a 2-vCPU
+//! KVM guest whose kernel packs tasks onto few vCPUs) that was most of a small walk:
+//! on `deep` (363 directories) the second worker started 1.5 ms late (median of 40
+//! runs) and then shared the first worker's CPU to the end, so two workers took as long
+//! as one (5.3 ± 1.4 ms against 5.7 for `-j 1`).
+//!
+//! [`CpuSpread`] fixes that without pinning anything: right after starting a worker,
+//! the creating thread moves *itself* to another CPU it is allowed on (by narrowing its
+//! own affinity for a moment), which leaves the new worker alone on the CPU it was
+//! queued on; once every worker is started, the creator's own affinity is given back
+//! exactly as it was. No worker's affinity is ever changed.
+//!
+//! # Noticing a wait on the disk
+//!
+//! With a cold cache, listing a directory waits for its inode and its blocks to be read;
+//! the CPU is idle meanwhile, and more workers would keep more reads in flight. A warm
+//! walk is pure CPU work, where workers beyond the CPU count only add switching. To
+//! tell the two apart for the cost of two clock reads per directory, the walker times
+//! each directory, and only when one took longer than [`SLOW_DIRECTORY`] asks the
+//! kernel (one `getrusage`) whether the thread made a *voluntary* context switch since
+//! it last looked: that is what blocking on I/O is, where being preempted by another
+//! process is an involuntary one. [`DiskWaitWatch`] keeps that count.
+
+use std::time::{Duration, Instant};
+
+/// A directory that took less than this cannot have waited for a disk read worth
+/// another worker, and is not looked at further. Well above a warm listing of a small
+/// directory (a few microseconds), so a warm walk of small directories never asks the
+/// kernel anything; a warm directory of a thousand entries takes about this long, and
+/// pays one `getrusage` for it (under 1% of its cost).
+pub const SLOW_DIRECTORY: Duration = Duration::from_micros(50);
+
+/// Directories in a row that must have blocked before they count as waits on the
+/// disk. A warm walk blocks now and then for other reasons (another thread holding the
+/// memory map's lock while it grows a buffer, a page of the binary read back in), one
+/// directory at a time; a cold walk blocks on nearly every directory. Measured on
+/// `deep`, warm: 10 of 60 runs added a worker with a single blocked directory as
+/// evidence, none with two in a row.
+const WAITS_IN_A_ROW: u32 = 2;
+
+/// Counts whether the current thread keeps blocking in the kernel while it lists
+/// directories.
+#[derive(Debug, Default)]
+pub struct DiskWaitWatch {
+    /// The thread's voluntary context switches when last read; `None` when they must be
+    /// read afresh, after the thread blocked for a reason of its own (parking, writing
+    /// output to a slow reader), which must not count as a wait on the disk.
+    switches: Option<u64>,
+    /// Slow directories in a row, up to the last one looked at, that blocked.
+    blocked_in_a_row: u32,
+}
+
+impl DiskWaitWatch {
+    /// Called after a directory was listed in `elapsed`: true when the thread blocked
+    /// in the kernel while listing it (or since the last look), and had blocked on the
+    /// slow directories just before it as well: the walk is waiting on the disk.
+    pub fn waited(&mut self, elapsed: Duration) -> bool {
+        if elapsed < SLOW_DIRECTORY {
+            return false;
+        }
+        let now = voluntary_switches();
+        match (self.switches, now) {
+            (Some(before), Some(now)) if now > before => self.blocked_in_a_row += 1,
+            (Some(_), Some(_)) => self.blocked_in_a_row = 0,
+            // No count to compare with: neither evidence nor its absence.
+            _ => {}
+        }
+        self.switches = now;
+        self.blocked_in_a_row >= WAITS_IN_A_ROW
+    }
+
+    /// A watch that has read the count already, so that the very first slow
+    /// directory can be judged (the first worker's, before any other starts).
+    pub fn primed() -> DiskWaitWatch {
+        DiskWaitWatch {
+            switches: voluntary_switches(),
+            blocked_in_a_row: 0,
+        }
+    }
+
+    /// True when the last slow directory blocked: one directory's worth of evidence,
+    /// enough only where nothing else could have blocked the thread (a lone worker).
+    pub fn last_blocked(&self) -> bool {
+        self.blocked_in_a_row > 0
+    }
+
+    /// Forgets the count: the thread is about to block for a reason of its own.
+    pub fn reset(&mut self) {
+        self.switches = None;
+    }
+}
+
+/// Workers per CPU that a walk starts with when its first listing waited on the disk.
+/// Growing from one per CPU one worker at a time took long enough on `medium` (100
+/// directories, cold) to cost 13% against `-j 6`; four per CPU sits in the flat
+/// stretch of that tree's curve (`-j 6` to `-j 12` within 3% of each other) and still
+/// leaves `/usr`, which wants more, to grow.
+pub const COLD_START_PER_CPU: usize = 4;
+
+/// How often a pool that was asked for more workers may start one.
+pub const GROWTH_INTERVAL: Duration = Duration::from_millis(1);
+
+/// A new worker may start only while the process keeps less than this share of its
+/// CPUs busy. Past it, more workers mean more reads in flight but no more CPU to handle
+/// them: on the `medium` tree with a cold cache (2 CPUs), the process used 77% of the
+/// CPUs at `-j 4` (37.3 ms), 83% at `-j 6` to `-j 8` (33.6-34.1 ms, the fastest) and
+/// 85% or more from `-j 16` on, slower again (36.2 ms and up, 43.7 at `-j 32`); on
+/// `/usr` (15,000 directories) it stayed near 73% from `-j 16` to `-j 32`, both best.
+pub const BUSY_SHARE: f64 = 0.8;
+
+/// Lets a growing pool start one worker at a time, and only while the CPUs are not
+/// already kept busy (see [`BUSY_SHARE`]).
+#[derive(Debug)]
+pub struct GrowthGate {
+    cpus: usize,
+    /// When the process's CPU time was last read, and what it was.
+    last: Option<(Instant, Duration)>,
+}
+
+impl GrowthGate {
+    /// A gate for a process that may use `cpus` CPUs; takes a first reading now.
+    pub fn new(cpus: usize) -> GrowthGate {
+        GrowthGate {
+            cpus,
+            last: process_cpu_time().map(|cpu| (Instant::now(), cpu)),
+        }
+    }
+
+    /// True when one more worker may start now. At most one `getrusage` per
+    /// [`GROWTH_INTERVAL`], and only when asked, that is only while the pool grows.
+    pub fn allows(&mut self) -> bool {
+        let now = Instant::now();
+        if !self.interval_passed(now) {
+            return false;
+        }
+        process_cpu_time().is_some_and(|cpu| self.decide(now, cpu))
+    }
+
+    fn interval_passed(&self, now: Instant) -> bool {
+        self.last
+            .is_some_and(|(then, _)| now.duration_since(then) >= GROWTH_INTERVAL)
+    }
+
+    /// The decision of [`Self::allows`] for a reading of `cpu` process time at `now`.
+    fn decide(&mut self, now: Instant, cpu: Duration) -> bool {
+        let Some((then, cpu_then)) = self.last else {
+            return false;
+        };
+        if !self.interval_passed(now) {
+            return false;
+        }
+        self.last = Some((now, cpu));
+        let wall = now.duration_since(then);
+        busy_share(cpu.saturating_sub(cpu_then), wall, self.cpus) < BUSY_SHARE
+    }
+}
+
+/// The share of `cpus` CPUs kept busy by `cpu` of CPU time over `wall`.
+fn busy_share(cpu: Duration, wall: Duration, cpus: usize) -> f64 {
+    cpu.as_secs_f64() / (wall.as_secs_f64() * cpus.max(1) as f64)
+}
+
+/// User and system CPU time used so far by the whole process, every thread included.
+fn process_cpu_time() -> Option<Duration> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: `usage` is a writable rusage; getrusage fills it completely on success.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so the struct is initialised.
+    let usage = unsafe { usage.assume_init() };
+    let time = |t: libc::timeval| -> Option<Duration> {
+        Some(Duration::new(
+            u64::try_from(t.tv_sec).ok()?,
+            u32::try_from(t.tv_usec).ok()? * 1000,
+        ))
+    };
+    Some(time(usage.ru_utime)? + time(usage.ru_stime)?)
+}
+
+/// The voluntary context switches of the calling thread so far.
+#[cfg(target_os = "linux")]
+fn voluntary_switches() -> Option<u64> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: `usage` is a writable rusage; getrusage fills it completely on success.
+    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so the struct is initialised.
+    let usage = unsafe { usage.assume_init() };
+    u64::try_from(usage.ru_nvcsw).ok()
+}
+
+/// Elsewhere there is no per-thread count; the walk keeps the workers it started with.
+#[cfg(not(target_os = "linux"))]
+fn voluntary_switches() -> Option<u64> {
+    None
+}
+
+/// Spreads newly started workers over CPUs; see the module comment.
+pub struct CpuSpread {
+    #[cfg(target_os = "linux")]
+    allowed: Option<libc::cpu_set_t>,
+}
+
+impl CpuSpread {
+    /// Remembers the calling thread's affinity, to be given back by `finish`.
+    pub fn new() -> CpuSpread {
+        #[cfg(target_os = "linux")]
+        {
+            // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
+            let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            // SAFETY: `allowed` is a writable cpu_set_t of the size given.
+            let rc = unsafe {
+                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed)
+            };
+            // SAFETY: CPU_COUNT only reads the set.
+            let several = rc == 0 && unsafe { libc::CPU_COUNT(&allowed) } > 1;
+            CpuSpread {
+                allowed: several.then_some(allowed),
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        CpuSpread {}
+    }
+
+    /// Called by the creating thread right after it started a worker: moves itself to
+    /// another allowed CPU, leaving the new worker the one it is queued on.
+    pub fn step_aside(&self) {
+        #[cfg(target_os = "linux")]
+        if let Some(allowed) = &self.allowed {
+            // SAFETY: sched_getcpu has no preconditions.
+            let here = unsafe { libc::sched_getcpu() };
+            let Ok(here) = usize::try_from(here) else {
+                return;
+            };
+            let mut elsewhere = *allowed;
+            // SAFETY: CPU_CLR and CPU_COUNT only touch the set they are given; `here`
+            // is a CPU number the kernel returned, within the set's size.
+            let others = unsafe {
+                libc::CPU_CLR(here, &mut elsewhere);
+                libc::CPU_COUNT(&elsewhere)
+            };
+            if others > 0 {
+                set_own_affinity(&elsewhere);
+            }
+        }
+    }
+
+    /// Gives the creating thread its own affinity back, exactly as it was.
+    pub fn finish(self) {
+        #[cfg(target_os = "linux")]
+        if let Some(allowed) = &self.allowed {
+            set_own_affinity(allowed);
+        }
+    }
+}
+
+impl Default for CpuSpread {
+    fn default() -> CpuSpread {
+        CpuSpread::new()
+    }
+}
+
+#[cfg(target_os = "linux")]
+fn set_own_affinity(set: &libc::cpu_set_t) {
+    // SAFETY: `set` is a valid cpu_set_t of the size given. A failure (a cpuset changed
+    // under us) only leaves placement to the kernel, which is what it was before.
+    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fast_directory_is_never_looked_at() {
+        let mut watch = DiskWaitWatch::default();
+        assert!(!watch.waited(Duration::from_micros(1)));
+        assert_eq!(watch.switches, None, "no getrusage for a fast directory");
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn sleeping_counts_as_a_wait_and_spinning_does_not() {
+        let slow = SLOW_DIRECTORY * 2;
+        let mut watch = DiskWaitWatch::default();
+        // The first look only reads the count.
+        assert!(!watch.waited(slow));
+        // Busy work without blocking: no voluntary switch.
+        let until = std::time::Instant::now() + Duration::from_millis(2);
+        while std::time::Instant::now() < until {}
+        assert!(!watch.waited(slow));
+        // Blocking in the kernel (here a sleep, as a disk read would) is one; it takes
+        // two directories in a row that blocked.
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(!watch.waited(slow));
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(watch.waited(slow));
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(
+            watch.waited(slow),
+            "and every further one in the run counts"
+        );
+        // One slow directory that did not block ends the run.
+        assert!(!watch.waited(slow));
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(!watch.waited(slow));
+        // After a reset, a block of our own making is not counted.
+        watch.reset();
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(!watch.waited(slow));
+        assert!(!watch.waited(slow));
+        std::thread::sleep(Duration::from_millis(1));
+        assert!(!watch.waited(slow));
+    }
+
+    #[test]
+    fn busy_share_is_cpu_time_over_wall_time_and_cpus() {
+        let ms = Duration::from_millis;
+        assert_eq!(busy_share(ms(10), ms(10), 1), 1.0);
+        assert_eq!(busy_share(ms(10), ms(10), 2), 0.5);
+        assert_eq!(busy_share(ms(15), ms(10), 2), 0.75);
+        assert_eq!(busy_share(ms(0), ms(10), 4), 0.0);
+        // A process never counts more CPUs than it has, but 0 must not divide by 0.
+        assert_eq!(busy_share(ms(5), ms(10), 0), 0.5);
+    }
+
+    #[test]
+    fn the_gate_opens_at_most_once_an_interval_and_only_when_cpus_idle() {
+        let start = Instant::now();
+        let ms = Duration::from_millis;
+        let mut gate = GrowthGate {
+            cpus: 2,
+            last: Some((start, ms(100))),
+        };
+        // Too soon to judge, whatever the reading.
+        assert!(!gate.decide(start + GROWTH_INTERVAL / 2, ms(100)));
+        // 4 ms of wall on 2 CPUs: 2 ms of CPU is 25% busy, so one more may start...
+        assert!(gate.decide(start + ms(4), ms(102)));
+        // ...but not again within the interval.
+        assert!(!gate.decide(start + ms(4) + GROWTH_INTERVAL / 2, ms(102)));
+        // 7 ms of CPU over the next 4 ms (88%): the CPUs are busy enough.
+        assert!(!gate.decide(start + ms(8), ms(109)));
+        // 6 ms over 4 (75%): room for one more.
+        assert!(gate.decide(start + ms(12), ms(115)));
+        // Without a first reading, never.
+        let mut blind = GrowthGate {
+            cpus: 2,
+            last: None,
+        };
+        assert!(!blind.decide(start + ms(50), ms(1)));
+        // Right after a real first reading: too soon.
+        assert!(!GrowthGate::new(2).allows());
+    }
+
+    #[test]
+    fn spreading_gives_the_affinity_back() {
+        #[cfg(target_os = "linux")]
+        fn affinity() -> Vec<usize> {
+            // SAFETY: as in CpuSpread::new.
+            unsafe {
+                let mut set: libc::cpu_set_t = std::mem::zeroed();
+                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
+                (0..libc::CPU_SETSIZE as usize)
+                    .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
+                    .collect()
+            }
+        }
+        // On a thread of its own, so the test runner's thread is never moved.
+        std::thread::spawn(|| {
+            #[cfg(target_os = "linux")]
+            let before = affinity();
+            let spread = CpuSpread::new();
+            for _ in 0..3 {
+                spread.step_aside();
+            }
+            spread.finish();
+            #[cfg(target_os = "linux")]
+            assert_eq!(affinity(), before);
+        })
+        .join()
+        .unwrap();
+    }
+}
