@@ -385,6 +385,7 @@ impl Cli {
         if let Some(threads) = self.threads {
             config.threads = threads;
             config.spare_threads = 0;
+            config.exact_threads = true;
         }
         // A person watching a terminal should see results as they are found.
         let streams = match config.output {
@@ -595,7 +596,9 @@ mod tests {
         assert_eq!(parse(&["-j", "3"]).unwrap().threads, 3);
         // -j is obeyed exactly; without it, spare workers may join on disk waits.
         assert_eq!(parse(&["-j", "3"]).unwrap().spare_threads, 0);
+        assert!(parse(&["-j", "3"]).unwrap().exact_threads);
         let default = parse(&[]).unwrap();
+        assert!(!default.exact_threads);
         assert_eq!(
             default.threads + default.spare_threads,
             crate::config::MAX_WORKERS_WHEN_WAITING.max(default.threads)

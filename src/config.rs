@@ -27,11 +27,25 @@ pub const DIRENT_BUFFER_SIZE: usize = 64 * 1024;
 /// `-j 100000` is an error rather than an attempt to start a hundred thousand threads.
 pub const MAX_THREADS: usize = 1024;
 
-/// The worker count used when `-j` is not given.
+/// The worker count used when `-j` is not given, as it is known at start-up.
 ///
 /// On macOS, APFS serialises directory reads per volume and four workers measured best
-/// (see the design notes in the README); everywhere else, one worker per CPU.
+/// (see the design notes in the README). Everywhere else, one worker per CPU the
+/// process may run on (its affinity mask, one system call); the scheduler lowers that
+/// to [`cpus_within_quota`] once a walk has directories to share.
 pub fn default_threads() -> usize {
+    if cfg!(target_os = "macos") {
+        4
+    } else {
+        crate::threads::cpus_allowed()
+            .unwrap_or_else(num_cpus::get)
+            .clamp(1, MAX_THREADS)
+    }
+}
+
+/// The CPUs the process may use, a cgroup CPU quota included (what `num_cpus` counts);
+/// on macOS the fixed four of [`default_threads`].
+pub fn cpus_within_quota() -> usize {
     if cfg!(target_os = "macos") {
         4
     } else {
@@ -129,6 +143,9 @@ pub struct Config {
     /// Workers that may be started on top of `threads` when directory reads are found
     /// waiting on the disk; 0 when `-j` was given, which is then obeyed exactly.
     pub spare_threads: usize,
+    /// `-j`: `threads` is the number of workers, not an upper bound to be lowered to a
+    /// cgroup's CPU quota.
+    pub exact_threads: bool,
     /// Flush each worker's output after every directory, for a person watching a
     /// terminal; otherwise output is flushed in large blocks.
     pub flush_per_directory: bool,
@@ -164,6 +181,7 @@ impl Config {
             format: None,
             threads,
             spare_threads: default_spare_threads(threads),
+            exact_threads: false,
             flush_per_directory: false,
             force_stat: false,
             assume_disk_waits: false,

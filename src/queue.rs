@@ -89,6 +89,9 @@ pub struct Pool<T> {
     /// the number of slots, each time a worker reports that it waited on the disk
     /// ([`Pool::ask_for_worker`]).
     wanted: AtomicUsize,
+    /// Of `wanted`, the workers the walk should have whatever the disk does (one per
+    /// CPU, or `-j`): started at once, where the rest wait for the growth gate.
+    base: AtomicUsize,
 }
 
 /// The private half of one worker: its own deque and parker. Moved into its thread.
@@ -137,6 +140,7 @@ impl<T> Pool<T> {
             parked_count: CachePadded::new(AtomicUsize::new(0)),
             quit: AtomicBool::new(false),
             wanted: AtomicUsize::new(wanted),
+            base: AtomicUsize::new(wanted),
         };
         (pool, slots)
     }
@@ -156,6 +160,19 @@ impl<T> Pool<T> {
     pub fn ask_for_workers(&self, workers: usize) {
         let workers = workers.min(self.stealers.len());
         self.wanted.fetch_max(workers, Ordering::Relaxed);
+    }
+
+    /// Sets how many workers the walk should have whatever the disk does (as many as
+    /// there are slots, at most), and asks for them.
+    pub fn set_base_workers(&self, workers: usize) {
+        let workers = workers.min(self.stealers.len());
+        self.base.store(workers, Ordering::Relaxed);
+        self.ask_for_workers(workers);
+    }
+
+    /// See `base`.
+    pub fn base_workers(&self) -> usize {
+        self.base.load(Ordering::Relaxed)
     }
 
     /// How many slots should have a worker running (see `wanted`).

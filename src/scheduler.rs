@@ -107,7 +107,9 @@ pub fn run_with_reader(
         let threads = config.threads.min(affordable);
         (threads, affordable - threads)
     };
-    let (pool, mut slots) = Pool::with_spares(threads, spares);
+    // One worker to begin with, this thread; how many more is decided once there is
+    // work to share (`workers_to_start`).
+    let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, crate::config::DIRENT_BUFFER_SIZE);
         Walker::new(config, &pool, output, reporter, reader, limit.as_ref())
@@ -132,12 +134,28 @@ pub fn run_with_reader(
         summary.add(first.run(&first_slot));
         return summary;
     }
+    // With `-j`, exactly that many. Without, `threads` counted the CPUs the process
+    // may run on (one system call); a cgroup CPU quota can allow fewer, and reading it
+    // takes about 0.2 ms here (`num_cpus` reads three files under /proc and /sys), a
+    // twentieth of a small walk. So the walk starts with two workers and the second
+    // reads the quota, off this thread's path, then sets how many the walk should have.
+    let (first_workers, quota_read_by_worker) = if config.exact_threads {
+        (threads, false)
+    } else {
+        (threads.min(2), threads > 2)
+    };
+    pool.set_base_workers(first_workers);
     // A first listing that had to wait for the disk means a cold tree: start with
     // enough workers to keep several reads in flight rather than ramp up to them.
     if first.listed_cold() {
-        pool.ask_for_workers(threads * COLD_START_PER_CPU);
+        pool.ask_for_workers(first_workers * COLD_START_PER_CPU);
     }
-    let work = |slot: &WorkerSlot<DirJob>| make_walker(reader).run(slot);
+    let work = |slot: &WorkerSlot<DirJob>| {
+        if quota_read_by_worker && slot.index() == 1 {
+            pool.set_base_workers(threads.min(crate::config::cpus_within_quota()));
+        }
+        make_walker(reader).run(slot)
+    };
     let per_worker: Vec<Summary> = std::thread::scope(|scope| {
         let mut crew = Crew {
             scope,
@@ -146,7 +164,7 @@ pub fn run_with_reader(
             unstarted: slots.into_iter(),
             handles: Vec::new(),
             can_start: true,
-            gate: (!config.assume_disk_waits).then(|| GrowthGate::new(threads)),
+            gate: (!config.assume_disk_waits).then(GrowthGate::new),
         };
         crew.start_first();
         // Moving to another CPU blocked this thread for a moment: not a disk wait.
@@ -204,11 +222,16 @@ where
         spread.finish();
     }
 
-    /// Between this thread's directories: one more worker if the pool asked for one
-    /// (directories wait on the disk) and the CPUs have room for it. One relaxed load
-    /// when nothing was asked.
+    /// Between this thread's directories: the workers the walk should have once its
+    /// CPU count is known, and one more if the pool asked for one (directories wait on
+    /// the disk) and the CPUs have room for it. One relaxed load when nothing was asked.
     fn serve(&mut self) {
-        if self.short_handed() && self.gate.as_mut().map_or(true, GrowthGate::allows) {
+        if !self.short_handed() {
+            return;
+        }
+        let running = self.handles.len() + 1;
+        let cpus = self.pool.base_workers();
+        if running < cpus || self.gate.as_mut().map_or(true, |gate| gate.allows(cpus)) {
             self.start_one();
         }
     }

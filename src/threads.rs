@@ -120,28 +120,27 @@ pub const BUSY_SHARE: f64 = 0.8;
 /// already kept busy (see [`BUSY_SHARE`]).
 #[derive(Debug)]
 pub struct GrowthGate {
-    cpus: usize,
     /// When the process's CPU time was last read, and what it was.
     last: Option<(Instant, Duration)>,
 }
 
 impl GrowthGate {
-    /// A gate for a process that may use `cpus` CPUs; takes a first reading now.
-    pub fn new(cpus: usize) -> GrowthGate {
+    /// A gate that takes its first reading now.
+    pub fn new() -> GrowthGate {
         GrowthGate {
-            cpus,
             last: process_cpu_time().map(|cpu| (Instant::now(), cpu)),
         }
     }
 
-    /// True when one more worker may start now. At most one `getrusage` per
-    /// [`GROWTH_INTERVAL`], and only when asked, that is only while the pool grows.
-    pub fn allows(&mut self) -> bool {
+    /// True when one more worker may start now, for a process that may use `cpus`
+    /// CPUs. At most one `getrusage` per [`GROWTH_INTERVAL`], and only when asked, that
+    /// is only while the pool grows.
+    pub fn allows(&mut self, cpus: usize) -> bool {
         let now = Instant::now();
         if !self.interval_passed(now) {
             return false;
         }
-        process_cpu_time().is_some_and(|cpu| self.decide(now, cpu))
+        process_cpu_time().is_some_and(|cpu| self.decide(now, cpu, cpus))
     }
 
     fn interval_passed(&self, now: Instant) -> bool {
@@ -150,7 +149,7 @@ impl GrowthGate {
     }
 
     /// The decision of [`Self::allows`] for a reading of `cpu` process time at `now`.
-    fn decide(&mut self, now: Instant, cpu: Duration) -> bool {
+    fn decide(&mut self, now: Instant, cpu: Duration, cpus: usize) -> bool {
         let Some((then, cpu_then)) = self.last else {
             return false;
         };
@@ -159,7 +158,13 @@ impl GrowthGate {
         }
         self.last = Some((now, cpu));
         let wall = now.duration_since(then);
-        busy_share(cpu.saturating_sub(cpu_then), wall, self.cpus) < BUSY_SHARE
+        busy_share(cpu.saturating_sub(cpu_then), wall, cpus) < BUSY_SHARE
+    }
+}
+
+impl Default for GrowthGate {
+    fn default() -> GrowthGate {
+        GrowthGate::new()
     }
 }
 
@@ -184,6 +189,26 @@ fn process_cpu_time() -> Option<Duration> {
         ))
     };
     Some(time(usage.ru_utime)? + time(usage.ru_stime)?)
+}
+
+/// How many CPUs the process may run on (its affinity mask): one system call, where
+/// counting a cgroup's CPU quota as well reads several files (see `config.rs`).
+#[cfg(target_os = "linux")]
+pub fn cpus_allowed() -> Option<usize> {
+    // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
+    let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `allowed` is a writable cpu_set_t of the size given.
+    let rc =
+        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) };
+    // SAFETY: CPU_COUNT only reads the set.
+    let count = unsafe { libc::CPU_COUNT(&allowed) };
+    (rc == 0 && count > 0).then_some(count as usize)
+}
+
+/// Elsewhere, no cheaper count than the caller's.
+#[cfg(not(target_os = "linux"))]
+pub fn cpus_allowed() -> Option<usize> {
+    None
 }
 
 /// The voluntary context switches of the calling thread so far.
@@ -339,27 +364,23 @@ mod tests {
         let start = Instant::now();
         let ms = Duration::from_millis;
         let mut gate = GrowthGate {
-            cpus: 2,
             last: Some((start, ms(100))),
         };
         // Too soon to judge, whatever the reading.
-        assert!(!gate.decide(start + GROWTH_INTERVAL / 2, ms(100)));
+        assert!(!gate.decide(start + GROWTH_INTERVAL / 2, ms(100), 2));
         // 4 ms of wall on 2 CPUs: 2 ms of CPU is 25% busy, so one more may start...
-        assert!(gate.decide(start + ms(4), ms(102)));
+        assert!(gate.decide(start + ms(4), ms(102), 2));
         // ...but not again within the interval.
-        assert!(!gate.decide(start + ms(4) + GROWTH_INTERVAL / 2, ms(102)));
+        assert!(!gate.decide(start + ms(4) + GROWTH_INTERVAL / 2, ms(102), 2));
         // 7 ms of CPU over the next 4 ms (88%): the CPUs are busy enough.
-        assert!(!gate.decide(start + ms(8), ms(109)));
+        assert!(!gate.decide(start + ms(8), ms(109), 2));
         // 6 ms over 4 (75%): room for one more.
-        assert!(gate.decide(start + ms(12), ms(115)));
+        assert!(gate.decide(start + ms(12), ms(115), 2));
         // Without a first reading, never.
-        let mut blind = GrowthGate {
-            cpus: 2,
-            last: None,
-        };
-        assert!(!blind.decide(start + ms(50), ms(1)));
+        let mut blind = GrowthGate { last: None };
+        assert!(!blind.decide(start + ms(50), ms(1), 2));
         // Right after a real first reading: too soon.
-        assert!(!GrowthGate::new(2).allows());
+        assert!(!GrowthGate::new().allows(2));
     }
 
     #[test]

@@ -162,3 +162,30 @@ fn a_pool_that_grows_during_the_walk_loses_and_repeats_nothing() {
         }
     }
 }
+
+/// With `-j`, exactly that many workers, even when every directory waits on the disk.
+#[test]
+fn exact_threads_never_grow() {
+    let tmp = tempfile::tempdir().unwrap();
+    random_tree(tmp.path(), 12, 2_000);
+    let root = tmp.path().as_os_str().to_owned();
+    let expected = oracle_files(root.as_bytes());
+    for threads in [1, 2, 3] {
+        let mut config = Config::new(vec![root.clone()]);
+        config.output = OutputMode::Paths { terminator: 0 };
+        config.threads = threads;
+        config.spare_threads = 0;
+        config.exact_threads = true;
+        config.assume_disk_waits = true;
+        let captured = Captured::default();
+        let output = Output::to_writer(Box::new(captured.clone()));
+        let summary = pfind::run(&config, &output, &Reporter::new());
+        let paths = split_records(&captured.0.lock().unwrap(), 0);
+        assert_same_records(&format!("-j {threads}"), &paths, &expected);
+        assert!(
+            summary.workers <= threads as u64,
+            "-j {threads}: {}",
+            summary.workers
+        );
+    }
+}
