@@ -7,8 +7,8 @@
 //! `link/` to walk the directory it points to) and is a candidate for `-t l`; a FIFO,
 //! socket or device is a candidate too, which nothing matches (as `find fifo -type f`
 //! prints nothing and succeeds); a root that does not exist is reported as an error
-//! and the other roots are still walked. Roots that are candidates are handed to the first
-//! worker, which tests them with the same code as any entry.
+//! and the other roots are still walked. Roots that are candidates are handed to the
+//! first worker, which tests them with the same code as any entry.
 
 use crate::config::Config;
 use crate::descriptors;
