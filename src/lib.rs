@@ -11,8 +11,8 @@
 //! * [`walker`] lists one directory at a time through [`dirent`] (the OS layer:
 //!   `getdents64` on Linux, `readdir` elsewhere), tests each entry, and each root given
 //!   as a file, against the [`filter`], and queues subdirectories; [`descriptors`]
-//!   bounds the directory descriptors it keeps open for opening children relative to
-//!   their parent.
+//!   opens each directory relative to an open ancestor without following a link out
+//!   of the tree, and bounds the descriptors kept open for that.
 //! * [`filter`] says what "matches" means: names, extensions, globs, paths, `-t`
 //!   kinds and families, sizes, depth, times, owners; and which of them need a
 //!   `stat`. [`userdb`] looks user and group names up (for `--owner` and `{owner}`).

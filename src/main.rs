@@ -6,7 +6,8 @@
 //! so `pfind >&-` would report success and lose every line. Starting here, pfind sees
 //! the descriptors exactly as it was given them. It then does itself the two other
 //! things the runtime would have done: ignore SIGPIPE (so a closed pipe is an `EPIPE`
-//! error that ends the walk quietly) and turn a panic into a failing exit status.
+//! error that ends the walk quietly) and turn a panic into a failing exit status,
+//! with a panic hook that names the main thread as the runtime would have.
 #![no_main]
 
 use clap::Parser;
@@ -33,6 +34,12 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
 }
 
 fn run() -> ExitStatus {
+    pfind::report::install_panic_hook();
+    // Debug builds only: lets the tests see what a panic on the main thread prints.
+    #[cfg(debug_assertions)]
+    if std::env::var_os("PFIND_DEBUG_PANIC").is_some() {
+        panic!("PFIND_DEBUG_PANIC is set");
+    }
     let reporter = Reporter::new();
     // Checked before anything else opens a descriptor that could land on 1.
     let output = match Output::stdout() {

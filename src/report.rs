@@ -1,13 +1,19 @@
-//! Error reporting and exit status.
+//! Error reporting, exit status, and what a panic prints.
 //!
 //! Every non-fatal problem met during a walk (an unreadable directory, an entry that
 //! vanished, a root that does not exist) is printed here and nowhere else, as one line
 //! `pfind: PATH: cause` on stderr. Lines are written under the stderr lock so workers
 //! never interleave them, and the first one raises a flag that turns the exit status
 //! into 1 once the walk is over: the walk itself always goes on.
+//!
+//! A path in a message is escaped so that nothing in a file name can reach the
+//! terminal raw: C0 and C1 control characters and bytes that are not UTF-8 are
+//! written as `\n`, `\t` or `\xNN`; an empty path is written `''`.
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
+use std::thread::{self, ThreadId};
 
 /// The process exit statuses pfind uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,7 +30,13 @@ pub enum ExitStatus {
 #[derive(Debug, Default)]
 pub struct Reporter {
     errored: AtomicBool,
+    /// The hint about roots and patterns has been given (it is given once).
+    hinted: AtomicBool,
 }
+
+/// Added to the first "No such file or directory" for a root that is a bare word:
+/// most often a pattern typed where fd takes one (`pfind jpg`).
+const ROOT_HINT: &str = "roots are directories to search; match names with -n GLOB or -e EXT";
 
 impl Reporter {
     pub fn new() -> Reporter {
@@ -33,30 +45,38 @@ impl Reporter {
 
     /// Reports a problem with `path` and remembers that the run had an error.
     pub fn path_error(&self, path: &[u8], err: &io::Error) {
-        self.message(&[path, b": ", describe(err).as_bytes()]);
+        self.message(path, &describe(err));
+    }
+
+    /// Reports a root that cannot be walked. A missing root without a `/` in it is
+    /// likely a pattern (`pfind jpg`, as one would type `fd jpg`): the first such
+    /// message says how names are matched.
+    pub fn root_error(&self, root: &[u8], err: &io::Error) {
+        let cause = describe(err);
+        let looks_like_a_pattern =
+            err.kind() == io::ErrorKind::NotFound && !root.is_empty() && !root.contains(&b'/');
+        if looks_like_a_pattern && !self.hinted.swap(true, Ordering::Relaxed) {
+            return self.message(root, &format!("{cause} ({ROOT_HINT})"));
+        }
+        self.message(root, &cause)
     }
 
     /// Reports a problem not tied to a path (for example a failed write to stdout).
     pub fn error(&self, what: &str, err: &io::Error) {
-        self.message(&[what.as_bytes(), b": ", describe(err).as_bytes()]);
+        self.message(what.as_bytes(), &describe(err));
     }
 
-    fn message(&self, parts: &[&[u8]]) {
+    fn message(&self, subject: &[u8], cause: &str) {
         self.errored.store(true, Ordering::Relaxed);
-        let mut line = b"pfind: ".to_vec();
-        for part in parts {
-            escape_control_bytes(part, &mut line);
-        }
-        line.push(b'\n');
         // Nothing useful can be done if stderr itself is gone.
-        let _ = io::stderr().lock().write_all(&line);
+        let _ = io::stderr().lock().write_all(&message_line(subject, cause));
     }
 
     /// Prints `pfind: warning: MESSAGE`: something on the command line that is valid
     /// but probably not what was meant. It does not change the exit status.
     pub fn warning(&self, message: &[u8]) {
         let mut line = b"pfind: warning: ".to_vec();
-        escape_control_bytes(message, &mut line);
+        escape(message, &mut line);
         line.push(b'\n');
         let _ = io::stderr().lock().write_all(&line);
     }
@@ -85,18 +105,98 @@ pub fn describe(err: &io::Error) -> String {
     }
 }
 
-/// Copies `bytes` into `out`, writing control characters (a newline or tab in a file
-/// name, say) as `\n`, `\t` or `\xNN`, so that every message stays on one line.
-/// Other bytes, including invalid UTF-8, are copied unchanged.
-fn escape_control_bytes(bytes: &[u8], out: &mut Vec<u8>) {
-    for &byte in bytes {
-        match byte {
-            b'\n' => out.extend_from_slice(b"\\n"),
-            b'\t' => out.extend_from_slice(b"\\t"),
-            b'\r' => out.extend_from_slice(b"\\r"),
-            0..=0x1f | 0x7f => out.extend_from_slice(format!("\\x{byte:02x}").as_bytes()),
-            _ => out.push(byte),
+/// One message, `pfind: SUBJECT: cause` and a newline, with both parts escaped.
+fn message_line(subject: &[u8], cause: &str) -> Vec<u8> {
+    let mut line = b"pfind: ".to_vec();
+    if subject.is_empty() {
+        line.extend_from_slice(b"''");
+    }
+    escape(subject, &mut line);
+    line.extend_from_slice(b": ");
+    escape(cause.as_bytes(), &mut line);
+    line.push(b'\n');
+    line
+}
+
+/// Copies `bytes` into `out` with every byte that could act on a terminal written
+/// out instead: C0 controls and DEL as `\n`, `\t`, `\r` or `\xNN`; C1 controls
+/// (U+0080 to U+009F, which some terminals obey, such as CSI `\xc2\x9b`) as the
+/// `\xNN` of both their bytes; and bytes that are not part of valid UTF-8 as `\xNN`,
+/// so that a terminal cannot take them for the start of something else. Everything
+/// else, printable UTF-8 included, is copied as is.
+fn escape(bytes: &[u8], out: &mut Vec<u8>) {
+    let mut rest = bytes;
+    while !rest.is_empty() {
+        let (valid, invalid) = match std::str::from_utf8(rest) {
+            Ok(text) => (text, &[][..]),
+            Err(err) => {
+                let valid_len = err.valid_up_to();
+                let bad_len = err.error_len().unwrap_or(rest.len() - valid_len);
+                let text = std::str::from_utf8(&rest[..valid_len]).unwrap_or_default();
+                (text, &rest[valid_len..valid_len + bad_len])
+            }
+        };
+        for c in valid.chars() {
+            match c {
+                '\n' => out.extend_from_slice(b"\\n"),
+                '\t' => out.extend_from_slice(b"\\t"),
+                '\r' => out.extend_from_slice(b"\\r"),
+                c if c.is_control() => {
+                    let mut utf8 = [0; 4];
+                    hex_escape(c.encode_utf8(&mut utf8).as_bytes(), out);
+                }
+                c => out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes()),
+            }
         }
+        hex_escape(invalid, out);
+        rest = &rest[valid.len() + invalid.len()..];
+    }
+}
+
+fn hex_escape(bytes: &[u8], out: &mut Vec<u8>) {
+    for byte in bytes {
+        out.extend_from_slice(format!("\\x{byte:02x}").as_bytes());
+    }
+}
+
+/// The main thread's id, recorded when the panic hook is installed from it.
+static MAIN_THREAD: OnceLock<ThreadId> = OnceLock::new();
+
+/// Makes a panic print which thread it happened on, the main one included: pfind
+/// starts at the C `main` (see `main.rs`), so Rust's runtime never named that thread
+/// and its own hook would say `'<unnamed>'`. Call it from the main thread.
+pub fn install_panic_hook() {
+    let _ = MAIN_THREAD.set(thread::current().id());
+    std::panic::set_hook(Box::new(|info| {
+        let current = thread::current();
+        let name = thread_label(current.name(), MAIN_THREAD.get() == Some(&current.id()));
+        let message = info
+            .payload()
+            .downcast_ref::<&str>()
+            .copied()
+            .or_else(|| info.payload().downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("Box<dyn Any>");
+        let location = info
+            .location()
+            .map_or_else(String::new, |at| format!(" at {at}"));
+        let backtrace = std::backtrace::Backtrace::capture();
+        let tail = match backtrace.status() {
+            std::backtrace::BacktraceStatus::Captured => format!("stack backtrace:\n{backtrace}"),
+            _ => "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n"
+                .to_string(),
+        };
+        let text = format!("\nthread '{name}' panicked{location}:\n{message}\n{tail}");
+        let _ = io::stderr().lock().write_all(text.as_bytes());
+    }));
+}
+
+/// How a panic names its thread: by its name, or `main` for the main thread (which
+/// has none here), or as Rust does for other unnamed threads.
+fn thread_label(name: Option<&str>, is_main: bool) -> &str {
+    match name {
+        Some(name) => name,
+        None if is_main => "main",
+        None => "<unnamed>",
     }
 }
 
@@ -113,10 +213,65 @@ mod tests {
     }
 
     #[test]
-    fn messages_stay_on_one_line() {
-        let mut out = Vec::new();
-        escape_control_bytes(b"a\nb\tc\x01d\xffe", &mut out);
-        assert_eq!(out, b"a\\nb\\tc\\x01d\xffe");
+    fn nothing_reaches_the_terminal_raw() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b"plain/path", b"plain/path"),
+            (b"a\nb\tc\rd", b"a\\nb\\tc\\rd"),
+            (b"\x01\x1b[31m\x7f", b"\\x01\\x1b[31m\\x7f"),
+            // C1 controls, encoded in UTF-8: CSI, NEL, and the ends of the range.
+            (b"x\xc2\x9by", b"x\\xc2\\x9by"),
+            (
+                b"\xc2\x85\xc2\x80\xc2\x9f",
+                b"\\xc2\\x85\\xc2\\x80\\xc2\\x9f",
+            ),
+            // Printable UTF-8 just outside the C1 range, and beyond, stays as is.
+            ("\u{a0}é日本🙂".as_bytes(), "\u{a0}é日本🙂".as_bytes()),
+            // Invalid bytes: alone, a truncated sequence, a lone continuation byte,
+            // and one right before valid text.
+            (b"bad\xffname", b"bad\\xffname"),
+            (b"\xe6\x97", b"\\xe6\\x97"),
+            (b"\x80a", b"\\x80a"),
+            (b"\xc2\xc2\x9b", b"\\xc2\\xc2\\x9b"),
+            (b"", b""),
+        ];
+        for &(raw, want) in cases {
+            let mut out = Vec::new();
+            escape(raw, &mut out);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(want),
+                "{raw:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn message_lines_quote_an_empty_path() {
+        let cases: &[(&[u8], &str, &[u8])] = &[
+            (
+                b"",
+                "No such file or directory",
+                b"pfind: '': No such file or directory\n",
+            ),
+            (
+                b"a\nb",
+                "Permission denied",
+                b"pfind: a\\nb: Permission denied\n",
+            ),
+        ];
+        for &(subject, cause, want) in cases {
+            assert_eq!(message_line(subject, cause), want);
+        }
+    }
+
+    #[test]
+    fn panics_name_their_thread() {
+        assert_eq!(
+            thread_label(Some("pfind-worker-3"), false),
+            "pfind-worker-3"
+        );
+        assert_eq!(thread_label(None, true), "main");
+        assert_eq!(thread_label(None, false), "<unnamed>");
     }
 
     #[test]

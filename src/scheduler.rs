@@ -4,10 +4,11 @@
 //! Roots are handled as `find -P` handles them: a directory is walked (it is depth 0
 //! and never printed itself, as in fd); a regular file is itself a candidate (printed
 //! as typed if it matches); a symbolic link is not followed unless `-L` is given (write
-//! `link/` to walk the directory it points to) and is a candidate for `-t l`; a root
-//! that does not exist, or is a FIFO, socket or device, is reported as an error and the
-//! other roots are still walked. Roots that are candidates are handed to the first
-//! worker, which tests them with the same code as any entry.
+//! `link/` to walk the directory it points to) and is a candidate for `-t l`; a FIFO,
+//! socket or device is a candidate too, which nothing matches (as `find fifo -type f`
+//! prints nothing and succeeds); a root that does not exist is reported as an error
+//! and the other roots are still walked. Roots that are candidates are handed to the
+//! first worker, which tests them with the same code as any entry.
 
 use crate::config::Config;
 use crate::descriptors;
@@ -88,18 +89,17 @@ pub fn run_with_reader(
             // Depth 0 is the root itself, never printed: list it only if its entries
             // may be printed.
             Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
-            Ok((EntryKind::Dir, _)) => root_dirs.push(DirJob::root(&printed, root_path)),
-            Ok((kind @ (EntryKind::File | EntryKind::Symlink), stat)) => {
+            Ok((EntryKind::Dir, stat)) => {
+                root_dirs.push(DirJob::root(&printed, root_path).identified(&stat))
+            }
+            Ok((kind, stat)) => {
                 root_entries.push(RootEntry {
                     printed,
                     kind,
                     stat,
                 });
             }
-            Ok(_) => {
-                reporter.path_error(root, &io::Error::other("not a directory or regular file"))
-            }
-            Err(err) => reporter.path_error(root, &err),
+            Err(err) => reporter.root_error(root, &err),
         }
     }
     // Without a directory to walk, there is no budget to set nor peer to start.
@@ -111,7 +111,7 @@ pub fn run_with_reader(
         (threads, affordable - threads)
     };
     // One worker to begin with, this thread; how many more is decided once there is
-    // work to share (`workers_to_start`).
+    // work to share (below).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, crate::config::DIRENT_BUFFER_SIZE);

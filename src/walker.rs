@@ -9,8 +9,8 @@
 //! (its path, which must outlive this directory).
 
 use crate::config::{Config, OutputMode, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
-use crate::descriptors::Anchor;
-use crate::dirent::{fstat, lstat_at, open_dir_at, stat_at, DirReader, EntryKind, RawEntry};
+use crate::descriptors::{open_dir, Anchor, Root};
+use crate::dirent::{fstat, lstat_at, stat_at, DirReader, EntryKind, RawEntry};
 use crate::filter::path::PathState;
 use crate::filter::Scope;
 use crate::meta::Meta;
@@ -53,9 +53,13 @@ pub struct DirJob {
     /// Length of the directory's own path at the start of `prefix` (for opening it and
     /// for error messages); for a root this is the root exactly as typed.
     path_len: usize,
-    /// The nearest open ancestor to open this directory relative to; `None` opens it by
-    /// its path from the working directory.
+    /// The nearest open ancestor to open this directory relative to; `None` opens it
+    /// from its root (see `descriptors`).
     anchor: Option<Arc<Anchor>>,
+    /// The anchor is this directory's parent, so the path below it is one name.
+    anchor_is_parent: bool,
+    /// The root it was reached from, for when no anchor is left.
+    root: Root,
     /// 0 for a root; the directory's entries are at `depth + 1`.
     depth: usize,
     /// `-t e`: the directory itself matches if it turns out to have no entries, which
@@ -116,6 +120,8 @@ impl DirJob {
             prefix,
             path_len: root.len(),
             anchor: None,
+            anchor_is_parent: false,
+            root: Root::new(root.len()),
             depth: 0,
             print_if_empty: false,
             parent_id: None,
@@ -134,6 +140,8 @@ impl DirJob {
             prefix,
             path_len,
             anchor: None,
+            anchor_is_parent: false,
+            root: self.root,
             depth: self.depth + 1,
             print_if_empty: false,
             parent_id: None,
@@ -155,17 +163,23 @@ impl DirJob {
         }
     }
 
-    /// Opens the directory. Unless `follow`, a directory replaced by a symbolic link
-    /// since its parent was listed is refused rather than followed.
+    /// The root job, known to be the directory `stat` describes (when the walk
+    /// started), so that reopening it later can check it still is.
+    pub fn identified(mut self, stat: &libc::stat) -> DirJob {
+        self.root = self.root.identified(stat);
+        self
+    }
+
+    /// Opens the directory. Unless `follow`, no symbolic link below the root is
+    /// followed, even one that replaced a directory since its parent was listed.
     fn open(&self, follow: bool) -> io::Result<OwnedFd> {
-        match &self.anchor {
-            Some(anchor) => open_dir_at(
-                Some(anchor.fd()),
-                &self.prefix[anchor.prefix_len()..self.path_len],
-                !follow,
-            ),
-            None => open_dir_at(None, self.display_path(), false),
-        }
+        open_dir(
+            &self.prefix[..self.path_len],
+            self.anchor.as_deref(),
+            self.anchor_is_parent,
+            &self.root,
+            follow,
+        )
     }
 }
 
@@ -469,6 +483,7 @@ impl<'a> Walker<'a> {
         tests::after_open(job.display_path());
         let dir_fd = dir.as_raw_fd();
         let mut root_dev = job.root_dev;
+        let mut crossing = false;
         visitor.here.id = None;
         if visitor.identify_dirs {
             // One fstat per directory, only with -L or -x.
@@ -477,7 +492,10 @@ impl<'a> Walker<'a> {
                 Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
             };
             let (dev, ino) = identity(&stat);
-            if config.one_file_system && crosses_device(job.root_dev, dev) {
+            crossing = config.one_file_system && crosses_device(job.root_dev, dev);
+            // `-x`: not entered. With `-t e` a mount point is still listed, only to
+            // see whether it is empty, as `find -xdev -empty`, bfs and fd do.
+            if crossing && !job.print_if_empty {
                 return;
             }
             root_dev = Some(dev);
@@ -503,8 +521,9 @@ impl<'a> Walker<'a> {
         let stop = pool.stop_flag();
         let listed = if job.print_if_empty {
             // Only with `-t e`: note whether the directory has any entry at all.
-            // A directory at the maximum depth is listed for this alone.
-            let visit_entries = job.depth < config.filter.max_depth;
+            // A directory at the maximum depth, or a mount point under `-x`, is
+            // listed for this alone.
+            let visit_entries = job.depth < config.filter.max_depth && !crossing;
             let mut empty = true;
             let listed = self.reader.read(dir_fd, stop, |entry| {
                 if !entry.is_dot_or_dotdot() {
@@ -534,12 +553,13 @@ impl<'a> Walker<'a> {
         if !visitor.children.is_empty() {
             // Keep this directory open for its children if the budget allows; otherwise
             // they are opened relative to our own anchor by a longer path.
-            let anchor = match Anchor::keep(dir, job.prefix.len()) {
-                Ok(anchor) => Some(anchor),
-                Err(_closed_on_drop) => job.anchor.clone(),
+            let (anchor, is_parent) = match Anchor::keep(dir, job.prefix.len()) {
+                Ok(anchor) => (Some(anchor), true),
+                Err(_closed_on_drop) => (job.anchor.clone(), false),
             };
             for child in &mut visitor.children {
                 child.anchor = anchor.clone();
+                child.anchor_is_parent = is_parent;
                 child.parent_id = visitor.here.id.clone();
                 child.root_dev = root_dev;
             }
@@ -699,6 +719,19 @@ impl Visitor<'_> {
             return;
         }
         let scope = self.here.scope;
+        // `-L`: a real directory can lead back into the current path too (through a
+        // link higher up). The walker would catch it on opening it, but by then it
+        // would have been printed, and one at the depth limit is never opened; so
+        // whenever it may be printed or will not be opened, it is checked here.
+        let stat = match stat {
+            None if self.config.follow && (scope.dirs || !scope.descend) => {
+                match self.identify_subdir(job, dir_fd, &entry) {
+                    Some(stat) => Some(stat),
+                    None => return,
+                }
+            }
+            stat => stat,
+        };
         // With `-t e` whether it matches is only known once it is listed.
         let print_if_empty = scope.dirs && filter.types.empty_only && filter.name_passes(name);
         if scope.dirs && !filter.types.empty_only {
@@ -719,6 +752,35 @@ impl Visitor<'_> {
             child.print_if_empty = print_if_empty;
             self.children.push(child);
         }
+    }
+
+    /// `-L`: the `stat` of the subdirectory `entry`, or `None` if it is a loop back
+    /// into the current path (reported) or cannot be `stat`ed (reported).
+    #[inline(never)]
+    fn identify_subdir(
+        &self,
+        job: &DirJob,
+        dir_fd: RawFd,
+        entry: &RawEntry<'_>,
+    ) -> Option<libc::stat> {
+        let stat = match stat_at(dir_fd, entry.name_cstr(), true) {
+            Ok(stat) => stat,
+            Err(err) => {
+                self.entry_error(job, entry.name(), &err);
+                return None;
+            }
+        };
+        let (dev, ino) = identity(&stat);
+        if self
+            .here
+            .id
+            .as_ref()
+            .is_some_and(|id| id.is_on_path(dev, ino))
+        {
+            self.report_loop(&job.entry_path(entry.name()));
+            return None;
+        }
+        Some(stat)
     }
 
     /// A symbolic link: with `-L`, whatever it points to; otherwise (or when it points

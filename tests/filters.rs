@@ -175,7 +175,7 @@ fn a_slash_in_a_name_pattern_is_a_warning_not_an_error() {
     assert!(stdout.is_empty());
     assert_eq!(
         stderr,
-        "pfind: warning: -n 'd\u{fffd}j\u{fffd}/*' contains '/', which no file name does, so \
+        "pfind: warning: -n 'd\\xe9j\\xe0/*' contains '/', which no file name does, so \
          it matches nothing (-n and -E test names, not paths)\n"
     );
     let (stdout, stderr, status) = run(&env, &[os(b"-E"), os(b"a/b"), os(b"-n"), os(b"cafe*")]);

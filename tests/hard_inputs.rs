@@ -116,6 +116,13 @@ fn output_within(mut command: Command, limit: Duration) -> Output {
     }
 }
 
+/// Asserts a run printed exactly `expected`, said nothing on stderr and exited 0.
+fn assert_complete(context: &str, out: &Output, terminator: u8, expected: &[Vec<u8>]) {
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{context}");
+    assert_eq!(out.status.code(), Some(0), "{context}");
+    assert_same_records(context, &split_records(&out.stdout, terminator), expected);
+}
+
 fn run_ok(root: &Path, args: &[&OsStr]) -> Vec<Vec<u8>> {
     let out = output_within(pfind_command(root, args), Duration::from_secs(120));
     assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
@@ -226,27 +233,9 @@ fn a_100k_directory_tree_under_ulimit_n_16_loses_nothing() {
     assert_eq!(expected.len(), 100_000);
     for threads in ["1", "2", "4", "16"] {
         let mut command = pfind_command(tmp.path(), &["-0", "-j", threads]);
-        // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
-        unsafe {
-            command.pre_exec(|| {
-                let limit = libc::rlimit {
-                    rlim_cur: 16,
-                    rlim_max: 16,
-                };
-                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
-                    return Err(std::io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
+        with_nofile_limit(&mut command, 16);
         let out = output_within(command, Duration::from_secs(300));
-        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
-        assert_eq!(out.status.code(), Some(0), "-j {threads}");
-        assert_same_records(
-            &format!("ulimit -n 16, -j {threads}"),
-            &split_records(&out.stdout, 0),
-            &expected,
-        );
+        assert_complete(&format!("ulimit -n 16, -j {threads}"), &out, 0, &expected);
     }
 }
 
@@ -556,4 +545,571 @@ fn a_closed_pipe_stops_the_walk_instead_of_finishing_it() {
         );
         assert!(out.status.signal().is_none());
     }
+}
+
+/// Sets `RLIMIT_NOFILE` to `limit` in the child before it runs pfind.
+fn with_nofile_limit(command: &mut Command, limit: libc::rlim_t) {
+    with_rlimit(command, libc::RLIMIT_NOFILE, limit);
+}
+
+/// Sets the resource limit `resource` to `limit` in the child before it execs.
+fn with_rlimit(command: &mut Command, resource: libc::__rlimit_resource_t, limit: libc::rlim_t) {
+    // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(resource, &rlimit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+/// Issue 11, defect 1: with few descriptors, directories are opened by a path of
+/// several components (from a far anchor, or from the root when no anchor fits), and
+/// each of those components must be refused if it became a symbolic link. A swapper
+/// replaces `root/sN` with `sN -> ../outside` and back while pfind runs; under
+/// `ulimit -n 7` the old code printed files from `outside` in about 40% of runs,
+/// under 8 in about 1%.
+#[test]
+fn directories_swapped_for_links_mid_walk_never_lead_outside_the_tree() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let tmp = tempfile::tempdir().unwrap();
+    let (root, outside) = (tmp.path().join("root"), tmp.path().join("outside"));
+    const DIRS: usize = 40;
+    for n in 0..DIRS {
+        for sub in ["d", "d/e"] {
+            for f in 0..5 {
+                let file = root.join(format!("s{n}/{sub}/f{f}"));
+                std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+                std::fs::write(file, b"").unwrap();
+            }
+        }
+    }
+    for sub in ["d", "d/e"] {
+        std::fs::create_dir_all(outside.join(sub)).unwrap();
+        for f in 0..5 {
+            std::fs::write(outside.join(format!("{sub}/ESCAPED{f}")), b"").unwrap();
+        }
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    let swapper = {
+        let (root, aside, stop) = (root.clone(), tmp.path().join("aside"), stop.clone());
+        std::thread::spawn(move || {
+            let mut swaps = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                for n in 0..DIRS {
+                    let dir = root.join(format!("s{n}"));
+                    std::fs::rename(&dir, &aside).unwrap();
+                    std::os::unix::fs::symlink("../outside", &dir).unwrap();
+                    std::thread::sleep(Duration::from_micros(200));
+                    std::fs::remove_file(&dir).unwrap();
+                    std::fs::rename(&aside, &dir).unwrap();
+                    swaps += 1;
+                }
+            }
+            swaps
+        })
+    };
+    let mut runs = 0;
+    for limit in [7, 8] {
+        for threads in ["1", "2"] {
+            for _ in 0..25 {
+                let mut command = pfind_command(tmp.path(), &["root", "-j", threads]);
+                with_nofile_limit(&mut command, limit);
+                let out = output_within(command, Duration::from_secs(60));
+                assert!(out.status.signal().is_none(), "killed by a signal");
+                assert!(matches!(out.status.code(), Some(0 | 1)), "{:?}", out.status);
+                for line in split_records(&out.stdout, b'\n') {
+                    assert!(
+                        line.starts_with(b"root/s") && !line.windows(7).any(|w| w == b"ESCAPED"),
+                        "ulimit -n {limit}, -j {threads}: printed {:?} from outside the tree",
+                        String::from_utf8_lossy(&line)
+                    );
+                }
+                runs += 1;
+            }
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let swaps = swapper.join().unwrap();
+    assert!(
+        swaps > runs,
+        "the swapper ran ({swaps} swaps in {runs} runs)"
+    );
+}
+
+/// Builds `branching`^`depth` directories under `root` with `files` files in each
+/// leaf, and returns the files' paths relative to `root`.
+fn fan_out_tree(root: &Path, branching: usize, depth: usize, files: usize) -> Vec<Vec<u8>> {
+    fn grow(
+        dir: &Path,
+        printed: &str,
+        level: usize,
+        shape: (usize, usize, usize),
+        out: &mut Vec<Vec<u8>>,
+    ) {
+        let (branching, depth, files) = shape;
+        if level == depth {
+            for f in 0..files {
+                std::fs::write(dir.join(format!("f{f}")), b"").unwrap();
+                out.push(format!("{printed}f{f}").into_bytes());
+            }
+            return;
+        }
+        for b in 0..branching {
+            let name = format!("d{b}");
+            std::fs::create_dir(dir.join(&name)).unwrap();
+            grow(
+                &dir.join(&name),
+                &format!("{printed}{name}/"),
+                level + 1,
+                shape,
+                out,
+            );
+        }
+    }
+    let mut out = Vec::new();
+    grow(root, "", 0, (branching, depth, files), &mut out);
+    out
+}
+
+/// Issue 11, defect 2: descriptors the parent left open count against the limit.
+/// Under `ulimit -n 16` with 3 to 8 inherited from the shell, the old budget assumed
+/// 13 free where there were 7, and lost a third of this tree to "Too many open files".
+#[test]
+fn descriptors_inherited_from_the_shell_are_counted() {
+    let tmp = tempfile::tempdir().unwrap();
+    let expected = fan_out_tree(tmp.path(), 4, 4, 6);
+    assert_eq!(expected.len(), 1536);
+    for threads in ["1", "2", "4", "16"] {
+        let mut command = Command::new("sh");
+        command
+            .current_dir(tmp.path())
+            .args([
+                "-c",
+                "exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null; \
+                 exec \"$0\" \"$@\"",
+                env!("CARGO_BIN_EXE_pfind"),
+                "-j",
+                threads,
+            ])
+            .stdin(Stdio::null());
+        with_nofile_limit(&mut command, 16);
+        let out = output_within(command, Duration::from_secs(60));
+        let context = format!("ulimit -n 16, 3-8 inherited, -j {threads}");
+        assert_complete(&context, &out, b'\n', &expected);
+    }
+}
+
+/// The descriptors of a running process, by number.
+fn open_descriptors(pid: u32) -> Vec<u64> {
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .collect()
+}
+
+/// Issue 11, defect 2: when the budget turns out wrong anyway (here the limit is
+/// lowered with `prlimit` while pfind holds more descriptors than it will then be
+/// allowed), `EMFILE` makes pfind give up anchors and retry, never lose a directory.
+/// pfind is stopped mid-walk by a pipe nobody reads yet, so the limit is lowered
+/// while anchors are certainly open.
+#[test]
+fn a_limit_lowered_mid_walk_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let long = "n".repeat(100);
+    let mut expected = Vec::new();
+    for top in 0..20 {
+        for sub in 0..20 {
+            for f in 0..20 {
+                let path = format!("t{top:02}/s{sub:02}/{long}{f:02}");
+                expected.push(path.clone().into_bytes());
+                let path = tmp.path().join(path);
+                if f == 0 {
+                    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+                }
+                std::fs::write(path, b"").unwrap();
+            }
+        }
+    }
+    for threads in [1u64, 2] {
+        let mut child = pfind_command(tmp.path(), &["-j", &threads.to_string()])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        // Wait until pfind has started writing: it is walking, and will block on
+        // the full pipe with its directories open.
+        let mut poll = libc::pollfd {
+            fd: std::os::fd::AsRawFd::as_raw_fd(&stdout),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        // SAFETY: one valid pollfd.
+        assert_eq!(unsafe { libc::poll(&mut poll, 1, 60_000) }, 1);
+        std::thread::sleep(Duration::from_millis(100));
+        // Its workers need two each besides stdio; anything above is anchors.
+        let lowered = 3 + 2 * threads;
+        let held = open_descriptors(child.id());
+        assert!(
+            held.iter().any(|&fd| fd >= lowered),
+            "-j {threads}: pfind holds {held:?}, nothing above the new limit {lowered}"
+        );
+        let limit = libc::rlimit {
+            rlim_cur: lowered,
+            rlim_max: lowered,
+        };
+        // SAFETY: a valid rlimit for a child we own.
+        let rc = unsafe {
+            libc::prlimit(
+                child.id() as libc::pid_t,
+                libc::RLIMIT_NOFILE,
+                &limit,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(rc, 0, "prlimit");
+        let mut bytes = Vec::new();
+        stdout.read_to_end(&mut bytes).unwrap();
+        let out = Output {
+            stdout: bytes,
+            ..child.wait_with_output().unwrap()
+        };
+        let context = format!("limit lowered to {lowered} mid-walk, -j {threads}");
+        assert_complete(&context, &out, b'\n', &expected);
+    }
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// Issue 11, defect 3: a worker thread that cannot start must not stop the walk.
+/// `RLIMIT_NPROC` counts the threads of every process of the real user, and root is
+/// exempt from it, so as root pfind runs as `nobody` (through `setpriv`, from a copy
+/// of the binary anyone can run, on a tree anyone can read). With a limit of 1 no
+/// worker can start; with 2, one can. The old code panicked (exit 101) in both.
+#[test]
+fn threads_that_cannot_start_leave_the_walk_to_those_that_did() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let tree = tmp.path().join("tree");
+    std::fs::create_dir(&tree).unwrap();
+    let expected = fan_out_tree(&tree, 4, 3, 5);
+    let binary = tmp.path().join("pfind");
+    std::fs::copy(env!("CARGO_BIN_EXE_pfind"), &binary).unwrap();
+    let as_limited_user = |program: &Path, args: &[&str], nproc: libc::rlim_t| {
+        let mut command = if is_root() {
+            let mut command = Command::new("setpriv");
+            command
+                .args([
+                    "--reuid",
+                    "65534",
+                    "--regid",
+                    "65534",
+                    "--clear-groups",
+                    "--",
+                ])
+                .arg(program);
+            command
+        } else {
+            Command::new(program)
+        };
+        command.args(args).current_dir(&tree).stdin(Stdio::null());
+        with_rlimit(&mut command, libc::RLIMIT_NPROC, nproc);
+        command
+    };
+    if is_root() && Command::new("setpriv").arg("--version").output().is_err() {
+        eprintln!(
+            "SKIPPED: running as root without setpriv (util-linux), so RLIMIT_NPROC cannot apply"
+        );
+        return;
+    }
+    // The limit really bites: under it, a shell cannot start a child either.
+    let probe = as_limited_user(Path::new("/bin/sh"), &["-c", "/bin/true"], 1)
+        .output()
+        .unwrap();
+    assert!(
+        !probe.status.success(),
+        "RLIMIT_NPROC 1 did not stop a fork; the test would prove nothing"
+    );
+    for nproc in [1, 2] {
+        for threads in ["2", "4", "16"] {
+            let out = output_within(
+                as_limited_user(&binary, &["-j", threads], nproc),
+                Duration::from_secs(60),
+            );
+            let context = format!("RLIMIT_NPROC {nproc}, -j {threads}");
+            assert_complete(&context, &out, b'\n', &expected);
+        }
+    }
+}
+
+/// Paths and loop reports of one run, sorted: what is compared with `find -L`.
+#[derive(Debug, PartialEq)]
+struct LoopRun {
+    printed: Vec<String>,
+    loops: Vec<String>,
+    status: Option<i32>,
+}
+
+/// The path a `find` or `pfind` loop message names, if `line` is one.
+fn loop_path(line: &str) -> Option<String> {
+    if let Some(rest) = line.strip_prefix("find: File system loop detected; '") {
+        return Some(rest[..rest.find('\'')?].to_string());
+    }
+    let rest = line.strip_prefix("pfind: ")?;
+    Some(rest.strip_suffix(": filesystem loop detected")?.to_string())
+}
+
+fn loop_run(out: &Output) -> LoopRun {
+    let mut printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(String::from)
+        .collect();
+    printed.sort();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut loops: Vec<String> = stderr
+        .lines()
+        .map(|line| loop_path(line).unwrap_or_else(|| panic!("unexpected stderr: {line}")))
+        .collect();
+    loops.sort();
+    LoopRun {
+        printed,
+        loops,
+        status: out.status.code(),
+    }
+}
+
+/// Issue 11, defect 4 and the `-d` convention: under `-L`, a real directory can be
+/// a loop too, when a link higher up led into its subtree (`L1 -> A/B`, then
+/// `L1/C/L2 -> ../..` is `A`, whose `B` is `L1` again). pfind printed such a
+/// directory with `-t d` and then reported it, and did not report one exactly at
+/// the `-d` limit. Now it matches `find -L` (and `-maxdepth`): the loop is reported
+/// once, never printed, at any depth limit.
+#[test]
+fn loops_under_follow_match_find_at_every_depth_limit() {
+    let env = TestEnv::new(&["A/B/C", "D"], &["A/B/C/f", "D/g"]);
+    env.symlink("A/B", "L1");
+    env.symlink("../..", "A/B/C/L2");
+    env.symlink("..", "D/up");
+    env.symlink("../A/B/C", "D/toC");
+    for depth in [None, Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)] {
+        for kinds in [&["-t", "d"][..], &["-t", "f"], &["-t", "d", "-t", "f"]] {
+            let mut find = Command::new("find");
+            find.current_dir(env.root())
+                .env("LC_ALL", "C")
+                .args(["-L", ".", "-mindepth", "1"]);
+            let mut args: Vec<String> = vec!["-L".into(), ".".into()];
+            args.extend(kinds.iter().map(|s| s.to_string()));
+            if let Some(depth) = depth {
+                find.args(["-maxdepth", &depth.to_string()]);
+                args.extend(["-d".to_string(), depth.to_string()]);
+            }
+            match kinds {
+                ["-t", "d"] => find.args(["-type", "d"]),
+                ["-t", "f"] => find.args(["-type", "f"]),
+                _ => find.args(["(", "-type", "d", "-o", "-type", "f", ")"]),
+            };
+            let want = loop_run(&find.output().expect("GNU find"));
+            for threads in THREADS {
+                let mut run_args = args.clone();
+                run_args.extend(["-j".to_string(), threads.to_string()]);
+                let got = loop_run(&env.run(&run_args));
+                assert_eq!(got, want, "pfind {run_args:?} against find -L");
+            }
+        }
+    }
+}
+
+/// A mount made by a test, undone (lazily, so a failing test cannot leave it
+/// behind busy) when dropped.
+struct Mounted(PathBuf);
+
+impl Drop for Mounted {
+    fn drop(&mut self) {
+        let target = CString::new(self.0.as_os_str().as_bytes()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
+    }
+}
+
+/// Mounts `source` (of type `fstype`) on `target`, or says why it cannot: the tests
+/// that need a mount print that reason and skip, rather than pass without checking.
+fn mount(
+    source: &Path,
+    target: &Path,
+    fstype: &str,
+    flags: libc::c_ulong,
+) -> Result<Mounted, String> {
+    if !is_root() {
+        return Err("not running as root, so no mount can be made".to_string());
+    }
+    let c = |path: &Path| CString::new(path.as_os_str().as_bytes()).unwrap();
+    let (c_source, c_target) = (c(source), c(target));
+    let c_fstype = CString::new(fstype).unwrap();
+    // SAFETY: NUL-terminated strings that outlive the call; no mount data.
+    let rc = unsafe {
+        libc::mount(
+            c_source.as_ptr(),
+            c_target.as_ptr(),
+            c_fstype.as_ptr(),
+            flags,
+            std::ptr::null(),
+        )
+    };
+    if rc != 0 {
+        let err = std::io::Error::last_os_error();
+        return Err(format!(
+            "root, but mounting {fstype} on {target:?} failed: {err}"
+        ));
+    }
+    Ok(Mounted(target.to_path_buf()))
+}
+
+/// Issue 11, defect 5: `-x -t e` prints an empty mount point, as `find -xdev
+/// -empty`, bfs and fd do; a mount point with entries is not printed, and what is
+/// below either is not walked.
+#[test]
+fn one_file_system_still_prints_an_empty_mount_point() {
+    let env = TestEnv::new(
+        &["empty_dir", "full_dir", "mnt_empty", "mnt_full"],
+        &["zero", "full_dir/zero_inside"],
+    );
+    env.write("nonzero", b"x");
+    let tmpfs = |dir: &str| mount(Path::new("tmpfs"), &env.root().join(dir), "tmpfs", 0);
+    let mounts = match (tmpfs("mnt_empty"), tmpfs("mnt_full")) {
+        (Ok(a), Ok(b)) => [a, b],
+        (Err(reason), _) | (_, Err(reason)) => {
+            eprintln!("SKIPPED one_file_system_still_prints_an_empty_mount_point: {reason}");
+            return;
+        }
+    };
+    std::fs::create_dir(env.root().join("mnt_full/inner_empty")).unwrap();
+    std::fs::write(env.root().join("mnt_full/inner_zero"), b"").unwrap();
+    for (pfind_args, find_args) in [
+        (&["-x", "-t", "e"][..], &["-xdev", "-empty"][..]),
+        (&["-t", "e"], &["-empty"]),
+        (
+            &["-x", "-t", "e", "-t", "d"],
+            &["-xdev", "-empty", "-type", "d"],
+        ),
+    ] {
+        let find = Command::new("find")
+            .current_dir(env.root())
+            .args([".", "-mindepth", "1"])
+            .args(find_args)
+            .output()
+            .expect("GNU find");
+        let want: Vec<Vec<u8>> = split_records(&find.stdout, b'\n');
+        assert!(want.contains(&b"./mnt_empty".to_vec()) || !find_args.contains(&"-xdev"));
+        let mut args = vec!["."];
+        args.extend_from_slice(pfind_args);
+        env.assert_records(&args, b'\n', &want);
+    }
+    drop(mounts);
+}
+
+/// The convention for a bind mount of an ancestor inside the tree, without `-L`:
+/// walked like any directory (as bfs and fd do; `find` reports a loop), so its
+/// files are printed a second time under the mount's path. A non-recursive bind
+/// mount does not contain itself, so the walk is finite. With `-L` it is a loop:
+/// reported once, not entered, status 1.
+#[test]
+fn a_bind_mount_of_an_ancestor_is_walked_without_follow_and_a_loop_with_it() {
+    let env = TestEnv::new(&["x", "a/mnt"], &["x/f", "a/g"]);
+    let mounted = match mount(env.root(), &env.root().join("a/mnt"), "none", libc::MS_BIND) {
+        Ok(mounted) => mounted,
+        Err(reason) => {
+            eprintln!("SKIPPED a_bind_mount_of_an_ancestor_is_walked: {reason}");
+            return;
+        }
+    };
+    let prefix = env.root().as_os_str().len() + 1;
+    let every_path: Vec<Vec<u8>> = oracle_files(env.root().as_os_str().as_bytes())
+        .into_iter()
+        .map(|path| path[prefix..].to_vec())
+        .collect();
+    let mut sorted = every_path.clone();
+    sorted.sort();
+    assert_eq!(sorted, [&b"a/g"[..], b"a/mnt/a/g", b"a/mnt/x/f", b"x/f"]);
+    env.assert_records(&[] as &[&str], b'\n', &every_path);
+    for threads in THREADS {
+        let out = env.run(&["-L", "-j", threads]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: a/mnt: filesystem loop detected\n"
+        );
+        assert_eq!(out.status.code(), Some(1));
+        let mut printed = split_records(&out.stdout, b'\n');
+        printed.sort();
+        assert_eq!(printed, [&b"a/g"[..], b"x/f"]);
+    }
+    drop(mounted);
+}
+
+/// Issue 11, messages: every error is one line whose path cannot act on a terminal
+/// (C0 and C1 controls and bytes that are not UTF-8 are written as `\xNN`), an empty
+/// root reads `''`, the cause is said once, and a missing root that looks like a
+/// pattern says how names are matched, once per run.
+#[test]
+fn error_messages_are_escaped_and_say_each_thing_once() {
+    let env = TestEnv::new(&[], &[]);
+    let cases: &[(&[&[u8]], &str)] = &[
+        (&[b""], "pfind: '': No such file or directory\n"),
+        (
+            &[b"x/a\xc2\x9bb\xffc\x1b[2J\n"],
+            "pfind: x/a\\xc2\\x9bb\\xffc\\x1b[2J\\n: No such file or directory\n",
+        ),
+        (
+            &[b"jpg", b"png", b"sub/jpg"],
+            "pfind: jpg: No such file or directory \
+             (roots are directories to search; match names with -n GLOB or -e EXT)\n\
+             pfind: png: No such file or directory\n\
+             pfind: sub/jpg: No such file or directory\n",
+        ),
+    ];
+    for &(roots, want) in cases {
+        let args: Vec<&OsStr> = roots.iter().map(|root| OsStr::from_bytes(root)).collect();
+        let out = env.run(&args);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), want, "{roots:?}");
+        assert_eq!(out.status.code(), Some(1));
+        assert!(out.stdout.is_empty());
+    }
+}
+
+/// Issue 11, messages: a panic names its thread, the main thread too (pfind starts
+/// at the C `main`, where Rust's runtime would have named it). Debug builds panic on
+/// purpose when `PFIND_DEBUG_PANIC` is set.
+#[test]
+fn a_panic_on_the_main_thread_names_it() {
+    if !cfg!(debug_assertions) {
+        eprintln!(
+            "SKIPPED a_panic_on_the_main_thread_names_it: release builds have no panic switch"
+        );
+        return;
+    }
+    let env = TestEnv::new(&[], &["f"]);
+    let out = pfind_command(env.root(), &[] as &[&str])
+        .env("PFIND_DEBUG_PANIC", "1")
+        .env("RUST_BACKTRACE", "0")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(101));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("thread 'main' panicked at src/main.rs:")
+            && stderr.contains("PFIND_DEBUG_PANIC is set"),
+        "{stderr}"
+    );
 }
