@@ -41,16 +41,21 @@ fn run() -> ExitStatus {
         panic!("PFIND_DEBUG_PANIC is set");
     }
     let reporter = Reporter::new();
-    // Checked before anything else opens a descriptor that could land on 1.
-    let output = match Output::stdout() {
+    // Checked before anything else opens a descriptor that could land on 1; whether
+    // a closed stdout matters depends on what is asked, known once parsed.
+    let stdout = Output::stdout();
+    // Usage errors print clap's message and exit with status 2 from here.
+    let cli = Cli::parse();
+    let quiet = cli.quiet && cli.generate.is_none();
+    let output = match stdout {
         Ok(output) => output,
+        // `-q` writes nothing, so a closed stdout is no reason to fail it.
+        Err(_) if quiet => Output::to_writer(Box::new(std::io::sink())),
         Err(err) => {
             reporter.error("stdout", &err);
             return reporter.exit_status();
         }
     };
-    // Usage errors print clap's message and exit with status 2 from here.
-    let cli = Cli::parse();
     if let Some(what) = cli.generate {
         output.deliver(&generate::render(what), &reporter);
         return reporter.exit_status();

@@ -450,6 +450,35 @@ fn stdout_closed_is_reported() {
     );
 }
 
+/// `-q` writes nothing, so a closed stdout does not make it fail: it still answers
+/// with its status, for `if pfind -q ... >&-; then`.
+#[test]
+fn quiet_does_not_need_stdout() {
+    let env = TestEnv::new(&[], &["a.jpg"]);
+    for (pattern, status) in [("jpg", 0), ("png", 1)] {
+        let out = Command::new("sh")
+            .current_dir(env.root())
+            .args(["-c", "exec \"$0\" -q -e \"$1\" >&-"])
+            .args([env!("CARGO_BIN_EXE_pfind"), pattern])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(status), "-e {pattern}");
+        assert!(
+            out.stderr.is_empty(),
+            "{:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // Anything that prints still needs it.
+    let out = Command::new("sh")
+        .current_dir(env.root())
+        .args(["-c", "exec \"$0\" -q --generate bash >&-"])
+        .arg(env!("CARGO_BIN_EXE_pfind"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
+
 #[test]
 fn a_slow_consumer_receives_every_line_intact() {
     let env = TestEnv::new(&[], &[]);
