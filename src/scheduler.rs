@@ -21,7 +21,9 @@ use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
+use std::time::{Duration, Instant};
 
 /// Walks every root in `config` and sends matches to `output`. Problems along the way
 /// are reported through `reporter`; the walk itself only stops early if the output
@@ -153,7 +155,10 @@ pub fn run_with_reader(
     if first.listed_cold() {
         pool.ask_for_workers(first_workers * COLD_START_PER_CPU);
     }
+    // Workers that have begun to run, for `Crew::place`.
+    let running = AtomicUsize::new(0);
     let work = |slot: &WorkerSlot<DirJob>| {
+        running.fetch_add(1, Ordering::Relaxed);
         if quota_read_by_worker && slot.index() == 1 {
             pool.set_base_workers(threads.min(crate::config::cpus_within_quota()));
         }
@@ -168,10 +173,10 @@ pub fn run_with_reader(
             handles: Vec::new(),
             can_start: true,
             gate: (!config.assume_disk_waits).then(GrowthGate::new),
+            running: &running,
+            unplaced: None,
         };
         crew.start_first();
-        // Moving to another CPU blocked this thread for a moment: not a disk wait.
-        first.forget_waits();
         // Workers asked for later (directories waiting on the disk) are started by
         // this thread between its own directories.
         let mut found = vec![first.run_and_serve(&first_slot, || crew.serve())];
@@ -199,7 +204,17 @@ struct Crew<'scope, 'env, F> {
     /// Paces the workers asked for during the walk (see `threads::GrowthGate`);
     /// `None` starts each one as soon as it is asked for (tests).
     gate: Option<GrowthGate>,
+    /// Workers that have begun to run (each counts itself in).
+    running: &'env AtomicUsize,
+    /// When the first workers were started and how many, until they are seen running.
+    unplaced: Option<(Instant, usize)>,
 }
+
+/// How long the first workers may take to begin running before this thread takes
+/// them to be queued behind it and moves away (`Crew::place`). A thread the kernel
+/// puts on an idle CPU runs within tens of microseconds; one queued behind a busy
+/// thread waits for the load balancer, a millisecond or more here.
+const PLACEMENT_WAIT: Duration = Duration::from_micros(100);
 
 impl<'scope, 'env, F> Crew<'scope, 'env, F>
 where
@@ -210,33 +225,57 @@ where
         self.can_start && self.handles.len() + 1 < self.pool.wanted_workers()
     }
 
-    /// Starts the workers the walk begins with, each left alone on the CPU it was
-    /// queued on.
+    /// Starts the workers the walk begins with.
     fn start_first(&mut self) {
         // Read once: workers started here may ask for more while this runs, and those
         // go through the gate like any others.
         let wanted = self.pool.wanted_workers();
-        let spread = CpuSpread::new();
         while self.can_start && self.handles.len() + 1 < wanted {
-            if self.start_one() {
-                spread.step_aside();
-            }
+            self.start_one();
         }
+        if !self.handles.is_empty() {
+            self.unplaced = Some((Instant::now(), self.handles.len()));
+        }
+    }
+
+    /// If the workers just started have not begun to run a while later, they are
+    /// queued behind this thread on its CPU (see `threads::CpuSpread`): this thread
+    /// moves to another CPU and leaves them that one. Where the kernel placed them
+    /// well they are running by then, and this thread stays: moving anyway would put
+    /// it behind a worker on that worker's CPU, which in a process that walks many
+    /// times (the library in a loop) took 1 to 4 ms per walk. True when it moved.
+    fn place(&mut self) -> bool {
+        let Some((started_at, started)) = self.unplaced else {
+            return false;
+        };
+        if self.running.load(Ordering::Relaxed) >= started {
+            self.unplaced = None;
+            return false;
+        }
+        if started_at.elapsed() < PLACEMENT_WAIT {
+            return false;
+        }
+        self.unplaced = None;
+        let spread = CpuSpread::new();
+        spread.step_aside();
         spread.finish();
+        true
     }
 
     /// Between this thread's directories: the workers the walk should have once its
     /// CPU count is known, and one more if the pool asked for one (directories wait on
     /// the disk) and the CPUs have room for it. One relaxed load when nothing was asked.
-    fn serve(&mut self) {
+    fn serve(&mut self) -> bool {
+        let moved = self.place();
         if !self.short_handed() {
-            return;
+            return moved;
         }
         let running = self.handles.len() + 1;
         let cpus = self.pool.base_workers();
         if running < cpus || self.gate.as_mut().map_or(true, |gate| gate.allows(cpus)) {
             self.start_one();
         }
+        moved
     }
 
     /// Starts a worker on the next free slot; false if none could be started.

@@ -12,11 +12,14 @@
 //! runs) and then shared the first worker's CPU to the end, so two workers took as long
 //! as one (5.3 ± 1.4 ms against 5.7 for `-j 1`).
 //!
-//! [`CpuSpread`] fixes that without pinning anything: right after starting a worker,
-//! the creating thread moves *itself* to another CPU it is allowed on (by narrowing its
-//! own affinity for a moment), which leaves the new worker alone on the CPU it was
-//! queued on; once every worker is started, the creator's own affinity is given back
-//! exactly as it was. No worker's affinity is ever changed.
+//! [`CpuSpread`] fixes that without pinning anything: if the new workers have not
+//! begun to run a moment after they were started (the scheduler checks, see
+//! `Crew::place`), the creating thread moves *itself* to another CPU it is allowed on
+//! (by narrowing its own affinity for a moment), which leaves the new worker alone on
+//! the CPU it was queued on, and then gives its own affinity back exactly as it was.
+//! No worker's affinity is ever changed. The check matters: where the kernel did place
+//! a new worker on an idle CPU (a process that has walked before, say), moving there
+//! would queue the creator behind it, which cost 1 to 4 ms per walk.
 //!
 //! # Noticing a wait on the disk
 //!

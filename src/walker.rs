@@ -364,16 +364,24 @@ impl<'a> Walker<'a> {
 
     /// Runs until the pool says the walk is over; returns what this worker found.
     pub fn run(self, slot: &WorkerSlot<DirJob>) -> Summary {
-        self.run_and_serve(slot, || {})
+        self.run_and_serve(slot, || false)
     }
 
     /// [`Self::run`], calling `serve` before each directory and before going idle: the
-    /// first worker starts there the workers the pool asks for.
-    pub fn run_and_serve(mut self, slot: &WorkerSlot<DirJob>, mut serve: impl FnMut()) -> Summary {
+    /// first worker starts there the workers the pool asks for. `serve` returns true
+    /// when it blocked this thread on purpose (moving it to another CPU), which must
+    /// not count as a wait on the disk.
+    pub fn run_and_serve(
+        mut self,
+        slot: &WorkerSlot<DirJob>,
+        mut serve: impl FnMut() -> bool,
+    ) -> Summary {
         let pool = self.visitor.pool;
         let _guard = pool.guard();
         loop {
-            serve();
+            if serve() {
+                self.visitor.disk_watch.reset();
+            }
             let next = pool.next_job(slot, || {
                 serve();
                 self.visitor.flush();
@@ -439,12 +447,6 @@ impl<'a> Walker<'a> {
     /// worker started) blocked in the kernel: the tree is not in the page cache.
     pub fn listed_cold(&self) -> bool {
         self.watch_disk && self.visitor.disk_watch.last_blocked()
-    }
-
-    /// Tells the disk-wait watch that this thread has just blocked for a reason of its
-    /// own (the scheduler moved it to another CPU).
-    pub fn forget_waits(&mut self) {
-        self.visitor.disk_watch.reset();
     }
 
     /// Hands what this worker has buffered to the output now (the scheduler prints
