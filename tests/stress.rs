@@ -1,6 +1,7 @@
 //! Pool stress: thousands of walks of random trees at every thread count from 1 to
-//! 16, each checked path-for-path against the oracle and bounded by a watchdog, so a
-//! lost wake-up or an early quiescence shows up as a failure instead of a flaky hang.
+//! 16, half of them growing the pool by up to 8 workers during the walk, each checked
+//! path-for-path against the oracle and bounded by a watchdog, so a lost wake-up or
+//! an early quiescence shows up as a failure instead of a flaky hang.
 //!
 //! Too long for every CI run, so ignored by default:
 //!     cargo test --release --test stress -- --ignored --nocapture
@@ -38,6 +39,9 @@ fn thousands_of_walks_at_every_thread_count() {
     for walk in 0..walks {
         let (root, expected) = trees[rng.usize(..trees.len())].clone();
         let threads = rng.usize(1..=16);
+        // Half the walks also grow their pool all the way through, as a cold walk
+        // does: workers join while others are mid-directory.
+        let (spares, grow) = (rng.usize(0..=8), rng.bool());
         let (done_tx, done_rx) = mpsc::channel();
         let captured = Captured::default();
         let sink = captured.clone();
@@ -45,6 +49,8 @@ fn thousands_of_walks_at_every_thread_count() {
             let mut config = Config::new(vec![root.into_os_string()]);
             config.output = OutputMode::Paths { terminator: 0 };
             config.threads = threads;
+            config.spare_threads = spares;
+            config.assume_disk_waits = grow;
             let output = Output::to_writer(Box::new(sink));
             let reporter = Reporter::new();
             let summary = pfind::run(&config, &output, &reporter);
@@ -52,7 +58,7 @@ fn thousands_of_walks_at_every_thread_count() {
         });
         let (summary, errored) = done_rx
             .recv_timeout(Duration::from_secs(30))
-            .unwrap_or_else(|_| panic!("walk {walk} at {threads} threads hung"));
+            .unwrap_or_else(|_| panic!("walk {walk} at {threads}+{spares} threads hung"));
         assert!(!errored);
         let paths = split_records(&captured.0.lock().unwrap(), 0);
         assert_same_records(
