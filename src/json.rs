@@ -92,7 +92,7 @@ pub fn push_base64(out: &mut Vec<u8>, bytes: &[u8]) {
         let sextets = [n >> 18, n >> 12, n >> 6, n].map(|s| ALPHABET[(s & 63) as usize]);
         let kept = chunk.len() + 1;
         out.extend_from_slice(&sextets[..kept]);
-        out.extend(std::iter::repeat(b'=').take(4 - kept));
+        out.extend(std::iter::repeat_n(b'=', 4 - kept));
     }
 }
 

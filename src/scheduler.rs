@@ -272,7 +272,7 @@ where
         }
         let running = self.handles.len() + 1;
         let cpus = self.pool.base_workers();
-        if running < cpus || self.gate.as_mut().map_or(true, |gate| gate.allows(cpus)) {
+        if running < cpus || self.gate.as_mut().is_none_or(|gate| gate.allows(cpus)) {
             self.start_one();
         }
         moved

@@ -108,7 +108,7 @@ impl Filter {
         let path_fits = self
             .path
             .as_ref()
-            .map_or(true, |glob| glob.entries_may_match(path));
+            .is_none_or(|glob| glob.entries_may_match(path));
         let printable = depth >= self.min_depth && path_fits;
         Scope {
             files: printable && self.types.files,
@@ -194,7 +194,7 @@ impl Filter {
                     && self
                         .name_glob_too
                         .as_ref()
-                        .map_or(true, |too| too.matches(name))
+                        .is_none_or(|too| too.matches(name))
             }
             None => true,
         }

@@ -141,7 +141,7 @@ impl PathGlob {
         let state = dirs
             .iter()
             .fold(self.start(), |state, dir| self.step(state, dir));
-        self.entries_may_match(state) && self.last().map_or(true, |glob| glob.matches(name))
+        self.entries_may_match(state) && self.last().is_none_or(|glob| glob.matches(name))
     }
 }
 

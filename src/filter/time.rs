@@ -57,8 +57,8 @@ impl TimeBounds {
 
     /// True when a modification time of `mtime` is within every bound.
     pub fn accepts(&self, mtime: Nanos) -> bool {
-        self.after.map_or(true, |after| mtime > after)
-            && self.before.map_or(true, |before| mtime < before)
+        self.after.is_none_or(|after| mtime > after)
+            && self.before.is_none_or(|before| mtime < before)
     }
 }
 
