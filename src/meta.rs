@@ -130,84 +130,23 @@ pub struct Names {
 impl Names {
     pub fn push_user(&mut self, out: &mut Vec<u8>, uid: u32) {
         let name = self.users.entry(uid).or_insert_with(|| {
-            lookup_name(uid, Database::Users).unwrap_or_else(|| uid.to_string().into_bytes().into())
+            crate::userdb::user_name(uid)
+                .ok()
+                .flatten()
+                .unwrap_or_else(|| uid.to_string().into_bytes().into())
         });
         out.extend_from_slice(name);
     }
 
     pub fn push_group(&mut self, out: &mut Vec<u8>, gid: u32) {
         let name = self.groups.entry(gid).or_insert_with(|| {
-            lookup_name(gid, Database::Groups)
+            crate::userdb::group_name(gid)
+                .ok()
+                .flatten()
                 .unwrap_or_else(|| gid.to_string().into_bytes().into())
         });
         out.extend_from_slice(name);
     }
-}
-
-#[derive(Clone, Copy)]
-enum Database {
-    Users,
-    Groups,
-}
-
-/// The name of user or group `id`, or `None` if it has none (or the look-up failed).
-fn lookup_name(id: u32, database: Database) -> Option<Box<[u8]>> {
-    // A static binary must not let glibc load other name services: it would crash.
-    crate::userdb::use_local_files_when_static();
-    let mut buffer = vec![0u8; 1024];
-    loop {
-        let (rc, name) = match database {
-            Database::Users => lookup_by_id(id, &mut buffer, libc::getpwuid_r, |e| e.pw_name),
-            Database::Groups => lookup_by_id(id, &mut buffer, libc::getgrgid_r, |e| e.gr_name),
-        };
-        if rc == libc::ERANGE && buffer.len() < 1 << 20 {
-            let bigger = buffer.len() * 4;
-            buffer.resize(bigger, 0);
-            continue;
-        }
-        if rc != 0 || name.is_null() {
-            return None;
-        }
-        // SAFETY: on success the name is a NUL-terminated string inside `buffer`,
-        // which is still alive and unchanged here.
-        let name = unsafe { std::ffi::CStr::from_ptr(name) };
-        return Some(name.to_bytes().into());
-    }
-}
-
-/// The signature `getpwuid_r` and `getgrgid_r` share, for entry type `E`.
-type ReentrantLookup<E> =
-    unsafe extern "C" fn(u32, *mut E, *mut libc::c_char, libc::size_t, *mut *mut E) -> libc::c_int;
-
-/// Calls `getpwuid_r` or `getgrgid_r`: its status, and the entry's name (pointing
-/// into `buffer`, as `name_of` finds it) or null when there is no such id.
-fn lookup_by_id<E>(
-    id: u32,
-    buffer: &mut [u8],
-    call: ReentrantLookup<E>,
-    name_of: fn(&E) -> *mut libc::c_char,
-) -> (libc::c_int, *const libc::c_char) {
-    // SAFETY: `passwd` and `group` are plain C structs of pointers and integers, for
-    // which all zeroes is a valid value; the call fills them in.
-    let mut entry: E = unsafe { std::mem::zeroed() };
-    let mut found: *mut E = std::ptr::null_mut();
-    // SAFETY: every pointer is valid for the call and `buffer.len()` is the buffer's
-    // real length; the strings `entry` points to are written into `buffer`.
-    let rc = unsafe {
-        call(
-            id,
-            &mut entry,
-            buffer.as_mut_ptr().cast(),
-            buffer.len(),
-            &mut found,
-        )
-    };
-    let name = if found.is_null() {
-        std::ptr::null()
-    } else {
-        name_of(&entry).cast_const()
-    };
-    (rc, name)
 }
 
 #[cfg(test)]
