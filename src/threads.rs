@@ -178,13 +178,7 @@ fn busy_share(cpu: Duration, wall: Duration, cpus: usize) -> f64 {
 
 /// User and system CPU time used so far by the whole process, every thread included.
 fn process_cpu_time() -> Option<Duration> {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-    // SAFETY: `usage` is a writable rusage; getrusage fills it completely on success.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, usage.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    // SAFETY: getrusage returned 0, so the struct is initialised.
-    let usage = unsafe { usage.assume_init() };
+    let usage = resource_usage(libc::RUSAGE_SELF)?;
     let time = |t: libc::timeval| -> Option<Duration> {
         Some(Duration::new(
             u64::try_from(t.tv_sec).ok()?,
@@ -194,18 +188,40 @@ fn process_cpu_time() -> Option<Duration> {
     Some(time(usage.ru_utime)? + time(usage.ru_stime)?)
 }
 
+/// `getrusage` for `who`: the whole process (`RUSAGE_SELF`) or the calling thread.
+fn resource_usage(who: libc::c_int) -> Option<libc::rusage> {
+    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
+    // SAFETY: `usage` is a writable rusage; getrusage fills it completely on success.
+    if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } != 0 {
+        return None;
+    }
+    // SAFETY: getrusage returned 0, so the struct is initialised.
+    Some(unsafe { usage.assume_init() })
+}
+
 /// How many CPUs the process may run on (its affinity mask): one system call, where
 /// counting a cgroup's CPU quota as well reads several files (see `config.rs`).
 #[cfg(target_os = "linux")]
 pub fn cpus_allowed() -> Option<usize> {
+    affinity()
+        .map(|(_, count)| count)
+        .filter(|&count| count > 0)
+}
+
+/// The calling thread's affinity mask and the number of CPUs in it.
+#[cfg(target_os = "linux")]
+fn affinity() -> Option<(libc::cpu_set_t, usize)> {
     // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
     let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
     // SAFETY: `allowed` is a writable cpu_set_t of the size given.
     let rc =
         unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) };
+    if rc != 0 {
+        return None;
+    }
     // SAFETY: CPU_COUNT only reads the set.
     let count = unsafe { libc::CPU_COUNT(&allowed) };
-    (rc == 0 && count > 0).then_some(count as usize)
+    Some((allowed, usize::try_from(count).ok()?))
 }
 
 /// Elsewhere, no cheaper count than the caller's.
@@ -217,14 +233,7 @@ pub fn cpus_allowed() -> Option<usize> {
 /// The voluntary context switches of the calling thread so far.
 #[cfg(target_os = "linux")]
 fn voluntary_switches() -> Option<u64> {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-    // SAFETY: `usage` is a writable rusage; getrusage fills it completely on success.
-    if unsafe { libc::getrusage(libc::RUSAGE_THREAD, usage.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    // SAFETY: getrusage returned 0, so the struct is initialised.
-    let usage = unsafe { usage.assume_init() };
-    u64::try_from(usage.ru_nvcsw).ok()
+    u64::try_from(resource_usage(libc::RUSAGE_THREAD)?.ru_nvcsw).ok()
 }
 
 /// Elsewhere there is no per-thread count; the walk keeps the workers it started with.
@@ -242,22 +251,12 @@ pub struct CpuSpread {
 impl CpuSpread {
     /// Remembers the calling thread's affinity, to be given back by `finish`.
     pub fn new() -> CpuSpread {
-        #[cfg(target_os = "linux")]
-        {
-            // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
-            let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-            // SAFETY: `allowed` is a writable cpu_set_t of the size given.
-            let rc = unsafe {
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed)
-            };
-            // SAFETY: CPU_COUNT only reads the set.
-            let several = rc == 0 && unsafe { libc::CPU_COUNT(&allowed) } > 1;
-            CpuSpread {
-                allowed: several.then_some(allowed),
-            }
+        CpuSpread {
+            #[cfg(target_os = "linux")]
+            allowed: affinity()
+                .filter(|&(_, count)| count > 1)
+                .map(|(allowed, _)| allowed),
         }
-        #[cfg(not(target_os = "linux"))]
-        CpuSpread {}
     }
 
     /// Called by the creating thread right after it started a worker: moves itself to
@@ -389,27 +388,24 @@ mod tests {
     #[test]
     fn spreading_gives_the_affinity_back() {
         #[cfg(target_os = "linux")]
-        fn affinity() -> Vec<usize> {
-            // SAFETY: as in CpuSpread::new.
-            unsafe {
-                let mut set: libc::cpu_set_t = std::mem::zeroed();
-                libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set);
-                (0..libc::CPU_SETSIZE as usize)
-                    .filter(|&cpu| libc::CPU_ISSET(cpu, &set))
-                    .collect()
-            }
+        fn cpus() -> Vec<usize> {
+            let (set, _) = affinity().expect("sched_getaffinity");
+            (0..libc::CPU_SETSIZE as usize)
+                // SAFETY: CPU_ISSET only reads the set, at a CPU number within its size.
+                .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+                .collect()
         }
         // On a thread of its own, so the test runner's thread is never moved.
         std::thread::spawn(|| {
             #[cfg(target_os = "linux")]
-            let before = affinity();
+            let before = cpus();
             let spread = CpuSpread::new();
             for _ in 0..3 {
                 spread.step_aside();
             }
             spread.finish();
             #[cfg(target_os = "linux")]
-            assert_eq!(affinity(), before);
+            assert_eq!(cpus(), before);
         })
         .join()
         .unwrap();
