@@ -7,8 +7,8 @@
 //! walker that skips files cannot look fast.
 
 use criterion::{criterion_group, criterion_main, Criterion};
-use pfind::config::OutputMode;
 use pfind::output::Output;
+use pfind::output::OutputMode;
 use pfind::report::Reporter;
 use pfind::Config;
 use std::path::Path;

@@ -1,117 +1,16 @@
-//! The resolved, immutable run configuration and the runtime tunables.
+//! The resolved, immutable run configuration.
 //!
 //! `cli.rs` turns command-line arguments into a [`Config`]; from then on nothing else
 //! looks at clap types. Workers borrow the `Config` for the whole walk, so every field
 //! is already in the form the hot path wants (the predicates resolved into a
 //! [`Filter`], a concrete thread count).
 
-use crate::dirent::EntryKind;
 use crate::filter::Filter;
-use crate::record::Format;
+use crate::os::dirent::EntryKind;
+use crate::output::format::{Format, SortOrder};
+use crate::output::OutputMode;
+use crate::threads::{default_spare_threads, default_threads};
 use std::ffi::OsString;
-
-/// Initial capacity of a worker's output buffer. Small on purpose: workers that find
-/// little never pay for a large allocation, and on a tiny tree a large per-thread
-/// pre-allocation costs more than the walk itself.
-pub const OUTPUT_INITIAL_CAPACITY: usize = 4 * 1024;
-
-/// A worker hands its output buffer to stdout once it holds this many bytes, so the
-/// stdout lock is taken once per 256 KiB rather than once per line.
-pub const OUTPUT_FLUSH_THRESHOLD: usize = 256 * 1024;
-
-/// Size of each worker's `getdents64` buffer. One call fills it with as many entries as
-/// fit, so a directory of a thousand files is read in one or two system calls.
-pub const DIRENT_BUFFER_SIZE: usize = 64 * 1024;
-
-/// Highest `-j` accepted. Far above any useful value; it exists so that a typo such as
-/// `-j 100000` is an error rather than an attempt to start a hundred thousand threads.
-pub const MAX_THREADS: usize = 1024;
-
-/// The worker count used when `-j` is not given, as it is known at start-up.
-///
-/// On macOS, APFS serialises directory reads per volume and four workers measured best
-/// (see the design notes in the README). Everywhere else, one worker per CPU the
-/// process may run on (its affinity mask, one system call); the scheduler lowers that
-/// to [`cpus_within_quota`] once a walk has directories to share.
-pub fn default_threads() -> usize {
-    if cfg!(target_os = "macos") {
-        4
-    } else {
-        crate::threads::cpus_allowed()
-            .unwrap_or_else(num_cpus::get)
-            .clamp(1, MAX_THREADS)
-    }
-}
-
-/// The CPUs the process may use, a cgroup CPU quota included (what `num_cpus` counts);
-/// on macOS the fixed four of [`default_threads`].
-pub fn cpus_within_quota() -> usize {
-    if cfg!(target_os = "macos") {
-        4
-    } else {
-        num_cpus::get().clamp(1, MAX_THREADS)
-    }
-}
-
-/// With no `-j`, the most workers a walk grows to while reading directories waits on
-/// the disk (a cold cache): each waiting worker is one more read in flight. A warm walk
-/// never waits and keeps `default_threads()`. See `threads.rs` for how a wait is told
-/// from work, and the README for the measurements behind the number.
-pub const MAX_WORKERS_WHEN_WAITING: usize = 32;
-
-/// How many workers may be added to `threads` during a walk with no `-j`.
-pub fn default_spare_threads(threads: usize) -> usize {
-    MAX_WORKERS_WHEN_WAITING.saturating_sub(threads)
-}
-
-/// What the walk reports for each match.
-///
-/// `repr(u8)` keeps the variant in a tag byte of its own. Without it, Rust stores the
-/// variant in the spare values of `Formatted`'s booleans, and reading it back costs
-/// the walker's inline path six more instructions per file (callgrind, `medium`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[repr(u8)]
-pub enum OutputMode {
-    /// One path per match, each followed by the terminator byte.
-    Paths { terminator: u8 },
-    /// `-l`: the size in bytes right-aligned in 12 columns, a space, the path, the
-    /// terminator.
-    Long { terminator: u8 },
-    /// `-c`: only the number of matches, printed once at the end.
-    Count,
-    /// `-s`: only the number of matches and their total size, printed once at the end.
-    SizeSum,
-    /// `-q`: nothing at all; the walk stops at the first match (`max_results` is 1)
-    /// and the exit status says whether there was one.
-    Quiet,
-    /// Records the walker does not write inline (`--format`, `--json`, `--sort`,
-    /// colours, hyperlinks): `Config::format` says how, and each match goes out of
-    /// line to a [`crate::record::Records`]. The flags say which matches that needs a
-    /// `stat` for; [`Format::resolve`] sets them.
-    Formatted { stat_files: bool, stat_others: bool },
-}
-
-impl OutputMode {
-    /// True when printing a match of `kind` needs its `stat` (its size, times, mode
-    /// or owner). This is the only question the walk asks of the output; filters add
-    /// their own needs to it.
-    pub fn needs_stat(self, kind: EntryKind) -> bool {
-        match self {
-            OutputMode::Long { .. } | OutputMode::SizeSum => true,
-            OutputMode::Formatted {
-                stat_files,
-                stat_others,
-            } => {
-                if kind == EntryKind::File {
-                    stat_files
-                } else {
-                    stat_others
-                }
-            }
-            OutputMode::Paths { .. } | OutputMode::Count | OutputMode::Quiet => false,
-        }
-    }
-}
 
 /// Everything a walk needs to know, fully resolved.
 #[derive(Clone, Debug)]
@@ -198,7 +97,7 @@ impl Config {
     }
 
     /// `--sort`: the order matches are printed in, after the walk.
-    pub fn sort_order(&self) -> Option<crate::sort::SortOrder> {
+    pub fn sort_order(&self) -> Option<SortOrder> {
         self.format.as_ref().and_then(|format| format.sort)
     }
 
@@ -232,11 +131,5 @@ mod tests {
         assert_eq!(config.roots, vec![OsString::from(".")]);
         let explicit = Config::new(vec![".".into()]);
         assert!(!explicit.implicit_root);
-    }
-
-    #[test]
-    fn default_threads_is_in_range() {
-        let threads = default_threads();
-        assert!((1..=MAX_THREADS).contains(&threads));
     }
 }

@@ -19,7 +19,7 @@
 //!
 //! * from the parent's anchor, the one name is opened with `O_NOFOLLOW`;
 //! * from a farther anchor, the path below it goes through
-//!   [`crate::dirent::open_dir_beneath`] (`openat2` with `RESOLVE_NO_SYMLINKS`, or one
+//!   [`crate::os::open::open_dir_beneath`] (`openat2` with `RESOLVE_NO_SYMLINKS`, or one
 //!   `O_NOFOLLOW` open per component);
 //! * with no anchor at all (a budget of none, or every anchor given up, see below),
 //!   the root is opened again by its path as typed, since links the user wrote in it
@@ -55,7 +55,9 @@
 //! closed) to `REVOKED`. A lease taken after that sees `REVOKED` and is refused, so a
 //! descriptor number is never used after it is closed and perhaps reused.
 
-use crate::dirent::{fstat, open_dir_at, open_dir_beneath, Base, DirReader, ReaderKind};
+use crate::os::dirent::{DirReader, ReaderKind};
+use crate::os::open::{open_dir_at, open_dir_beneath, Base};
+use crate::os::stat::fstat;
 use std::io;
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -685,9 +687,9 @@ pub(crate) mod tests {
         for openat2 in [true, false] {
             for anchors in [0, 1] {
                 let tree = SwapTree::new();
-                crate::dirent::tests::disable_openat2(!openat2);
+                crate::os::open::tests::disable_openat2(!openat2);
                 let (lines, errored) = tree.walk(anchors, b"s1/d", swap_s1_for_a_link(&tree));
-                crate::dirent::tests::disable_openat2(false);
+                crate::os::open::tests::disable_openat2(false);
                 assert_eq!(
                     lines, UNSWAPPED,
                     "openat2 {openat2}, {anchors} anchors: {lines:?}"
@@ -736,9 +738,9 @@ pub(crate) mod tests {
         want.sort();
         for openat2 in [true, false] {
             for anchors in [0, 1, 2, 100] {
-                crate::dirent::tests::disable_openat2(!openat2);
+                crate::os::open::tests::disable_openat2(!openat2);
                 let (lines, errored) = tree.walk(anchors, b"never", || {});
-                crate::dirent::tests::disable_openat2(false);
+                crate::os::open::tests::disable_openat2(false);
                 assert_eq!(lines, want, "openat2 {openat2}, {anchors} anchors");
                 assert!(!errored);
             }

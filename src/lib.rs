@@ -1,48 +1,44 @@
 //! pfind: find files fast with a parallel, work-stealing directory walk.
 //!
-//! How a run fits together, in the order data flows:
+//! This is the map of the source, written here once. Data flows top to bottom, and
+//! each module imports only modules below it:
 //!
-//! * [`cli`] parses the command line and resolves it into a [`config::Config`], the only
-//!   thing the rest of the program reads.
+//! * [`cli`] parses the command line (its value parsers in `cli/values.rs`) and
+//!   resolves it into a [`config::Config`], the only thing the rest of the program
+//!   reads; [`generate`] prints completions and the man page from the same
+//!   definitions.
 //! * [`scheduler`] classifies the roots, seeds the [`queue::Pool`] and runs one
-//!   [`walker::Walker`] per thread inside a `thread::scope`.
+//!   [`walker::Walker`] per thread inside a `thread::scope`; [`threads`] decides how
+//!   many workers a walk has, where a new one starts, and when directory reads are
+//!   waiting on the disk.
 //! * [`queue`] is the Chase-Lev work-stealing pool: per-worker LIFO deques, stealing,
 //!   parking idle workers, and detecting the end of the walk.
-//! * [`walker`] lists one directory at a time through [`dirent`] (the OS layer:
-//!   `getdents64` on Linux, `readdir` elsewhere), tests each entry, and each root given
-//!   as a file, against the [`filter`], and queues subdirectories; [`descriptors`]
-//!   opens each directory relative to an open ancestor without following a link out
-//!   of the tree, and bounds the descriptors kept open for that.
+//! * [`walker`] is one worker: `walker/job.rs` is a directory waiting in the pool,
+//!   `walker/mod.rs` the loop that opens and lists directories, `walker/visit.rs`
+//!   the per-entry decision (test against the [`filter`], emit, queue subdirectories).
+//!   [`descriptors`] opens each directory relative to an open ancestor without
+//!   following a link out of the tree, and bounds the descriptors kept open for that.
 //! * [`filter`] says what "matches" means: names, extensions, globs, paths, `-t`
-//!   kinds and families, sizes, depth, times, owners; and which of them need a
-//!   `stat`. [`userdb`] looks user and group names up (for `--owner` and `{owner}`).
-//! * Matches go to the shared [`output::Output`] in large blocks; problems go to the
-//!   [`report::Reporter`], which also decides the exit status.
-//! * Plain paths and `-l` are written by the walker inline; every other format goes
-//!   through [`record`] out of line: [`template`] (`--format`), [`json`], [`color`],
-//!   [`hyperlink`], with [`meta`] for what a `stat` tells; [`sort`] keeps matches for
-//!   `--sort` and merges them at the end. [`generate`] prints completions and the man
-//!   page.
+//!   kinds and families, sizes, depth, times, owners; and which of them need a `stat`.
+//! * [`output`] is everything about a match once it is found: the output modes and
+//!   formats, the inline lines, templates, JSON, colours, hyperlinks, `--sort`, the
+//!   `--max-results` limit and the shared sink that workers hand blocks to.
+//! * [`os`] is what is asked of the operating system: listing (`getdents64` on Linux,
+//!   `readdir` elsewhere), opening beneath a directory, `stat`, the user database,
+//!   absolute paths.
+//! * [`report`] prints problems, one line each, and decides the exit status.
 
 pub mod cli;
-pub mod color;
 pub mod config;
 pub mod descriptors;
-pub mod dirent;
 pub mod filter;
 pub mod generate;
-pub mod hyperlink;
-pub mod json;
-pub mod meta;
+pub mod os;
 pub mod output;
 pub mod queue;
-pub mod record;
 pub mod report;
 pub mod scheduler;
-pub mod sort;
-pub mod template;
 pub mod threads;
-pub mod userdb;
 pub mod walker;
 
 pub use config::Config;

@@ -12,9 +12,9 @@
 
 use clap::Parser;
 use pfind::cli::Cli;
-use pfind::config::OutputMode;
 use pfind::generate;
-use pfind::output::{size_summary, Output};
+use pfind::output::sizes::size_summary;
+use pfind::output::{Output, OutputMode};
 use pfind::report::{ExitStatus, Reporter};
 
 /// Status of a run that panicked, as Rust's own runtime reports it.
@@ -77,7 +77,9 @@ fn run() -> ExitStatus {
         // were reported; no match is status 1, the same as an error.
         OutputMode::Quiet if summary.matches > 0 => return ExitStatus::Success,
         OutputMode::Quiet => return ExitStatus::HadErrors,
-        OutputMode::Formatted { .. } => output.finish(&config, &reporter),
+        OutputMode::Formatted { .. } => {
+            output.finish(config.format.as_ref(), config.max_results, &reporter)
+        }
         OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
     reporter.exit_status()

@@ -12,11 +12,14 @@
 
 use crate::config::Config;
 use crate::descriptors;
-use crate::dirent::{stat_at, DirReader, EntryKind, ReaderKind};
-use crate::output::{MatchLimit, Output};
+use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
+use crate::os::path::absolute_path;
+use crate::os::stat::stat_at;
+use crate::output::limit::MatchLimit;
+use crate::output::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use crate::threads::{CpuSpread, GrowthGate, COLD_START_PER_CPU};
+use crate::threads::{cpus_within_quota, CpuSpread, GrowthGate, COLD_START_PER_CPU};
 use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
 use std::io;
@@ -116,7 +119,7 @@ pub fn run_with_reader(
     // work to share (below).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
     let make_walker = |reader_kind| {
-        let reader = DirReader::new(reader_kind, crate::config::DIRENT_BUFFER_SIZE);
+        let reader = DirReader::new(reader_kind, DIRENT_BUFFER_SIZE);
         Walker::new(config, &pool, output, reporter, reader, limit.as_ref())
     };
     // This thread is worker 0. It starts alone and brings in the others only once it
@@ -160,7 +163,7 @@ pub fn run_with_reader(
     let work = |slot: &WorkerSlot<DirJob>| {
         running.fetch_add(1, Ordering::Relaxed);
         if quota_read_by_worker && slot.index() == 1 {
-            pool.set_base_workers(threads.min(crate::config::cpus_within_quota()));
+            pool.set_base_workers(threads.min(cpus_within_quota()));
         }
         make_walker(reader).run(slot)
     };
@@ -324,50 +327,4 @@ fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat
         result => result?,
     };
     Ok((EntryKind::from_mode(stat.st_mode), stat))
-}
-
-/// `-a`: `path` as an absolute path, joined with the working directory `cwd` when
-/// relative. `.` components and repeated slashes are dropped, so `pfind -a .` prints
-/// `/cwd/file` rather than `/cwd/./file`; `..` is kept, since removing it by text
-/// would be wrong when the component before it is a symbolic link.
-pub fn absolute_path(cwd: &[u8], path: &[u8]) -> Vec<u8> {
-    let base: &[u8] = if path.starts_with(b"/") { b"" } else { cwd };
-    let mut out = Vec::with_capacity(base.len() + path.len() + 1);
-    for component in base.split(|&b| b == b'/').chain(path.split(|&b| b == b'/')) {
-        if component.is_empty() || component == b"." {
-            continue;
-        }
-        out.push(b'/');
-        out.extend_from_slice(component);
-    }
-    if out.is_empty() {
-        out.push(b'/');
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn absolute_paths_have_no_dot_artifacts() {
-        let cases: &[(&str, &str, &str)] = &[
-            ("/home/u", ".", "/home/u"),
-            ("/home/u", "", "/home/u"),
-            ("/home/u", "./", "/home/u"),
-            ("/home/u", "dir", "/home/u/dir"),
-            ("/home/u", "dir/", "/home/u/dir"),
-            ("/home/u", "./a/./b//", "/home/u/a/b"),
-            ("/home/u", "../x", "/home/u/../x"),
-            ("/home/u", "/abs/./x", "/abs/x"),
-            ("/home/u", "/", "/"),
-            ("/", ".", "/"),
-            ("/", "a", "/a"),
-        ];
-        for &(cwd, path, want) in cases {
-            let got = absolute_path(cwd.as_bytes(), path.as_bytes());
-            assert_eq!(String::from_utf8(got).unwrap(), want, "{cwd} + {path}");
-        }
-    }
 }

@@ -1,5 +1,5 @@
-//! Worker threads and the CPUs under them: where a new worker starts, and whether a
-//! worker is waiting on the disk rather than working.
+//! Worker threads and the CPUs under them: how many workers a walk has, where a new
+//! worker starts, and whether a worker is waiting on the disk rather than working.
 //!
 //! # Starting a worker on a free CPU
 //!
@@ -33,6 +33,47 @@
 //! process is an involuntary one. [`DiskWaitWatch`] keeps that count.
 
 use std::time::{Duration, Instant};
+
+/// Highest `-j` accepted. Far above any useful value; it exists so that a typo such as
+/// `-j 100000` is an error rather than an attempt to start a hundred thousand threads.
+pub const MAX_THREADS: usize = 1024;
+
+/// The worker count used when `-j` is not given, as it is known at start-up.
+///
+/// On macOS, APFS serialises directory reads per volume and four workers measured best
+/// (see docs/design.md). Everywhere else, one worker per CPU the
+/// process may run on (its affinity mask, one system call); the scheduler lowers that
+/// to [`cpus_within_quota`] once a walk has directories to share.
+pub fn default_threads() -> usize {
+    if cfg!(target_os = "macos") {
+        4
+    } else {
+        cpus_allowed()
+            .unwrap_or_else(num_cpus::get)
+            .clamp(1, MAX_THREADS)
+    }
+}
+
+/// The CPUs the process may use, a cgroup CPU quota included (what `num_cpus` counts);
+/// on macOS the fixed four of [`default_threads`].
+pub fn cpus_within_quota() -> usize {
+    if cfg!(target_os = "macos") {
+        4
+    } else {
+        num_cpus::get().clamp(1, MAX_THREADS)
+    }
+}
+
+/// With no `-j`, the most workers a walk grows to while reading directories waits on
+/// the disk (a cold cache): each waiting worker is one more read in flight. A warm walk
+/// never waits and keeps `default_threads()`. See [`DiskWaitWatch`] for how a wait is
+/// told from work, and docs/design.md for the measurements behind the number.
+pub const MAX_WORKERS_WHEN_WAITING: usize = 32;
+
+/// How many workers may be added to `threads` during a walk with no `-j`.
+pub fn default_spare_threads(threads: usize) -> usize {
+    MAX_WORKERS_WHEN_WAITING.saturating_sub(threads)
+}
 
 /// A directory that took less than this cannot have waited for a disk read worth
 /// another worker, and is not looked at further. Well above a warm listing of a small
@@ -307,6 +348,12 @@ fn set_own_affinity(set: &libc::cpu_set_t) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn default_threads_is_in_range() {
+        let threads = default_threads();
+        assert!((1..=MAX_THREADS).contains(&threads));
+    }
 
     #[test]
     fn a_fast_directory_is_never_looked_at() {

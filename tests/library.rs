@@ -3,9 +3,9 @@
 
 mod testenv;
 
-use pfind::config::OutputMode;
-use pfind::dirent::ReaderKind;
+use pfind::os::dirent::ReaderKind;
 use pfind::output::Output;
+use pfind::output::OutputMode;
 use pfind::report::Reporter;
 use pfind::scheduler::run_with_reader;
 use pfind::Config;

@@ -9,8 +9,8 @@
 
 mod testenv;
 
-use pfind::config::OutputMode;
 use pfind::output::Output;
+use pfind::output::OutputMode;
 use pfind::report::Reporter;
 use pfind::Config;
 use std::os::unix::ffi::OsStrExt;

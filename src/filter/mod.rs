@@ -24,7 +24,7 @@ pub mod size;
 pub mod time;
 pub mod types;
 
-use crate::dirent::EntryKind;
+use crate::os::dirent::EntryKind;
 use glob::Glob;
 use owner::OwnerFilter;
 use path::{PathGlob, PathState};

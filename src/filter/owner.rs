@@ -8,9 +8,9 @@
 //! else the system's name service uses). An unknown name is a usage error.
 //!
 //! In the static release build only `/etc/passwd` and `/etc/group` are read (see
-//! [`crate::userdb`]); users and groups known only elsewhere are given by number.
+//! [`crate::os::userdb`]); users and groups known only elsewhere are given by number.
 
-use crate::userdb::{group_id, user_id};
+use crate::os::userdb::{group_id, user_id};
 use std::io;
 
 /// Which owners an entry may have.

@@ -13,35 +13,12 @@
 //! whole order. With `--max-results N` the first N in that order are printed, and no
 //! worker keeps more than about 2N matches at any time.
 
-use crate::dirent::EntryKind;
-use crate::meta::Meta;
-use crate::output::{Delivery, Output};
-use crate::record::{Format, Match, Printer};
-use crate::report::Reporter;
+use super::format::{Format, SortKey, SortOrder};
+use super::meta::Meta;
+use super::printer::{Match, Printer};
+use crate::os::dirent::EntryKind;
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
-
-/// What `--sort` orders by.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SortKey {
-    Path,
-    Size,
-    Mtime,
-}
-
-impl SortKey {
-    /// True when the key comes from a `stat`.
-    pub fn needs_stat(self) -> bool {
-        self != SortKey::Path
-    }
-}
-
-/// The order matches are printed in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SortOrder {
-    pub key: SortKey,
-    pub reverse: bool,
-}
 
 /// Where one kept match is.
 #[derive(Clone, Copy, Debug)]
@@ -244,14 +221,14 @@ impl Ord for Head<'_> {
 }
 
 /// Prints the kept runs (each already sorted) merged into one order, at most `first`
-/// of them, in blocks of `block_size` bytes.
+/// of them, handing each block of about `block_size` bytes to `deliver`, which says
+/// whether the output still takes more.
 pub fn write_merged(
     runs: &[SortRun],
     format: &Format,
     first: Option<u64>,
-    output: &Output,
-    reporter: &Reporter,
     block_size: usize,
+    mut deliver: impl FnMut(&[u8]) -> bool,
 ) {
     let head = |run: usize, index: usize| -> Option<Head<'_>> {
         let kept = &runs[run];
@@ -275,7 +252,7 @@ pub fn write_merged(
         printer.write_record(&mut block, next.path, item.kind, kept.meta(item));
         left -= 1;
         if block.len() >= block_size {
-            if output.deliver(&block, reporter) == Delivery::Closed {
+            if !deliver(&block) {
                 return;
             }
             block.clear();
@@ -285,14 +262,16 @@ pub fn write_merged(
         }
     }
     if !block.is_empty() {
-        output.deliver(&block, reporter);
+        deliver(&block);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Shape;
+    use crate::output::format::Shape;
+    use crate::output::sink::{Delivery, Output};
+    use crate::report::Reporter;
     use std::sync::{Arc, Mutex};
 
     #[derive(Clone, Default)]
@@ -337,7 +316,10 @@ mod tests {
         let captured = Captured::default();
         let output = Output::to_writer(Box::new(captured.clone()));
         // A tiny block size exercises the delivery in the middle of the merge.
-        write_merged(runs, &format, first, &output, &Reporter::new(), 8);
+        let reporter = Reporter::new();
+        write_merged(runs, &format, first, 8, |block| {
+            output.deliver(block, &reporter) == Delivery::Delivered
+        });
         let bytes = captured.0.lock().unwrap().clone();
         String::from_utf8(bytes)
             .unwrap()

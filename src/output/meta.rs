@@ -130,7 +130,7 @@ pub struct Names {
 impl Names {
     pub fn push_user(&mut self, out: &mut Vec<u8>, uid: u32) {
         let name = self.users.entry(uid).or_insert_with(|| {
-            crate::userdb::user_name(uid)
+            crate::os::userdb::user_name(uid)
                 .ok()
                 .flatten()
                 .unwrap_or_else(|| uid.to_string().into_bytes().into())
@@ -140,7 +140,7 @@ impl Names {
 
     pub fn push_group(&mut self, out: &mut Vec<u8>, gid: u32) {
         let name = self.groups.entry(gid).or_insert_with(|| {
-            crate::userdb::group_name(gid)
+            crate::os::userdb::group_name(gid)
                 .ok()
                 .flatten()
                 .unwrap_or_else(|| gid.to_string().into_bytes().into())

@@ -13,10 +13,10 @@
 //! to. Entries that cannot be parsed are skipped, as `ls` skips them, rather than
 //! failing a search over a colour.
 //!
-//! Colouring is done out of the walker's hot path (see `record.rs`); without colours
+//! Colouring is done out of the walker's hot path (see `printer.rs`); without colours
 //! this module is never called.
 
-use crate::dirent::EntryKind;
+use crate::os::dirent::EntryKind;
 
 /// SGR parameters, such as `01;34`.
 type Style = Box<[u8]>;

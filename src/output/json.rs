@@ -13,10 +13,10 @@
 //! present and `path` otherwise, and always gets the name back byte for byte. The
 //! metadata fields (`-l`) need a `stat`; a plain `--json` needs none.
 
-use crate::meta::{push_decimal, push_octal_mode, Clock, Meta};
+use super::meta::{push_decimal, push_octal_mode, Clock, Meta};
 
 /// Appends one JSON object for a match (without the line terminator).
-pub fn push_record(
+pub fn push_object(
     out: &mut Vec<u8>,
     path: &[u8],
     type_letter: u8,
@@ -139,13 +139,13 @@ mod tests {
     fn records_with_and_without_metadata() {
         let mut clock = Clock::default();
         let mut out = Vec::new();
-        push_record(&mut out, b"d/a \"1\".txt", b'f', None, &mut clock);
+        push_object(&mut out, b"d/a \"1\".txt", b'f', None, &mut clock);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             r#"{"path":"d/a \"1\".txt","type":"f"}"#
         );
         let mut out = Vec::new();
-        push_record(&mut out, b"bad\xff", b'l', None, &mut clock);
+        push_object(&mut out, b"bad\xff", b'l', None, &mut clock);
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"path\":\"bad\u{fffd}\",\"path_b64\":\"YmFk/w==\",\"type\":\"l\"}"
@@ -157,8 +157,8 @@ mod tests {
             ..Meta::default()
         };
         let mut out = Vec::new();
-        push_record(&mut out, b"d", b'd', Some(&meta), &mut clock);
-        let iso = String::from_utf8(crate::meta::iso8601_local(-5)).unwrap();
+        push_object(&mut out, b"d", b'd', Some(&meta), &mut clock);
+        let iso = String::from_utf8(crate::output::meta::iso8601_local(-5)).unwrap();
         assert_eq!(
             String::from_utf8(out).unwrap(),
             format!(

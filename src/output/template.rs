@@ -6,7 +6,7 @@
 //! starts, and [`Template::needs_stat`] can tell whether any match must be `stat`ed:
 //! a template of path placeholders only costs no more system calls than plain output.
 
-use crate::meta::{push_decimal, push_octal_mode, Clock, Meta, Names};
+use super::meta::{push_decimal, push_octal_mode, Clock, Meta, Names};
 
 /// One part of a parsed template.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -315,7 +315,7 @@ mod tests {
         );
         assert_eq!(
             render("{mtime}", "p", Some(meta)),
-            String::from_utf8(crate::meta::iso8601_local(0)).unwrap()
+            String::from_utf8(crate::output::meta::iso8601_local(0)).unwrap()
         );
     }
 

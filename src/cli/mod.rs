@@ -1,7 +1,7 @@
 //! Command-line definitions, and their translation into a [`Config`].
 //!
 //! The `///` comments on [`Cli`] are the `--help` text. Values are validated by the
-//! `value_parser` functions below, so a bad value is reported by clap with the flag's
+//! `value_parser` functions of [`values`], so a bad value is reported by clap with the flag's
 //! name, the value and what is allowed, and exits with status 2.
 //!
 //! Every value is read as the bytes the shell passed (an `OsString`), never through
@@ -9,24 +9,30 @@
 //! bytes, as with `find -name`, since the names they match need not be UTF-8; other
 //! values must be text, and a value that is not says which option it was given to.
 
-use crate::color::Palette;
-use crate::config::{Config, OutputMode, MAX_THREADS};
+mod values;
+
+use crate::config::Config;
 use crate::filter::glob::Glob;
 use crate::filter::owner::OwnerFilter;
 use crate::filter::path::PathGlob;
-use crate::filter::size::{parse_size, SizeFilter};
-use crate::filter::time::{self, Nanos};
+use crate::filter::size::SizeFilter;
+use crate::filter::time::Nanos;
 use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
 use crate::filter::{normalize_extension, Extensions};
-use crate::hyperlink::Hyperlinks;
-use crate::record::{Format, Shape};
-use crate::sort::{SortKey, SortOrder};
-use crate::template::Template;
+use crate::output::color::Palette;
+use crate::output::format::{Format, Shape, SortKey, SortOrder};
+use crate::output::hyperlink::Hyperlinks;
+use crate::output::template::Template;
+use crate::output::OutputMode;
 use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::{Parser, ValueEnum};
 use std::ffi::OsString;
 use std::io::IsTerminal;
-use std::os::unix::ffi::OsStrExt;
+use values::{
+    bytes, parse_depth, parse_extension, parse_max_results, parse_max_size, parse_min_size,
+    parse_newer, parse_path_pattern, parse_pattern, parse_size_arg, parse_threads, parse_when,
+    text, Reference,
+};
 
 /// Find files fast: a parallel, work-stealing directory walker.
 ///
@@ -577,131 +583,11 @@ impl Cli {
     }
 }
 
-/// A value parser for an option whose value is text: `parse` gets it as `&str`, and
-/// a value that is not UTF-8 is refused with an error that names the option.
-fn text<T>(parse: fn(&str) -> Result<T, String>) -> impl TypedValueParser<Value = T>
-where
-    T: Clone + Send + Sync + 'static,
-{
-    OsStringValueParser::new().try_map(move |value: OsString| match value.to_str() {
-        Some(text) => parse(text),
-        None => Err("the value is not valid UTF-8".to_string()),
-    })
-}
-
-/// A value parser for an option whose value is bytes, as `find -name` takes them.
-fn bytes<T>(parse: fn(&[u8]) -> Result<T, String>) -> impl TypedValueParser<Value = T>
-where
-    T: Clone + Send + Sync + 'static,
-{
-    OsStringValueParser::new().try_map(move |value: OsString| parse(value.as_bytes()))
-}
-
-/// One `-e` value, normalised (no leading dot, lowercase).
-fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
-    let ext = normalize_extension(value);
-    if ext.is_empty() {
-        return Err("an extension cannot be empty (use e.g. -e jpg)".to_string());
-    }
-    Ok(ext)
-}
-
-/// One `-p` glob, checked by compiling it.
-fn parse_path_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
-    PathGlob::new(value, false).map_err(|err| err.to_string())?;
-    Ok(value.into())
-}
-
-/// One `-n`/`-E` glob, checked by compiling it.
-fn parse_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
-    Glob::new(value, false).map_err(|err| err.to_string())?;
-    Ok(value.into())
-}
-
-/// `--newer FILE`: FILE's modification time, its own and (when it is a link to
-/// something) its target's, taken once while the command line is read; which one
-/// counts depends on -L.
-#[derive(Clone, Copy, Debug)]
-pub struct Reference {
-    own: Nanos,
-    target: Option<Nanos>,
-}
-
-impl Reference {
-    fn mtime(self, follow: bool) -> Nanos {
-        match (follow, self.target) {
-            (true, Some(target)) => target,
-            _ => self.own,
-        }
-    }
-}
-
-fn parse_newer(path: OsString) -> Result<Reference, String> {
-    let describe = |err: std::io::Error| crate::report::describe(&err);
-    let own = std::fs::symlink_metadata(&path).map_err(describe)?;
-    let target = std::fs::metadata(&path).ok();
-    let nanos = |meta: &std::fs::Metadata| {
-        use std::os::unix::fs::MetadataExt;
-        Nanos::from(meta.mtime()) * 1_000_000_000 + Nanos::from(meta.mtime_nsec())
-    };
-    Ok(Reference {
-        own: nanos(&own),
-        target: target.as_ref().map(nanos),
-    })
-}
-
-fn parse_when(value: &str) -> Result<Nanos, String> {
-    time::parse_when(value, time::now())
-}
-
-fn parse_depth(value: &str) -> Result<usize, String> {
-    value
-        .parse::<usize>()
-        .map_err(|_| "the depth must be a whole number of at least 0".to_string())
-}
-
-fn parse_size_arg(value: &str) -> Result<SizeFilter, String> {
-    parse_size(value).map_err(|err| err.to_string())
-}
-
-/// `--min-size SIZE`: a size without a sign, read as `-S +SIZE`.
-fn parse_min_size(value: &str) -> Result<SizeFilter, String> {
-    unsigned_size(value, '+')
-}
-
-/// `--max-size SIZE`: a size without a sign, read as `-S -SIZE`.
-fn parse_max_size(value: &str) -> Result<SizeFilter, String> {
-    unsigned_size(value, '-')
-}
-
-fn unsigned_size(value: &str, sign: char) -> Result<SizeFilter, String> {
-    if value.starts_with(['+', '-']) {
-        return Err(format!(
-            "give the size without a sign (e.g. 10mi); '{value}' has one"
-        ));
-    }
-    parse_size(&format!("{sign}{value}")).map_err(|err| err.to_string())
-}
-
-fn parse_max_results(value: &str) -> Result<u64, String> {
-    match value.parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err("the number of results must be a whole number of at least 1".to_string()),
-    }
-}
-
-fn parse_threads(value: &str) -> Result<usize, String> {
-    let range = format!("the thread count must be a whole number from 1 to {MAX_THREADS}");
-    match value.parse::<usize>() {
-        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
-        _ => Err(range),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
+    use std::os::unix::ffi::OsStrExt;
 
     fn parse(args: &[&str]) -> Result<Config, clap::Error> {
         Cli::try_parse_from(std::iter::once("pfind").chain(args.iter().copied()))
@@ -879,7 +765,7 @@ mod tests {
         assert!(!default.exact_threads);
         assert_eq!(
             default.threads + default.spare_threads,
-            crate::config::MAX_WORKERS_WHEN_WAITING.max(default.threads)
+            crate::threads::MAX_WORKERS_WHEN_WAITING.max(default.threads)
         );
     }
 }

@@ -7,7 +7,7 @@
 //! and `/` percent-encoded, so spaces, `#`, `%`, newlines and invalid UTF-8 all
 //! survive the trip.
 
-use crate::scheduler::absolute_path;
+use crate::os::path::absolute_path;
 
 /// What every link of a run starts with.
 #[derive(Clone, Debug, PartialEq, Eq)]

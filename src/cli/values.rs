@@ -1,0 +1,133 @@
+//! The value parsers of the command line: each takes one option's value as typed
+//! and gives it back checked and typed, or a message that says what is allowed.
+
+use crate::filter::glob::Glob;
+use crate::filter::normalize_extension;
+use crate::filter::path::PathGlob;
+use crate::filter::size::{parse_size, SizeFilter};
+use crate::filter::time::{self, Nanos};
+use crate::threads::MAX_THREADS;
+use clap::builder::{OsStringValueParser, TypedValueParser};
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStrExt;
+
+/// A value parser for an option whose value is text: `parse` gets it as `&str`, and
+/// a value that is not UTF-8 is refused with an error that names the option.
+pub(super) fn text<T>(parse: fn(&str) -> Result<T, String>) -> impl TypedValueParser<Value = T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    OsStringValueParser::new().try_map(move |value: OsString| match value.to_str() {
+        Some(text) => parse(text),
+        None => Err("the value is not valid UTF-8".to_string()),
+    })
+}
+
+/// A value parser for an option whose value is bytes, as `find -name` takes them.
+pub(super) fn bytes<T>(parse: fn(&[u8]) -> Result<T, String>) -> impl TypedValueParser<Value = T>
+where
+    T: Clone + Send + Sync + 'static,
+{
+    OsStringValueParser::new().try_map(move |value: OsString| parse(value.as_bytes()))
+}
+
+/// One `-e` value, normalised (no leading dot, lowercase).
+pub(super) fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
+    let ext = normalize_extension(value);
+    if ext.is_empty() {
+        return Err("an extension cannot be empty (use e.g. -e jpg)".to_string());
+    }
+    Ok(ext)
+}
+
+/// One `-p` glob, checked by compiling it.
+pub(super) fn parse_path_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
+    PathGlob::new(value, false).map_err(|err| err.to_string())?;
+    Ok(value.into())
+}
+
+/// One `-n`/`-E` glob, checked by compiling it.
+pub(super) fn parse_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
+    Glob::new(value, false).map_err(|err| err.to_string())?;
+    Ok(value.into())
+}
+
+/// `--newer FILE`: FILE's modification time, its own and (when it is a link to
+/// something) its target's, taken once while the command line is read; which one
+/// counts depends on -L.
+#[derive(Clone, Copy, Debug)]
+pub struct Reference {
+    own: Nanos,
+    target: Option<Nanos>,
+}
+
+impl Reference {
+    pub(super) fn mtime(self, follow: bool) -> Nanos {
+        match (follow, self.target) {
+            (true, Some(target)) => target,
+            _ => self.own,
+        }
+    }
+}
+
+pub(super) fn parse_newer(path: OsString) -> Result<Reference, String> {
+    let describe = |err: std::io::Error| crate::report::describe(&err);
+    let own = std::fs::symlink_metadata(&path).map_err(describe)?;
+    let target = std::fs::metadata(&path).ok();
+    let nanos = |meta: &std::fs::Metadata| {
+        use std::os::unix::fs::MetadataExt;
+        Nanos::from(meta.mtime()) * 1_000_000_000 + Nanos::from(meta.mtime_nsec())
+    };
+    Ok(Reference {
+        own: nanos(&own),
+        target: target.as_ref().map(nanos),
+    })
+}
+
+pub(super) fn parse_when(value: &str) -> Result<Nanos, String> {
+    time::parse_when(value, time::now())
+}
+
+pub(super) fn parse_depth(value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .map_err(|_| "the depth must be a whole number of at least 0".to_string())
+}
+
+pub(super) fn parse_size_arg(value: &str) -> Result<SizeFilter, String> {
+    parse_size(value).map_err(|err| err.to_string())
+}
+
+/// `--min-size SIZE`: a size without a sign, read as `-S +SIZE`.
+pub(super) fn parse_min_size(value: &str) -> Result<SizeFilter, String> {
+    unsigned_size(value, '+')
+}
+
+/// `--max-size SIZE`: a size without a sign, read as `-S -SIZE`.
+pub(super) fn parse_max_size(value: &str) -> Result<SizeFilter, String> {
+    unsigned_size(value, '-')
+}
+
+pub(super) fn unsigned_size(value: &str, sign: char) -> Result<SizeFilter, String> {
+    if value.starts_with(['+', '-']) {
+        return Err(format!(
+            "give the size without a sign (e.g. 10mi); '{value}' has one"
+        ));
+    }
+    parse_size(&format!("{sign}{value}")).map_err(|err| err.to_string())
+}
+
+pub(super) fn parse_max_results(value: &str) -> Result<u64, String> {
+    match value.parse::<u64>() {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err("the number of results must be a whole number of at least 1".to_string()),
+    }
+}
+
+pub(super) fn parse_threads(value: &str) -> Result<usize, String> {
+    let range = format!("the thread count must be a whole number from 1 to {MAX_THREADS}");
+    match value.parse::<usize>() {
+        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
+        _ => Err(range),
+    }
+}

@@ -1,0 +1,48 @@
+//! Paths as bytes, the way the kernel takes them: making a printed path absolute
+//! (`-a`, and the `file://` links of `--hyperlink`).
+
+/// `-a`: `path` as an absolute path, joined with the working directory `cwd` when
+/// relative. `.` components and repeated slashes are dropped, so `pfind -a .` prints
+/// `/cwd/file` rather than `/cwd/./file`; `..` is kept, since removing it by text
+/// would be wrong when the component before it is a symbolic link.
+pub fn absolute_path(cwd: &[u8], path: &[u8]) -> Vec<u8> {
+    let base: &[u8] = if path.starts_with(b"/") { b"" } else { cwd };
+    let mut out = Vec::with_capacity(base.len() + path.len() + 1);
+    for component in base.split(|&b| b == b'/').chain(path.split(|&b| b == b'/')) {
+        if component.is_empty() || component == b"." {
+            continue;
+        }
+        out.push(b'/');
+        out.extend_from_slice(component);
+    }
+    if out.is_empty() {
+        out.push(b'/');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn absolute_paths_have_no_dot_artifacts() {
+        let cases: &[(&str, &str, &str)] = &[
+            ("/home/u", ".", "/home/u"),
+            ("/home/u", "", "/home/u"),
+            ("/home/u", "./", "/home/u"),
+            ("/home/u", "dir", "/home/u/dir"),
+            ("/home/u", "dir/", "/home/u/dir"),
+            ("/home/u", "./a/./b//", "/home/u/a/b"),
+            ("/home/u", "../x", "/home/u/../x"),
+            ("/home/u", "/abs/./x", "/abs/x"),
+            ("/home/u", "/", "/"),
+            ("/", ".", "/"),
+            ("/", "a", "/a"),
+        ];
+        for &(cwd, path, want) in cases {
+            let got = absolute_path(cwd.as_bytes(), path.as_bytes());
+            assert_eq!(String::from_utf8(got).unwrap(), want, "{cwd} + {path}");
+        }
+    }
+}

@@ -1,0 +1,177 @@
+//! The destination of matched paths, shared by all workers.
+//!
+//! Workers build output in their own buffers and hand whole blocks here; one block is
+//! one `write_all` under one lock, so lines from different workers never interleave
+//! and the lock is taken once per block rather than once per line.
+//!
+//! Failures are decided here too. A reader that goes away (`pfind | head`) gives
+//! `EPIPE` (Rust ignores `SIGPIPE`): that is not an error, the walk just stops and pfind
+//! exits 0, as ripgrep does. Any other failure (`> /dev/full`) is reported once and
+//! also stops the walk, since nothing more can be delivered.
+//!
+//! With `--sort`, workers hand over what they kept instead of blocks
+//! ([`Output::keep`]), and [`Output::finish`] prints it in order once the walk is over.
+
+use super::format::Format;
+use super::sort::{write_merged, SortRun};
+use crate::report::Reporter;
+use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Mutex;
+
+/// Initial capacity of a worker's output buffer. Small on purpose: workers that find
+/// little never pay for a large allocation, and on a tiny tree a large per-thread
+/// pre-allocation costs more than the walk itself.
+pub const OUTPUT_INITIAL_CAPACITY: usize = 4 * 1024;
+
+/// A worker hands its output buffer to stdout once it holds this many bytes, so the
+/// stdout lock is taken once per 256 KiB rather than once per line.
+pub const OUTPUT_FLUSH_THRESHOLD: usize = 256 * 1024;
+
+/// Where matches go: normally stdout, in tests any writer.
+pub struct Output {
+    sink: Mutex<Box<dyn Write + Send>>,
+    /// Set after the first failed write; later blocks are dropped silently.
+    failed: AtomicBool,
+    /// `--sort`: each worker's sorted matches, printed by `finish`.
+    kept: Mutex<Vec<SortRun>>,
+}
+
+/// What the walk should do after handing over a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Delivery {
+    Delivered,
+    /// The output is gone (closed pipe or write error): stop walking.
+    Closed,
+}
+
+impl Output {
+    /// The process's standard output, written with plain `write(2)` calls (no extra
+    /// buffering: blocks are already large).
+    ///
+    /// Fails if descriptor 1 is not open (`pfind >&-`): the walk would otherwise open
+    /// a directory as descriptor 1 and "print" into it.
+    pub fn stdout() -> io::Result<Output> {
+        // SAFETY: F_GETFD only queries descriptor flags; it has no effect on the fd.
+        if unsafe { libc::fcntl(libc::STDOUT_FILENO, libc::F_GETFD) } < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        Ok(Output::to_writer(Box::new(StdoutFd)))
+    }
+
+    /// Output to any writer; used by tests and benchmarks.
+    pub fn to_writer(writer: Box<dyn Write + Send>) -> Output {
+        Output {
+            sink: Mutex::new(writer),
+            failed: AtomicBool::new(false),
+            kept: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// `--sort`: takes one worker's sorted matches, to be printed by [`Self::finish`].
+    pub fn keep(&self, run: SortRun) {
+        if !run.is_empty() {
+            lock(&self.kept).push(run);
+        }
+    }
+
+    /// Prints whatever the walk kept for the end: with `--sort` (the `format`'s
+    /// order), every worker's matches merged into one order, the first `first` of them
+    /// (`--max-results`). Call it once [`crate::run`] has returned; without `--sort`
+    /// it does nothing.
+    pub fn finish(&self, format: Option<&Format>, first: Option<u64>, reporter: &Reporter) {
+        let runs = std::mem::take(&mut *lock(&self.kept));
+        if let Some(format) = format.filter(|format| format.sort.is_some()) {
+            write_merged(&runs, format, first, OUTPUT_FLUSH_THRESHOLD, |block| {
+                self.deliver(block, reporter) == Delivery::Delivered
+            });
+        }
+    }
+
+    /// Writes one block. A failure other than a closed pipe is reported, once.
+    pub fn deliver(&self, block: &[u8], reporter: &Reporter) -> Delivery {
+        if self.failed.load(Ordering::Relaxed) {
+            return Delivery::Closed;
+        }
+        let result = {
+            let mut sink = lock(&self.sink);
+            sink.write_all(block).and_then(|()| sink.flush())
+        };
+        match result {
+            Ok(()) => Delivery::Delivered,
+            Err(err) => {
+                if !self.failed.swap(true, Ordering::Relaxed)
+                    && err.kind() != io::ErrorKind::BrokenPipe
+                {
+                    reporter.error("stdout", &err);
+                }
+                Delivery::Closed
+            }
+        }
+    }
+
+    /// True once a write has failed (a closed pipe included).
+    pub fn is_closed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+}
+
+/// A lock that a panicking worker cannot make unusable for the others.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Descriptor 1, unbuffered.
+struct StdoutFd;
+
+impl Write for StdoutFd {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // SAFETY: `buf` is a valid readable slice; writing to fd 1 has no memory effects.
+        let written = unsafe { libc::write(libc::STDOUT_FILENO, buf.as_ptr().cast(), buf.len()) };
+        if written < 0 {
+            Err(io::Error::last_os_error())
+        } else {
+            Ok(written as usize)
+        }
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct Failing(io::ErrorKind);
+
+    impl Write for Failing {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(self.0))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn broken_pipe_closes_quietly() {
+        let reporter = Reporter::new();
+        let output = Output::to_writer(Box::new(Failing(io::ErrorKind::BrokenPipe)));
+        assert_eq!(output.deliver(b"x\n", &reporter), Delivery::Closed);
+        assert!(output.is_closed());
+        assert!(!reporter.errored());
+    }
+
+    #[test]
+    fn other_failures_are_errors_reported_once() {
+        let reporter = Reporter::new();
+        let output = Output::to_writer(Box::new(Failing(io::ErrorKind::StorageFull)));
+        assert_eq!(output.deliver(b"x\n", &reporter), Delivery::Closed);
+        assert!(reporter.errored());
+        assert_eq!(output.deliver(b"y\n", &reporter), Delivery::Closed);
+    }
+}

@@ -1,0 +1,99 @@
+//! How sizes are written: the right-aligned column that starts each `-l` line, and
+//! the line `-s` prints at the end.
+
+/// Width of the size column of `-l`: sizes up to 999 GB stay aligned.
+pub const LONG_SIZE_WIDTH: usize = 12;
+
+/// Appends `size` in decimal, right-aligned in [`LONG_SIZE_WIDTH`] columns, and one
+/// space: the start of an `-l` line. No allocation, as it runs once per match. Never
+/// inlined: it would only swell the walk's inner loop for the other output modes.
+#[inline(never)]
+pub fn push_size_column(out: &mut Vec<u8>, size: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    let mut rest = size;
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    let len = digits.len() - start;
+    out.resize(out.len() + LONG_SIZE_WIDTH.saturating_sub(len), b' ');
+    out.extend_from_slice(&digits[start..]);
+    out.push(b' ');
+}
+
+/// `size` for a person, in powers of 1024 as `du -h` and `ls -lh` count: `512 B`,
+/// `1.5 KiB`, `3.2 GiB`, with one decimal above bytes.
+pub fn human_size(size: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if size < 1024 {
+        return format!("{size} B");
+    }
+    let mut value = size as f64 / 1024.0;
+    let mut unit = 0;
+    // Step up before rounding could print `1024.0 KiB`.
+    while value >= 1023.95 && unit + 1 < UNITS.len() {
+        value /= 1024.0;
+        unit += 1;
+    }
+    format!("{value:.1} {}", UNITS[unit])
+}
+
+/// The line `-s` prints: `3 matches, 1.5 MiB (1572864 bytes)`.
+pub fn size_summary(matches: u64, bytes: u64) -> String {
+    let noun = if matches == 1 { "match" } else { "matches" };
+    format!("{matches} {noun}, {} ({bytes} bytes)\n", human_size(bytes))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn size_column_is_right_aligned() {
+        let cases: &[(u64, &str)] = &[
+            (0, "           0 "),
+            (7, "           7 "),
+            (1024, "        1024 "),
+            (999_999_999_999, "999999999999 "),
+            (1_000_000_000_000, "1000000000000 "),
+            (u64::MAX, "18446744073709551615 "),
+        ];
+        for &(size, want) in cases {
+            let mut out = b"x".to_vec();
+            push_size_column(&mut out, size);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                format!("x{want}"),
+                "{size}"
+            );
+        }
+    }
+
+    #[test]
+    fn human_sizes() {
+        let cases: &[(u64, &str)] = &[
+            (0, "0 B"),
+            (1023, "1023 B"),
+            (1024, "1.0 KiB"),
+            (1536, "1.5 KiB"),
+            (1024 * 1024 - 1, "1.0 MiB"),
+            (5 * 1024 * 1024 + 300 * 1024, "5.3 MiB"),
+            (3 << 30, "3.0 GiB"),
+            (1 << 40, "1.0 TiB"),
+            (u64::MAX, "16.0 EiB"),
+        ];
+        for &(size, want) in cases {
+            assert_eq!(human_size(size), want, "{size}");
+        }
+        assert_eq!(size_summary(1, 0), "1 match, 0 B (0 bytes)\n");
+        assert_eq!(
+            size_summary(3, 1572864),
+            "3 matches, 1.5 MiB (1572864 bytes)\n"
+        );
+    }
+}

@@ -1,0 +1,467 @@
+//! One worker: take a directory from the pool, list it, filter its entries inline,
+//! print or count the files that match, and queue its subdirectories.
+//!
+//! There is no second stage and no channel of paths: the per-file work (a few byte
+//! comparisons and a copy into the output buffer) is far cheaper than any hand-off
+//! between threads would be. Nothing on the per-entry path allocates: names are
+//! borrowed from the reader's buffer, matches are appended to a per-worker buffer that
+//! is handed to stdout in 256 KiB blocks, and only a subdirectory costs an allocation
+//! (its path, which must outlive this directory).
+//!
+//! The work is in three rooms: [`job`] is what waits in the pool, this module is the
+//! worker's loop (take a directory, open it, list it, queue its children), and
+//! [`visit`] decides, per entry, what it is and whether it is printed.
+
+mod job;
+mod visit;
+
+pub use job::{DirJob, Summary};
+
+use crate::config::Config;
+use crate::descriptors::Anchor;
+use crate::os::dirent::{DirReader, EntryKind};
+use crate::os::stat::fstat;
+use crate::output::limit::MatchLimit;
+use crate::output::sink::Output;
+use crate::queue::{Pool, WorkerSlot};
+use crate::report::Reporter;
+use job::{identity, DirId};
+use std::os::fd::AsRawFd;
+#[cfg(test)]
+use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
+use std::time::Instant;
+use visit::Visitor;
+
+/// The state one worker thread owns for the whole walk.
+pub struct Walker<'a> {
+    reader: DirReader,
+    /// Whether this walk adds workers when directories wait on the disk (no `-j`).
+    watch_disk: bool,
+    /// Everything the per-entry code touches; a separate field from `reader` so the
+    /// listing callback can borrow it while the reader is borrowed too.
+    visitor: Visitor<'a>,
+}
+
+impl<'a> Walker<'a> {
+    pub fn new(
+        config: &'a Config,
+        pool: &'a Pool<DirJob>,
+        output: &'a Output,
+        reporter: &'a Reporter,
+        reader: DirReader,
+        limit: Option<&'a MatchLimit>,
+    ) -> Walker<'a> {
+        let watch_disk = config.spare_threads > 0;
+        Walker {
+            reader,
+            watch_disk,
+            visitor: Visitor::new(config, pool, output, reporter, limit, watch_disk),
+        }
+    }
+
+    /// Runs until the pool says the walk is over; returns what this worker found.
+    pub fn run(self, slot: &WorkerSlot<DirJob>) -> Summary {
+        self.run_and_serve(slot, || false)
+    }
+
+    /// [`Self::run`], calling `serve` before each directory and before going idle: the
+    /// first worker starts there the workers the pool asks for. `serve` returns true
+    /// when it blocked this thread on purpose (moving it to another CPU), which must
+    /// not count as a wait on the disk.
+    pub fn run_and_serve(
+        mut self,
+        slot: &WorkerSlot<DirJob>,
+        mut serve: impl FnMut() -> bool,
+    ) -> Summary {
+        let pool = self.visitor.pool;
+        let _guard = pool.guard();
+        loop {
+            if serve() {
+                self.visitor.disk_watch.reset();
+            }
+            let next = pool.next_job(slot, || {
+                serve();
+                self.visitor.flush();
+                // Parking is a wait of our own, not the disk's.
+                self.visitor.disk_watch.reset();
+            });
+            let Some(job) = next else { break };
+            self.walk_one(&job, slot);
+        }
+        self.visitor.flush();
+        if let Some(run) = self.visitor.formatted.take().and_then(|r| r.into_kept()) {
+            let mut run = run;
+            run.sort();
+            self.visitor.output.keep(run);
+        }
+        Summary {
+            workers: 1,
+            ..self.visitor.found
+        }
+    }
+
+    /// Walks on this thread alone while it has at most one directory in hand, and
+    /// returns as soon as there is a second one to share (true) or the walk is over
+    /// (false). The scheduler starts the other workers only after that: a root with
+    /// no subdirectory, or a single chain of them, never pays for starting threads.
+    ///
+    /// Only the first worker may call this, before any other worker runs: with no
+    /// peer, every directory pending is in this worker's own deque, so `next_job`
+    /// never has a reason to park.
+    pub fn run_until_shareable(&mut self, slot: &WorkerSlot<DirJob>) -> bool {
+        let pool = self.visitor.pool;
+        let _guard = pool.guard();
+        loop {
+            if slot.queued() > 1 {
+                return true;
+            }
+            match pool.next_job(slot, || {}) {
+                Some(job) => self.walk_one(&job, slot),
+                None => return false,
+            }
+        }
+    }
+
+    /// A root that is not walked but may itself match (a regular file, or a link
+    /// that is not followed): an entry at depth 0, printed as `dir` then `name` (its
+    /// path as typed, split before its last component), whose `stat` the scheduler
+    /// has already taken.
+    pub fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &libc::stat) {
+        let visitor = &mut self.visitor;
+        let filter = &visitor.config.filter;
+        let scope = filter.scope(0, filter.root_path());
+        let wanted = match kind {
+            EntryKind::File => scope.files,
+            EntryKind::Symlink => scope.links,
+            _ => false,
+        };
+        if wanted {
+            visitor.visit_candidate(dir, name, kind, stat);
+        }
+    }
+
+    /// True when the last directory this worker listed (alone, before any other
+    /// worker started) blocked in the kernel: the tree is not in the page cache.
+    pub fn listed_cold(&self) -> bool {
+        self.watch_disk && self.visitor.disk_watch.last_blocked()
+    }
+
+    /// Hands what this worker has buffered to the output now (the scheduler prints
+    /// the roots given as files before the walk starts).
+    pub fn flush(&mut self) {
+        self.visitor.flush();
+    }
+
+    fn walk_one(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        let pool = self.visitor.pool;
+        // Timed only while the pool may still take more workers: two clock reads.
+        if self.watch_disk && pool.can_grow() {
+            let started = Instant::now();
+            self.walk_dir(job, slot);
+            let waited = self.visitor.disk_watch.waited(started.elapsed());
+            if waited || self.visitor.config.assume_disk_waits {
+                pool.ask_for_worker();
+            }
+        } else {
+            self.walk_dir(job, slot);
+        }
+        pool.finish_dir();
+        if self.visitor.config.flush_per_directory {
+            self.visitor.flush();
+        }
+    }
+
+    fn walk_dir(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        let visitor = &mut self.visitor;
+        let config = visitor.config;
+        let dir = match job.open(config.follow) {
+            Ok(dir) => dir,
+            Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
+        };
+        #[cfg(test)]
+        tests::after_open(job.display_path());
+        let dir_fd = dir.as_raw_fd();
+        let mut root_dev = job.root_dev;
+        let mut crossing = false;
+        visitor.here.id = None;
+        if visitor.identify_dirs {
+            // One fstat per directory, only with -L or -x.
+            let stat = match fstat(dir_fd) {
+                Ok(stat) => stat,
+                Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
+            };
+            let (dev, ino) = identity(&stat);
+            crossing = config.one_file_system && crosses_device(job.root_dev, dev);
+            // `-x`: not entered. With `-t e` a mount point is still listed, only to
+            // see whether it is empty, as `find -xdev -empty`, bfs and fd do.
+            if crossing && !job.print_if_empty {
+                return;
+            }
+            root_dev = Some(dev);
+            if config.follow {
+                // Links into an ancestor are caught before they are queued; this
+                // catches the rest (a bind mount of an ancestor, say).
+                if let Some(parent) = &job.parent_id {
+                    if parent.is_on_path(dev, ino) {
+                        return visitor.report_loop(job.display_path());
+                    }
+                }
+                visitor.here.id = Some(Arc::new(DirId {
+                    dev,
+                    ino,
+                    parent: job.parent_id.clone(),
+                }));
+            }
+        }
+        visitor.enter(job);
+        // Seen between batches of entries, so that `-1` or a closed pipe ends the walk
+        // inside a directory of a million entries too, not only between directories.
+        let pool = visitor.pool;
+        let stop = pool.stop_flag();
+        let listed = if job.print_if_empty {
+            // Only with `-t e`: note whether the directory has any entry at all.
+            // A directory at the maximum depth, or a mount point under `-x`, is
+            // listed for this alone.
+            let visit_entries = job.depth < config.filter.max_depth && !crossing;
+            let mut empty = true;
+            let listed = self.reader.read(dir_fd, stop, |entry| {
+                if !entry.is_dot_or_dotdot() {
+                    empty = false;
+                    if visit_entries {
+                        visitor.visit_out_of_line(job, dir_fd, entry);
+                    }
+                }
+            });
+            // A listing cut short by the stop proves nothing about emptiness.
+            if listed.is_ok() && empty && !pool.is_stopped() {
+                visitor.match_empty_dir(job, dir_fd);
+            }
+            listed
+        } else {
+            self.reader
+                .read(dir_fd, stop, |entry| visitor.visit(job, dir_fd, entry))
+        };
+        #[cfg(test)]
+        tests::listed(
+            job.display_path(),
+            std::mem::take(&mut visitor.entries_seen),
+        );
+        if let Err(err) = listed {
+            visitor.reporter.path_error(job.display_path(), &err);
+        }
+        if !visitor.children.is_empty() {
+            // Keep this directory open for its children if the budget allows; otherwise
+            // they are opened relative to our own anchor by a longer path.
+            let (anchor, is_parent) = match Anchor::keep(dir, job.prefix.len()) {
+                Ok(anchor) => (Some(anchor), true),
+                Err(_closed_on_drop) => (job.anchor.clone(), false),
+            };
+            for child in &mut visitor.children {
+                child.anchor = anchor.clone();
+                child.anchor_is_parent = is_parent;
+                child.parent_id = visitor.here.id.clone();
+                child.root_dev = root_dev;
+            }
+            visitor.pool.push_dirs(slot, visitor.children.drain(..));
+        }
+    }
+}
+
+/// `-x`: true when a directory on device `dev` is on another file system than the
+/// root it was reached from (`root_dev`; `None` for the root itself).
+pub fn crosses_device(root_dev: Option<u64>, dev: u64) -> bool {
+    root_dev.is_some_and(|root| root != dev)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::output::{Output, OutputMode};
+    use crate::report::Reporter;
+    use std::io;
+    use std::sync::Mutex;
+
+    /// A directory path whose opening triggers `rmdir` of that directory, to make
+    /// `getdents64` fail after a successful `open` (the kernel answers ENOENT for a
+    /// directory removed while open).
+    static REMOVE_AFTER_OPEN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+
+    /// How many entries each directory (by printed path) had visited when its listing
+    /// ended, for the tests of the early stop.
+    static ENTRIES_SEEN: Mutex<Vec<(Vec<u8>, u64)>> = Mutex::new(Vec::new());
+
+    pub(super) fn listed(path: &[u8], entries: u64) {
+        ENTRIES_SEEN.lock().unwrap().push((path.to_vec(), entries));
+    }
+
+    fn entries_seen(path: &std::path::Path) -> u64 {
+        let path = path.as_os_str().as_bytes();
+        let seen = ENTRIES_SEEN.lock().unwrap();
+        let mut matching = seen.iter().filter(|(p, _)| p == path).map(|&(_, n)| n);
+        let entries = matching.next().expect("the directory was listed");
+        assert!(matching.next().is_none(), "the directory was listed twice");
+        entries
+    }
+
+    /// A directory of many files with long names (so output blocks fill quickly).
+    fn big_flat_dir(files: usize) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().unwrap();
+        for i in 0..files {
+            let name = format!("{i:06}_{}", "x".repeat(40));
+            std::fs::write(tmp.path().join(name), b"").unwrap();
+        }
+        tmp
+    }
+
+    /// `--max-results` ends the walk inside a directory, not after listing all of it:
+    /// only the batch of entries being handled when the limit is reached is visited.
+    #[test]
+    fn max_results_stops_inside_a_big_directory() {
+        const FILES: usize = 20_000;
+        for threads in [1, 4] {
+            let tmp = big_flat_dir(FILES);
+            let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+            config.max_results = Some(3);
+            config.threads = threads;
+            let printed = std::sync::Arc::new(Mutex::new(Vec::new()));
+            let output = Output::to_writer(Box::new(SharedSink(printed.clone())));
+            let reporter = Reporter::new();
+            let summary = crate::scheduler::run(&config, &output, &reporter);
+            assert_eq!(summary.matches, 3);
+            assert_eq!(printed.lock().unwrap().split(|&b| b == b'\n').count(), 4);
+            let seen = entries_seen(tmp.path());
+            // One 64 KiB getdents64 batch holds about a thousand of these entries.
+            assert!(
+                seen < (FILES / 4) as u64,
+                "{seen} of {FILES} entries visited"
+            );
+        }
+    }
+
+    /// `-p`: a directory below which the pattern can match nothing is never listed.
+    #[test]
+    fn full_path_lists_only_directories_that_can_lead_to_a_match() {
+        use crate::filter::path::PathGlob;
+        let tmp = tempfile::tempdir().unwrap();
+        for dir in ["src/a", "lib/src", "src_old"] {
+            std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
+            std::fs::write(tmp.path().join(dir).join("x.rs"), b"").unwrap();
+        }
+        let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+        config.threads = 1;
+        config.output = OutputMode::Count;
+        let path = PathGlob::new(b"src/**/*.rs", false).unwrap();
+        config.filter.add_name_glob(path.last().unwrap().clone());
+        config.filter.path = Some(path);
+        let output = Output::to_writer(Box::new(std::io::sink()));
+        let summary = crate::scheduler::run(&config, &output, &Reporter::new());
+        assert_eq!(summary.matches, 1); // src/a/x.rs
+        let listed = |dir: &str| {
+            let path = match dir {
+                "" => tmp.path().to_path_buf(),
+                _ => tmp.path().join(dir),
+            };
+            let path = path.as_os_str().as_bytes();
+            ENTRIES_SEEN.lock().unwrap().iter().any(|(p, _)| p == path)
+        };
+        assert!(listed("") && listed("src") && listed("src/a"));
+        assert!(!listed("lib") && !listed("lib/src") && !listed("src_old"));
+    }
+
+    /// A closed output (`pfind | head -1`) also ends the listing of the directory
+    /// being read, at the first block that cannot be delivered.
+    #[test]
+    fn a_closed_output_stops_inside_a_big_directory() {
+        const FILES: usize = 30_000;
+        let tmp = big_flat_dir(FILES);
+        let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+        config.threads = 1;
+        let output = Output::to_writer(Box::new(ClosedPipe));
+        let reporter = Reporter::new();
+        crate::scheduler::run(&config, &output, &reporter);
+        assert!(!reporter.errored(), "a closed pipe is not an error");
+        // The first 256 KiB block (about 4,500 of these paths) fails; the listing
+        // ends within the next batch.
+        let seen = entries_seen(tmp.path());
+        assert!(
+            seen < (FILES / 3) as u64,
+            "{seen} of {FILES} entries visited"
+        );
+    }
+
+    /// A writer that collects everything into a shared buffer.
+    struct SharedSink(std::sync::Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for SharedSink {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A writer whose reader has gone away.
+    struct ClosedPipe;
+
+    impl std::io::Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+            Err(io::Error::from(io::ErrorKind::BrokenPipe))
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    pub(super) fn after_open(path: &[u8]) {
+        let target = REMOVE_AFTER_OPEN.lock().unwrap();
+        if target.as_deref() == Some(path) {
+            let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+            std::fs::remove_dir(path).expect("remove the directory under test");
+        }
+    }
+
+    #[test]
+    fn a_directory_removed_between_open_and_read_is_an_error_not_a_crash() {
+        use crate::output::Output;
+        use crate::output::OutputMode;
+        use crate::report::Reporter;
+        let tmp = tempfile::tempdir().unwrap();
+        let doomed = tmp.path().join("doomed");
+        std::fs::create_dir(&doomed).unwrap();
+        std::fs::create_dir(tmp.path().join("kept")).unwrap();
+        std::fs::write(tmp.path().join("kept/file"), b"").unwrap();
+        *REMOVE_AFTER_OPEN.lock().unwrap() = Some(doomed.as_os_str().as_bytes().to_vec());
+        for threads in [1, 4] {
+            if !doomed.exists() {
+                std::fs::create_dir(&doomed).unwrap();
+            }
+            let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+            config.output = OutputMode::Count;
+            config.threads = threads;
+            let reporter = Reporter::new();
+            let output = Output::to_writer(Box::new(std::io::sink()));
+            let summary = crate::scheduler::run(&config, &output, &reporter);
+            assert!(reporter.errored(), "the failed listing must be reported");
+            assert_eq!(summary.matches, 1, "the rest of the tree is still walked");
+            assert!(!doomed.exists());
+        }
+        *REMOVE_AFTER_OPEN.lock().unwrap() = None;
+    }
+
+    #[test]
+    fn device_comparison_for_one_file_system() {
+        // (root's device, directory's device, crosses)
+        let cases: &[(Option<u64>, u64, bool)] = &[
+            (None, 7, false), // the root itself sets the device
+            (Some(7), 7, false),
+            (Some(7), 8, true),
+            (Some(0), u64::MAX, true),
+        ];
+        for &(root, dev, want) in cases {
+            assert_eq!(crosses_device(root, dev), want, "{root:?} {dev}");
+        }
+    }
+}

@@ -1,0 +1,528 @@
+//! The per-entry half of a worker: decide what each entry of the directory being
+//! listed is, whether it matches, and emit it (inline for plain paths and `-l`, out
+//! of line for every other format), and collect the subdirectories to queue.
+//!
+//! `visit` and the few functions it calls per file are forced inline into the
+//! listing loop; everything rarer is `#[inline(never)]`, so the loop stays short.
+
+use super::job::{identity, DirId, DirJob, Summary};
+use crate::config::Config;
+use crate::filter::Scope;
+use crate::os::dirent::{EntryKind, RawEntry};
+use crate::os::stat::{fstat, lstat_at, stat_at};
+use crate::output::formatted::FormattedOutput;
+use crate::output::limit::{MatchLimit, Reservation};
+use crate::output::line::push_line;
+use crate::output::meta::Meta;
+use crate::output::printer::Match;
+use crate::output::sink::{Delivery, Output, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
+use crate::output::OutputMode;
+use crate::queue::Pool;
+use crate::report::Reporter;
+use crate::threads::DiskWaitWatch;
+use std::io;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+
+pub(super) struct Visitor<'a> {
+    pub(super) config: &'a Config,
+    pub(super) pool: &'a Pool<DirJob>,
+    pub(super) output: &'a Output,
+    pub(super) reporter: &'a Reporter,
+    pub(super) limit: Option<&'a MatchLimit>,
+    /// Matched paths not yet handed to `output`.
+    pub(super) buffer: Vec<u8>,
+    /// Matches found by this worker (counted in every output mode), and their sizes.
+    pub(super) found: Summary,
+    /// Subdirectories of the directory being read; reused across directories.
+    pub(super) children: Vec<DirJob>,
+    /// True when files can be accepted on `d_type` alone, without their name.
+    pub(super) count_by_type_only: bool,
+    /// `-L` or `-x`: each directory is `fstat`ed once when opened.
+    pub(super) identify_dirs: bool,
+    /// [`Config::needs_stat`] for regular files, and for directories and links,
+    /// computed once.
+    pub(super) stat_files: bool,
+    pub(super) stat_others: bool,
+    /// Whether a candidate file (or directory or link) leaves the inline path: when
+    /// it needs a `stat`, or its record is [`OutputMode::Formatted`]. One flag, so
+    /// that the default walk tests no more than it did before formats existed.
+    pub(super) slow_files: bool,
+    pub(super) slow_others: bool,
+    /// How records are written when the output is [`OutputMode::Formatted`].
+    pub(super) formatted: Option<Box<FormattedOutput<'a>>>,
+    /// About the directory being listed; set once per directory, so that the
+    /// per-entry code tests a boolean rather than recomputing from the config.
+    pub(super) here: Here,
+    /// Whether listing directories made this thread wait on the disk (see `threads`).
+    pub(super) disk_watch: DiskWaitWatch,
+    /// Entries handed to `visit` in the directory being listed, for the tests of the
+    /// early stop.
+    #[cfg(test)]
+    pub(super) entries_seen: u64,
+}
+
+/// What the walker knows about the directory it is listing.
+#[derive(Default)]
+pub(super) struct Here {
+    /// Which of its entries may match, and whether its subdirectories are listed.
+    pub(super) scope: Scope,
+    /// `-L`: this directory's identity, the head of the chain of its ancestors'.
+    pub(super) id: Option<Arc<DirId>>,
+}
+
+/// Where a candidate's `stat` comes from, should a predicate or the output need one:
+/// taken on demand for an entry ([`EntryAt`]), or already known (a root's, or with
+/// `-L` a link's target's). A trait rather than an enum so that each is passed in
+/// registers: built as an enum, it was stored to the stack for every file, 1.5% more
+/// instructions on the default walk.
+pub(super) trait StatFrom: Copy {
+    fn stat(self) -> io::Result<libc::stat>;
+}
+
+/// An entry of the directory open as `dir_fd`, `lstat`ed if needed.
+#[derive(Clone, Copy)]
+pub(super) struct EntryAt<'e> {
+    pub(super) dir_fd: RawFd,
+    pub(super) entry: &'e RawEntry<'e>,
+}
+
+impl StatFrom for EntryAt<'_> {
+    // Inlined into each caller, so the `stat` is filled in where it is read: called,
+    // it is returned through memory and copied once more (10% more instructions
+    // for `-l` once two functions took a `StatFrom`).
+    #[inline(always)]
+    fn stat(self) -> io::Result<libc::stat> {
+        lstat_at(self.dir_fd, self.entry.name_cstr())
+    }
+}
+
+impl StatFrom for &libc::stat {
+    fn stat(self) -> io::Result<libc::stat> {
+        Ok(*self)
+    }
+}
+
+impl<'a> Visitor<'a> {
+    pub(super) fn new(
+        config: &'a Config,
+        pool: &'a Pool<DirJob>,
+        output: &'a Output,
+        reporter: &'a Reporter,
+        limit: Option<&'a MatchLimit>,
+        watch_disk: bool,
+    ) -> Visitor<'a> {
+        let count_by_type_only = config.output == OutputMode::Count
+            && config.filter.files_match_by_kind()
+            && limit.is_none()
+            && !config.force_stat;
+        let stat_files = config.needs_stat(EntryKind::File);
+        let stat_others = config.needs_stat(EntryKind::Dir);
+        let formatted = matches!(config.output, OutputMode::Formatted { .. });
+        // With `--sort`, a worker need keep no more than `--max-results` matches.
+        let formatted_output = config
+            .format
+            .as_ref()
+            .filter(|_| formatted)
+            .map(|format| Box::new(FormattedOutput::new(format, config.max_results)));
+        Visitor {
+            config,
+            pool,
+            output,
+            reporter,
+            limit,
+            buffer: Vec::with_capacity(OUTPUT_INITIAL_CAPACITY),
+            found: Summary::default(),
+            children: Vec::new(),
+            count_by_type_only,
+            identify_dirs: config.follow || config.one_file_system,
+            stat_files,
+            stat_others,
+            slow_files: stat_files || formatted,
+            slow_others: stat_others || formatted,
+            formatted: formatted_output,
+            here: Here::default(),
+            disk_watch: if watch_disk {
+                DiskWaitWatch::primed()
+            } else {
+                DiskWaitWatch::default()
+            },
+            #[cfg(test)]
+            entries_seen: 0,
+        }
+    }
+}
+
+impl Visitor<'_> {
+    /// Sets what holds for every entry of the directory `job`.
+    pub(super) fn enter(&mut self, job: &DirJob) {
+        self.here.scope = self.config.filter.scope(job.depth + 1, job.path_state);
+    }
+
+    /// The per-entry hot path. `visit`, `visit_candidate` and `emit` are forced inline
+    /// into the listing loop: left to itself LLVM kept them as three calls per file
+    /// (`visit` has two call sites since `-t e`), which cost the default walk 4-5% at
+    /// -j 1 on a million files; the rare branches are `#[inline(never)]` instead.
+    #[inline(always)]
+    pub(super) fn visit(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+        #[cfg(test)]
+        {
+            self.entries_seen += 1;
+        }
+        let mut kind = entry.kind;
+        if self.count_by_type_only && kind == EntryKind::File {
+            self.found.matches += 1;
+            return;
+        }
+        if entry.is_dot_or_dotdot() {
+            return;
+        }
+        if kind == EntryKind::Unknown || self.config.force_stat {
+            kind = match lstat_at(dir_fd, entry.name_cstr()) {
+                Ok(stat) => EntryKind::from_mode(stat.st_mode),
+                Err(err) => return self.entry_error(job, entry.name(), &err),
+            };
+        }
+        match kind {
+            EntryKind::File if self.here.scope.files => {
+                // `visit_candidate`, in two steps: built before the name test's call,
+                // the path and the stat source were kept on the stack across it,
+                // which cost the default walk 1.5% more instructions.
+                let name = entry.name();
+                if self.config.filter.name_passes(name) {
+                    self.accept(
+                        &job.prefix,
+                        name,
+                        kind,
+                        EntryAt {
+                            dir_fd,
+                            entry: &entry,
+                        },
+                    );
+                }
+            }
+            EntryKind::Dir => self.visit_dir(job, dir_fd, entry, None),
+            EntryKind::Symlink if self.here.scope.links || self.config.follow => {
+                self.visit_symlink(job, dir_fd, entry)
+            }
+            _ => {}
+        }
+    }
+
+    /// [`Self::visit`] as a call, for the listing loops other than the plain one (`-t e`),
+    /// so that the hot path is inlined into one loop only.
+    #[inline(never)]
+    pub(super) fn visit_out_of_line(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+        self.visit(job, dir_fd, entry)
+    }
+
+    /// An entry of a kind that may match, in directory `dir` (its printed path and
+    /// a `/`): applies the name filters, then whatever needs a `stat` (taken from
+    /// `from` only then, so that the C string for `fstatat` is only made when a
+    /// `stat` is needed), and prints it.
+    #[inline(always)]
+    pub(super) fn visit_candidate(
+        &mut self,
+        dir: &[u8],
+        name: &[u8],
+        kind: EntryKind,
+        from: impl StatFrom,
+    ) {
+        if self.config.filter.name_passes(name) {
+            self.accept(dir, name, kind, from);
+        }
+    }
+
+    /// A candidate that passed the name filters: tests what needs a `stat`, if
+    /// anything does, and prints it.
+    #[inline(always)]
+    fn accept(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, from: impl StatFrom) {
+        let slow = if kind == EntryKind::File {
+            self.slow_files
+        } else {
+            self.slow_others
+        };
+        if slow {
+            // Two functions rather than one with more branches: merged, the `-l`
+            // path cost 3.5% more instructions per file (callgrind, `medium`).
+            return match self.formatted {
+                None => self.visit_with_stat([dir, name], kind, from),
+                Some(_) => self.visit_formatted([dir, name], kind, from),
+            };
+        }
+        self.emit([dir, name], 0);
+    }
+
+    /// A candidate that needs a `stat` (taken now unless the caller has it).
+    #[inline(never)]
+    fn visit_with_stat(&mut self, path: [&[u8]; 2], kind: EntryKind, from: impl StatFrom) {
+        let stat = match from.stat() {
+            Ok(stat) => stat,
+            Err(err) => return self.reporter.path_error(&path.concat(), &err),
+        };
+        if self.config.filter.stat_passes(kind, &stat) {
+            self.emit_out_of_line(path, stat.st_size as u64);
+        }
+    }
+
+    /// A candidate whose record is [`OutputMode::Formatted`]: `stat`ed only if the
+    /// filters or the format need it.
+    #[inline(never)]
+    fn visit_formatted(&mut self, path: [&[u8]; 2], kind: EntryKind, from: impl StatFrom) {
+        let needs_stat = if kind == EntryKind::File {
+            self.stat_files
+        } else {
+            self.stat_others
+        };
+        let mut meta = None;
+        if needs_stat {
+            let stat = match from.stat() {
+                Ok(stat) => stat,
+                Err(err) => return self.reporter.path_error(&path.concat(), &err),
+            };
+            if !self.config.filter.stat_passes(kind, &stat) {
+                return;
+            }
+            meta = Some(Meta::from_stat(&stat));
+        }
+        self.emit_formatted(path, kind, meta);
+    }
+
+    /// A subdirectory (or, with `-L`, a link to one, whose target's `stat` is given):
+    /// perhaps a match itself, and queued to be listed if its entries can be.
+    #[inline(never)]
+    fn visit_dir(
+        &mut self,
+        job: &DirJob,
+        dir_fd: RawFd,
+        entry: RawEntry<'_>,
+        stat: Option<libc::stat>,
+    ) {
+        let name = entry.name();
+        let filter = &self.config.filter;
+        if filter.is_excluded(name) {
+            return;
+        }
+        let scope = self.here.scope;
+        // `-L`: a real directory can lead back into the current path too (through a
+        // link higher up). The walker would catch it on opening it, but by then it
+        // would have been printed, and one at the depth limit is never opened; so
+        // whenever it may be printed or will not be opened, it is checked here.
+        let stat = match stat {
+            None if self.config.follow && (scope.dirs || !scope.descend) => {
+                match self.identify_subdir(job, dir_fd, &entry) {
+                    Some(stat) => Some(stat),
+                    None => return,
+                }
+            }
+            stat => stat,
+        };
+        // With `-t e` whether it matches is only known once it is listed.
+        let print_if_empty = scope.dirs && filter.types.empty_only && filter.name_passes(name);
+        if scope.dirs && !filter.types.empty_only {
+            match &stat {
+                Some(stat) => self.visit_candidate(&job.prefix, name, EntryKind::Dir, stat),
+                None => {
+                    let from = EntryAt {
+                        dir_fd,
+                        entry: &entry,
+                    };
+                    self.visit_candidate(&job.prefix, name, EntryKind::Dir, from)
+                }
+            }
+        }
+        let path_state = filter.subdir_path(job.path_state, name);
+        if (scope.descend && path_state.is_some()) || print_if_empty {
+            let mut child = job.child(name, path_state.unwrap_or_default());
+            child.print_if_empty = print_if_empty;
+            self.children.push(child);
+        }
+    }
+
+    /// `-L`: the `stat` of the subdirectory `entry`, or `None` if it is a loop back
+    /// into the current path (reported) or cannot be `stat`ed (reported).
+    #[inline(never)]
+    fn identify_subdir(
+        &self,
+        job: &DirJob,
+        dir_fd: RawFd,
+        entry: &RawEntry<'_>,
+    ) -> Option<libc::stat> {
+        let stat = match stat_at(dir_fd, entry.name_cstr(), true) {
+            Ok(stat) => stat,
+            Err(err) => {
+                self.entry_error(job, entry.name(), &err);
+                return None;
+            }
+        };
+        let (dev, ino) = identity(&stat);
+        if self
+            .here
+            .id
+            .as_ref()
+            .is_some_and(|id| id.is_on_path(dev, ino))
+        {
+            self.report_loop(&job.entry_path(entry.name()));
+            return None;
+        }
+        Some(stat)
+    }
+
+    /// A symbolic link: with `-L`, whatever it points to; otherwise (or when it points
+    /// nowhere) a link, which matches only with `-t l`.
+    #[inline(never)]
+    fn visit_symlink(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+        let name = entry.name();
+        if self.config.follow {
+            match stat_at(dir_fd, entry.name_cstr(), true) {
+                Ok(stat) => {
+                    match EntryKind::from_mode(stat.st_mode) {
+                        EntryKind::File if self.here.scope.files => {
+                            self.visit_candidate(&job.prefix, name, EntryKind::File, &stat)
+                        }
+                        EntryKind::Dir => {
+                            let (dev, ino) = identity(&stat);
+                            let on_path = self
+                                .here
+                                .id
+                                .as_ref()
+                                .is_some_and(|id| id.is_on_path(dev, ino));
+                            if on_path {
+                                return self.report_loop(&job.entry_path(name));
+                            }
+                            self.visit_dir(job, dir_fd, entry, Some(stat))
+                        }
+                        _ => {}
+                    }
+                    return;
+                }
+                // A dangling link stays a link, as with `find -L`.
+                Err(err) if matches!(err.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
+                Err(err) => return self.entry_error(job, name, &err),
+            }
+        }
+        if self.here.scope.links {
+            let from = EntryAt {
+                dir_fd,
+                entry: &entry,
+            };
+            self.visit_candidate(&job.prefix, name, EntryKind::Symlink, from);
+        }
+    }
+
+    /// `-t e`: the directory `job` has just been listed and had no entries.
+    #[inline(never)]
+    pub(super) fn match_empty_dir(&mut self, job: &DirJob, dir_fd: RawFd) {
+        let mut stat = None;
+        if self.stat_others {
+            match fstat(dir_fd) {
+                Ok(found) if self.config.filter.stat_passes(EntryKind::Dir, &found) => {
+                    stat = Some(found)
+                }
+                Ok(_) => return,
+                Err(err) => return self.reporter.path_error(job.display_path(), &err),
+            }
+        }
+        let path_parts = [&job.prefix[..job.path_len], &b""[..]];
+        if self.formatted.is_some() {
+            let meta = stat.as_ref().map(Meta::from_stat);
+            return self.emit_formatted(path_parts, EntryKind::Dir, meta);
+        }
+        self.emit_out_of_line(path_parts, stat.map_or(0, |stat| stat.st_size as u64));
+    }
+
+    /// [`Self::emit`] as a call, for the paths that are not per-file hot (after a
+    /// `stat`, an empty directory): each inlined copy of `emit` is one more site for
+    /// the `Vec` copies, and past a few LLVM stops inlining them in the hot loop too.
+    #[inline(never)]
+    fn emit_out_of_line(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        self.emit(path_parts, size)
+    }
+
+    /// Counts one match and hands it to `formatted`, unless `--max-results` has been
+    /// reached: [`Self::emit`] for [`OutputMode::Formatted`].
+    #[inline(never)]
+    fn emit_formatted(&mut self, path_parts: [&[u8]; 2], kind: EntryKind, meta: Option<Meta>) {
+        let reservation = self.limit.map(MatchLimit::reserve);
+        if reservation == Some(Reservation::Refused) {
+            return;
+        }
+        self.found.matches += 1;
+        self.found.bytes += meta.map_or(0, |meta| meta.size);
+        if let Some(formatted) = self.formatted.as_deref_mut() {
+            let found = Match {
+                parts: path_parts,
+                kind,
+                meta: meta.as_ref(),
+            };
+            formatted.add(&mut self.buffer, &found);
+        }
+        if reservation == Some(Reservation::Last) {
+            self.flush();
+            self.pool.stop();
+        } else if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
+            self.flush();
+        }
+    }
+
+    /// Counts and buffers one match, unless `--max-results` has been reached.
+    #[inline(always)]
+    fn emit(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        match self.limit {
+            None => self.buffer_match(path_parts, size),
+            Some(limit) => self.emit_limited(limit, path_parts, size),
+        }
+    }
+
+    #[inline(always)]
+    fn buffer_match(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        self.found.matches += 1;
+        self.found.bytes += size;
+        push_line(&mut self.buffer, self.config.output, path_parts, size);
+        if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
+            self.flush();
+        }
+    }
+
+    /// `--max-results`: out of line, so that the walk without it does not carry the
+    /// reservation in its inner loop.
+    #[inline(never)]
+    fn emit_limited(&mut self, limit: &MatchLimit, path_parts: [&[u8]; 2], size: u64) {
+        match limit.reserve() {
+            Reservation::Granted => self.buffer_match(path_parts, size),
+            Reservation::Last => {
+                // The last result: show it now and end the walk for every worker.
+                self.buffer_match(path_parts, size);
+                self.flush();
+                self.pool.stop();
+            }
+            Reservation::Refused => {}
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn report_loop(&self, path: &[u8]) {
+        self.reporter
+            .path_error(path, &io::Error::other("filesystem loop detected"));
+    }
+
+    #[inline(never)]
+    fn entry_error(&self, job: &DirJob, name: &[u8], err: &io::Error) {
+        self.reporter.path_error(&job.entry_path(name), err);
+    }
+
+    /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
+    #[inline(never)]
+    pub(super) fn flush(&mut self) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        if self.output.deliver(&self.buffer, self.reporter) == Delivery::Closed {
+            self.pool.stop();
+        }
+        self.buffer.clear();
+        // Waiting for a slow reader, or for another worker's block, is not a wait on
+        // the disk.
+        self.disk_watch.reset();
+    }
+}
