@@ -22,9 +22,12 @@ pub fn render(what: Generate) -> Vec<u8> {
     out
 }
 
-/// The manual page: clap_mangen's sections, except that the text after the options
-/// (the type families and examples, laid out in columns) is printed as it is rather
-/// than refilled into paragraphs, under a heading of its own.
+/// The manual page: clap_mangen's sections, except for three. The synopsis is the
+/// usage line people read (clap_mangen lists every option bare, and prints a flag
+/// with no long name as `[-1   ]`). The text after the options (the type families
+/// and examples, laid out in columns) is printed as it is rather than refilled into
+/// paragraphs, under a heading of its own. And an EXIT STATUS section, which
+/// clap_mangen has no source for, says what each status means.
 fn render_man(command: clap::Command, out: &mut Vec<u8>) {
     let extra = command
         .get_after_help()
@@ -34,7 +37,7 @@ fn render_man(command: clap::Command, out: &mut Vec<u8>) {
     // Writing into a Vec cannot fail.
     let _ = man.render_title(out);
     let _ = man.render_name_section(out);
-    let _ = man.render_synopsis_section(out);
+    out.extend_from_slice(SYNOPSIS.as_bytes());
     let _ = man.render_description_section(out);
     let _ = man.render_options_section(out);
     if !extra.is_empty() {
@@ -45,8 +48,29 @@ fn render_man(command: clap::Command, out: &mut Vec<u8>) {
         }
         out.extend_from_slice(b".fi\n");
     }
+    out.extend_from_slice(EXIT_STATUS.as_bytes());
     let _ = man.render_version_section(out);
 }
+
+const SYNOPSIS: &str = ".SH SYNOPSIS\n\\fBpfind\\fR [\\fIOPTIONS\\fR] [\\fIROOT\\fR]...\n";
+
+/// What `report::ExitStatus` means, for the manual page.
+const EXIT_STATUS: &str = "\
+.SH \"EXIT STATUS\"
+.TP
+0
+Everything was walked. Also when the reader closed the pipe early, or when
+\\-\\-max\\-results was reached. With \\-q: at least one entry matched, even if
+errors were reported.
+.TP
+1
+At least one error was reported (an unreadable directory, a missing root, a loop
+under \\-L, a failed write); everything else was still walked and printed. With
+\\-q: nothing matched.
+.TP
+2
+The command line was wrong; the message names the option and the value.
+";
 
 /// `line` as roff prints it verbatim: backslashes and hyphens escaped, and a
 /// leading `.` or `'` kept from being read as a request.
@@ -74,6 +98,22 @@ mod tests {
         ];
         for &(line, want) in cases {
             assert_eq!(roff_literal(line), want, "{line}");
+        }
+    }
+
+    #[test]
+    fn man_page_has_a_usage_synopsis_and_exit_statuses() {
+        let man = String::from_utf8(render(Generate::Man)).unwrap();
+        assert!(man.contains(".SH SYNOPSIS\n\\fBpfind\\fR [\\fIOPTIONS\\fR] [\\fIROOT\\fR]...\n"));
+        assert!(
+            !man.contains("[-1 "),
+            "clap_mangen's bare option list is gone"
+        );
+        let statuses = &man[man
+            .find(".SH \"EXIT STATUS\"")
+            .expect("an EXIT STATUS section")..];
+        for status in ["\n0\n", "\n1\n", "\n2\n"] {
+            assert!(statuses.contains(status), "status {status:?} is described");
         }
     }
 

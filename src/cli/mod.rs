@@ -341,7 +341,8 @@ pub struct Cli {
     #[arg(short = '1', conflicts_with = "max_results", help_heading = "Output")]
     pub first: bool,
 
-    /// Number of worker threads [default: 4 on macOS, the number of CPUs elsewhere].
+    /// Number of worker threads, exactly [default: one per CPU (4 on macOS), growing up
+    /// to 32 while directory reads wait on the disk].
     #[arg(
         short = 'j',
         long = "threads",
