@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the release binary the README's numbers were measured with:
+# Builds the release binary the numbers in docs/benchmarks.md were measured with:
 # `cargo build --release` plus static linking (static-pie) on Linux x86_64.
 #
 # Why a script: the flag cannot go in .cargo/config.toml, because without an
@@ -8,7 +8,7 @@
 # final link of the pfind binary only.
 #
 # Static linking saves the dynamic loader's work at every start (about 0.4 ms per
-# run) and about 0.6 MB of resident memory; see the README, "Why it is fast".
+# run) and about 0.6 MB of resident memory; see docs/design.md, "Why it is fast".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "$(uname -s)-$(uname -m)" = "Linux-x86_64" ]; then
