@@ -10,22 +10,21 @@ import argparse
 import contextlib
 import os
 import shlex
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
 from .charts import plot_report
-from .common import log, unique, write_json_atomic
+from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
-from .datasets import NAME_GLOB, SHAPES, SIZE_ORDER, ensure_dataset
+from .datasets import SHAPES, SIZE_ORDER, ensure_dataset
 from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, FsError, Mounter, Place, fs_unavailable, home_place
 from .machine import available_cpus, filesystem_of, git_revision, machine_info
 from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
 from .report import all_tables, make_cell, make_report, summary_lines, tools_line
 from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, time_in_passes
-from .tools import PEER_NAMES, SCENARIO_ORDER, SCENARIOS, Tool, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv, tool_version, which
+from .tools import PEER_NAMES, SCENARIO_ORDER, SCENARIOS, Tool, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv
 
 DEFAULT_COLD_SCENARIOS = ["all_files", "count_only"]
 
@@ -182,13 +181,14 @@ def find_tools(args) -> tuple[list[Tool], dict[str, str], Optional[Tool]]:
         log(note)
     tools = peers
     if args.floor:
-        if os.access(args.floor, os.X_OK):
-            tools.append(make_floor(os.path.abspath(args.floor), available_cpus()))
+        floor = named_program(args.floor)
+        if floor:
+            tools.append(make_floor(floor, available_cpus()))
         else:
             skipped["floor"] = f"{args.floor} is not an executable"
     path_ref = next((t for t in tools if t.name == "find"), None)
     if path_ref is None:
-        found = which(["find"])
+        found = which("find")
         path_ref = make_peer("find", found) if found else None
     return tools, skipped, path_ref
 
@@ -199,15 +199,15 @@ def main(argv: Optional[list[str]] = None) -> int:
         return plot_report(args.plot, args.assets_dir, args.plot_size, args.plot_format, args.plot_fs_scenario, args.plot_fs_size)
     started = time.monotonic()
 
-    hyperfine = which(["hyperfine"])
+    hyperfine = which("hyperfine")
     if hyperfine is None:
         log("benchmark.py: hyperfine is required (apt-get install hyperfine, or cargo install hyperfine)")
         return 2
-    pfind_path = shutil.which(args.pfind) or (args.pfind if os.access(args.pfind, os.X_OK) else None)
+    pfind_path = named_program(args.pfind)
     if pfind_path is None:
         log(f"benchmark.py: pfind binary {args.pfind} not found; run `bash scripts/build-release.sh` first")
         return 2
-    pfind = make_pfind(os.path.abspath(pfind_path), args.pfind_extra)
+    pfind = make_pfind(pfind_path, args.pfind_extra)
     peers, skipped_tools, path_ref = find_tools(args)
     for name, why in skipped_tools.items():
         log(f"skipping {name}: {why}")

@@ -11,17 +11,15 @@ never becomes the runner-up and only its unfiltered counts are checked.
 from __future__ import annotations
 
 import hashlib
-import os
 import platform
 import re
-import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from .datasets import NAME_GLOB
+from .common import NAME_GLOB, named_program, tool_version, which
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -183,32 +181,8 @@ class Tool:
 PEER_NAMES = ("fd", "rg", "bfs", "find", "oswalk")
 # Executable names to try for each peer, preferred first (Debian ships fd as fdfind).
 PEER_EXECUTABLES = {"fd": ("fd", "fdfind"), "rg": ("rg",), "bfs": ("bfs",), "find": ("find",)}
-
-
-def which(names: Iterable[str], path: Optional[str] = None) -> Optional[str]:
-    """Find the first of ``names`` on PATH, also looking in ~/.cargo/bin where
-    `cargo install fd-find ripgrep` puts them even when it is not on PATH."""
-    search = path if path is not None else os.environ.get("PATH", "")
-    cargo_bin = str(Path.home() / ".cargo" / "bin")
-    if path is None and cargo_bin not in search.split(os.pathsep):
-        search = search + os.pathsep + cargo_bin
-    for name in names:
-        found = shutil.which(name, path=search)
-        if found:
-            return found
-    return None
-
-
-def tool_version(argv: list[str]) -> str:
-    """First non-empty line of ``argv``'s output (e.g. `fd --version`), or 'unknown'."""
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    for line in (proc.stdout + "\n" + proc.stderr).splitlines():
-        if line.strip():
-            return line.strip()
-    return "unknown"
+# Where `cargo install fd-find ripgrep` puts them, looked in even when not on PATH.
+CARGO_BIN = str(Path.home() / ".cargo" / "bin")
 
 
 _VERSION_NUMBER = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)\b")
@@ -288,13 +262,12 @@ def discover_peers(
             tools.append(make_peer(name, sys.executable))
             continue
         if chosen.get(name):
-            exe = shutil.which(chosen[name]) or (chosen[name] if os.access(chosen[name], os.X_OK) else None)
+            exe = named_program(chosen[name])
             if exe is None:
                 skipped[name] = f"{chosen[name]} is not an executable"
                 continue
-            exe = os.path.abspath(exe)
         else:
-            exe = which(PEER_EXECUTABLES[name], path)
+            exe = which(*PEER_EXECUTABLES[name], path=path, also=[CARGO_BIN] if path is None else [])
         if exe is None:
             skipped[name] = "not installed (looked for " + ", ".join(PEER_EXECUTABLES[name]) + ")"
         else:
