@@ -22,7 +22,8 @@ from .datasets import SHAPES, SIZE_ORDER, ensure_dataset
 from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, FsError, Mounter, Place, fs_unavailable, home_place
 from .machine import available_cpus, filesystem_of, git_revision, machine_info
 from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
-from .report import all_tables, make_cell, make_report, summary_lines, tools_line
+from .report.schema import make_cell, make_report
+from .report.tables import all_tables, summary_lines, tools_line
 from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, time_in_passes
 from .tools import PEER_NAMES, SCENARIO_ORDER, SCENARIOS, Tool, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv
 
