@@ -1,6 +1,4 @@
-"""The report of a run, in two parts: schema.py makes the JSON report (its shape is
-written at the top there) and reads those of older schemas; tables.py prints the
-text tables and the verdict from one.  Their names are handed on here, so that
+"""The report of a run: hands on the names of schema.py and tables.py, so that
 `from pfind_bench import report` reaches both."""
 
 from .schema import REPORT_SCHEMA, floor_ratios, make_cell, make_report, rank, upgrade_report
