@@ -3,14 +3,16 @@ command line, where each tool is installed, and which version it is.
 
 Peers get their closest equivalent of each scenario.  fd, rg, bfs and find have no
 count-only mode, so for count_only they list every match into /dev/null and the
-harness counts the lines of their untimed run.  floor (shared/tools/floor.c) is a
-*reference*: it shows the kernel's cost of the walk but is not a competitor, so it
-never becomes the runner-up and only its unfiltered counts are checked.
+harness counts the lines of their untimed run.  floor (benches/floor.c, which the
+harness compiles itself) is a *reference*: it shows the kernel's cost of the walk
+but is not a competitor, so it never becomes the runner-up and only its
+unfiltered counts are checked.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import re
 import sys
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from .common import NAME_GLOB, named_program, tool_version, which
+from .common import NAME_GLOB, log, named_program, run, tool_version, which
 
 
 @dataclass(frozen=True)
@@ -179,6 +181,8 @@ class Tool:
 
 
 PEER_NAMES = ("fd", "rg", "bfs", "find", "oswalk")
+# What --tools may name: the peers and the reference.
+TOOL_NAMES = PEER_NAMES + ("floor",)
 # Executable names to try for each peer, preferred first (Debian ships fd as fdfind).
 PEER_EXECUTABLES = {"fd": ("fd", "fdfind"), "rg": ("rg",), "bfs": ("bfs",), "find": ("find",)}
 # Where `cargo install fd-find ripgrep` puts them, looked in even when not on PATH.
@@ -219,6 +223,32 @@ def make_pfind(path: str, extra_args: Iterable[str] = ()) -> Tool:
         lambda root, sc: pfind_argv(path, root, sc, extra),
         prints_count=lambda sc: sc.count,
     )
+
+
+# floor's source, and where the harness compiles it: beside pfind's own build.
+REPO = Path(__file__).resolve().parent.parent
+FLOOR_SOURCE = REPO / "benches" / "floor.c"
+FLOOR_BUILD = REPO / "target" / "bench" / "floor"
+
+
+def build_floor(dest: Path = FLOOR_BUILD, source: Path = FLOOR_SOURCE) -> str:
+    """The path of floor compiled from ``source`` at ``dest``, compiling it when
+    there is no binary there or the source is newer.  Raises RuntimeError when gcc
+    is missing or fails, OSError when the source is."""
+    if dest.exists() and dest.stat().st_mtime_ns >= source.stat().st_mtime_ns:
+        return str(dest)
+    gcc = which("gcc")
+    if gcc is None:
+        raise RuntimeError(f"gcc is needed to build {source}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")  # a concurrent run never sees half a binary
+    try:
+        run([gcc, "-O2", "-pthread", "-o", str(partial), str(source)], label="gcc")
+        os.replace(partial, dest)
+    finally:
+        partial.unlink(missing_ok=True)
+    log(f"built {dest} from {source}")
+    return str(dest)
 
 
 def make_floor(path: str, threads: int) -> Tool:
