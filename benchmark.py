@@ -14,20 +14,8 @@ find), `--threads-sweep 1 2 4 8 16 32 64` (in every cache mode), `--bfs PATH`.
 The README's "Reproducing the numbers" has the full command and its duration;
 `--dry-run` prints what a command line would time and skip.
 
-The work is done by the pfind_bench package next to this file:
-
-    pfind_bench/datasets.py     the five generated trees, their manifests, building
-    pfind_bench/tools.py        scenarios, each tool's command line, versions
-    pfind_bench/machine.py      CPU, kernel, mounts and filesystems
-    pfind_bench/filesystems.py  --fs: images, mkfs, loop mounts, cleanup
-    pfind_bench/plan.py         which cells run, which are skipped and why
-    pfind_bench/timing.py       hyperfine, passes in alternating order, cold cache
-    pfind_bench/correctness.py  untimed runs: counts, pfind's paths vs find's, RSS
-    pfind_bench/report.py       the JSON report (REPORT_SCHEMA) and text tables
-    pfind_bench/charts.py       --plot: SVG charts (matplotlib, only there)
-    pfind_bench/cli.py          the command line and the run
-
-Only the Python standard library is needed for measuring.
+The work is done by the pfind_bench package next to this file; its __init__.py
+maps the modules.  Only the Python standard library is needed for measuring.
 """
 
 import sys

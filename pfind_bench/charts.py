@@ -2,7 +2,7 @@
 
 matplotlib is imported only here, and only when --plot is used: measuring needs
 nothing beyond the standard library.  Reports of every schema are read through
-report.upgrade_report, so the committed optimized.json always plots.
+report.schema.upgrade_report, so the committed optimized.json always plots.
 
     headline_SIZE     every tool on one dataset, warm, the data directory's fs
     speedup_heatmap   pfind's speedup over the runner-up, scenario x dataset
@@ -21,7 +21,8 @@ from typing import Callable, Optional
 from .common import log
 from .datasets import SIZE_ORDER
 from .plan import DATASET, TREE
-from .report import home_fs, target_order, upgrade_report
+from .report.schema import upgrade_report
+from .report.tables import home_fs, target_order
 from .timing import CACHE_MODES, WARM
 from .tools import REFERENCE, SCENARIO_ORDER
 

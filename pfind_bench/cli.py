@@ -10,22 +10,22 @@ import argparse
 import contextlib
 import os
 import shlex
-import shutil
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
 from .charts import plot_report
-from .common import log, unique, write_json_atomic
+from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
-from .datasets import NAME_GLOB, SHAPES, SIZE_ORDER, ensure_dataset
+from .datasets import SHAPES, SIZE_ORDER, ensure_dataset
 from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, FsError, Mounter, Place, fs_unavailable, home_place
 from .machine import available_cpus, filesystem_of, git_revision, machine_info
 from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
-from .report import all_tables, make_cell, make_report, summary_lines, tools_line
+from .report.schema import make_cell, make_report
+from .report.tables import all_tables, summary_lines, tools_line
 from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, time_in_passes
-from .tools import PEER_NAMES, SCENARIO_ORDER, SCENARIOS, Tool, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv, tool_version, which
+from .tools import FLOOR_SOURCE, PEER_NAMES, SCENARIO_ORDER, SCENARIOS, TOOL_NAMES, Tool, build_floor, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv
 
 DEFAULT_COLD_SCENARIOS = ["all_files", "count_only"]
 
@@ -44,10 +44,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--pfind-args", default="", help="extra arguments for pfind, e.g. --pfind-args='-j 2'")
     g.add_argument("--sizes", nargs="+", choices=SIZE_ORDER, default=SIZE_ORDER, metavar="SIZE", help="datasets timed warm on the data directory: " + " ".join(SIZE_ORDER) + " (default: all)")
     g.add_argument("--scenarios", nargs="+", choices=SCENARIO_ORDER, default=SCENARIO_ORDER, metavar="SCENARIO", help="scenarios timed warm: " + " ".join(SCENARIO_ORDER) + " (default: all)")
-    g.add_argument("--tools", nargs="+", choices=PEER_NAMES, default=list(PEER_NAMES), metavar="TOOL", help="peers to compare: " + " ".join(PEER_NAMES) + " (default: all installed)")
+    g.add_argument("--tools", nargs="+", choices=TOOL_NAMES, default=list(TOOL_NAMES), metavar="TOOL", help="peers to compare, and floor, the unranked reference: " + " ".join(TOOL_NAMES) + " (default: all installed; floor is built from benches/floor.c with gcc)")
     g.add_argument("--skip-oswalk", action="store_true", help="leave out the Python os.walk baseline")
     g.add_argument("--bfs", metavar="PATH", help="the bfs binary to compare with (default: bfs on PATH); the README uses bfs 4")
-    g.add_argument("--floor", metavar="PATH", help="compiled shared/tools/floor.c, timed as an unranked reference")
+    g.add_argument("--floor", metavar="PATH", help="the floor binary to time instead of building benches/floor.c (floor is then timed whatever --tools says)")
     g.add_argument("--tree", action="append", default=[], metavar="PATH", help="also time this real tree (repeatable), checked against GNU find")
     g.add_argument("--tree-scenarios", nargs="+", choices=SCENARIO_ORDER, default=DEFAULT_COLD_SCENARIOS, metavar="SCENARIO", help="scenarios timed warm on --tree (default: all_files count_only)")
 
@@ -88,6 +88,8 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     args.pfind_extra = shlex.split(args.pfind_args)
     if args.skip_oswalk:
         args.tools = [t for t in args.tools if t != "oswalk"]
+    if args.floor and "floor" not in args.tools:
+        args.tools.append("floor")
     if args.runs < 1 or args.warmup < 0 or args.cold_runs < 1:
         p.error("--runs and --cold-runs must be at least 1 and --warmup at least 0")
     if args.passes < 1:
@@ -175,22 +177,31 @@ def run_sweep(args, hyperfine: str, plan: SweepPlan, root: str, pfind: Tool) -> 
     return sweep
 
 
-def find_tools(args) -> tuple[list[Tool], dict[str, str], Optional[Tool]]:
-    """pfind, the installed peers and floor; {name: why skipped}; the path reference."""
-    peers, skipped = discover_peers(unique(args.tools), chosen={"bfs": args.bfs} if args.bfs else None)
+def find_peers(args) -> tuple[list[Tool], dict[str, str], Optional[Tool]]:
+    """The installed peers; {name: why skipped}; the path reference."""
+    peers, skipped = discover_peers([t for t in unique(args.tools) if t in PEER_NAMES], chosen={"bfs": args.bfs} if args.bfs else None)
     for note in peer_notes(peers):
         log(note)
-    tools = peers
-    if args.floor:
-        if os.access(args.floor, os.X_OK):
-            tools.append(make_floor(os.path.abspath(args.floor), available_cpus()))
-        else:
-            skipped["floor"] = f"{args.floor} is not an executable"
-    path_ref = next((t for t in tools if t.name == "find"), None)
+    path_ref = next((t for t in peers if t.name == "find"), None)
     if path_ref is None:
-        found = which(["find"])
+        found = which("find")
         path_ref = make_peer("find", found) if found else None
-    return tools, skipped, path_ref
+    return peers, skipped, path_ref
+
+
+def find_floor(args) -> tuple[Optional[Tool], Optional[str]]:
+    """floor, the unranked reference: the --floor binary, or else benches/floor.c
+    built; or None and why not."""
+    if args.floor:
+        path = named_program(args.floor)
+        if path is None:
+            return None, f"{args.floor} is not an executable"
+    else:
+        try:
+            path = build_floor()
+        except (RuntimeError, OSError) as e:
+            return None, f"cannot build {FLOOR_SOURCE}: {e}"
+    return make_floor(path, available_cpus()), None
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -199,16 +210,16 @@ def main(argv: Optional[list[str]] = None) -> int:
         return plot_report(args.plot, args.assets_dir, args.plot_size, args.plot_format, args.plot_fs_scenario, args.plot_fs_size)
     started = time.monotonic()
 
-    hyperfine = which(["hyperfine"])
+    hyperfine = which("hyperfine")
     if hyperfine is None:
         log("benchmark.py: hyperfine is required (apt-get install hyperfine, or cargo install hyperfine)")
         return 2
-    pfind_path = shutil.which(args.pfind) or (args.pfind if os.access(args.pfind, os.X_OK) else None)
+    pfind_path = named_program(args.pfind)
     if pfind_path is None:
         log(f"benchmark.py: pfind binary {args.pfind} not found; run `bash scripts/build-release.sh` first")
         return 2
-    pfind = make_pfind(os.path.abspath(pfind_path), args.pfind_extra)
-    peers, skipped_tools, path_ref = find_tools(args)
+    pfind = make_pfind(pfind_path, args.pfind_extra)
+    peers, skipped_tools, path_ref = find_peers(args)
     for name, why in skipped_tools.items():
         log(f"skipping {name}: {why}")
     tools = [pfind] + peers
@@ -250,6 +261,13 @@ def main(argv: Optional[list[str]] = None) -> int:
     if not cells_plan and not sweeps_plan:
         log("benchmark.py: nothing to time (see the skipped lines above)")
         return 2
+    if "floor" in args.tools:  # built only now: a dry run makes nothing
+        floor, why = find_floor(args)
+        if floor:
+            tools.append(floor)
+        else:
+            log(f"skipping floor: {why}")
+            skipped_tools["floor"] = why
 
     # A filesystem with nothing left to time (tmpfs when only cold cells were asked
     # for) is not made at all.

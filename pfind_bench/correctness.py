@@ -13,11 +13,11 @@ from __future__ import annotations
 import contextlib
 import functools
 import shlex
-import shutil
 import subprocess
 import tempfile
 from typing import Optional
 
+from .common import run, which
 from .tools import Scenario, Tool
 
 
@@ -47,11 +47,8 @@ def run_measured(argv: list[str], check: bool = True) -> tuple[bytes, Optional[i
     gnu_time = gnu_time_path()
     with tempfile.NamedTemporaryFile(mode="r") as rss_file:
         wrapped = [gnu_time, "-f", "%M", "-o", rss_file.name, *argv] if gnu_time else argv
-        proc = subprocess.run(wrapped, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        proc = run(wrapped, check=check, label=shlex.join(argv[:1]))
         rss_text = rss_file.read().strip().splitlines()
-    if proc.returncode != 0 and check:
-        lines = proc.stderr.decode(errors="replace").strip().splitlines()
-        raise RuntimeError(f"{shlex.join(argv[:1])} exited {proc.returncode}: {lines[-1] if lines else ''}")
     max_rss = int(rss_text[-1]) if gnu_time and rss_text and rss_text[-1].isdigit() else None
     return proc.stdout, max_rss
 
@@ -59,7 +56,7 @@ def run_measured(argv: list[str], check: bool = True) -> tuple[bytes, Optional[i
 @functools.lru_cache(maxsize=None)
 def gnu_time_path() -> Optional[str]:
     """/usr/bin/time when it is GNU time (the only one with -f and -o), else None."""
-    path = shutil.which("time", path="/usr/bin:/bin")
+    path = which("time", path="/usr/bin:/bin")
     if not path:
         return None
     probe = subprocess.run([path, "--version"], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

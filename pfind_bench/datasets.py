@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from .common import log, read_json, write_json_atomic
+from .common import NAME_GLOB, log, read_json, write_json_atomic
 
 # Bump when the on-disk layout changes, so cached trees from an older harness are
 # rebuilt instead of silently benchmarked.
@@ -32,12 +32,6 @@ SEED = 0x9F14D  # fixed; changing it changes every tree (and invalidates caches)
 EXTENSIONS = ("jpg", "png", "txt", "json", "py", "bin")
 EXT_WEIGHTS = (40, 30, 10, 10, 5, 5)
 PAYLOAD = b"x" * 100
-
-# The name_glob pattern.  Files are numbered 000000.. in creation order, so the
-# second-to-last digit is 7 for exactly one file in ten of every full hundred:
-# the pattern filters (rather than matching everything) on every shape, and it
-# uses both wildcards the pfind matcher supports.
-NAME_GLOB = "file_*7?.*"
 
 # Trees this many files or larger are written by a process pool: file creation is
 # ~10 us of Python per file, which is worth splitting on a 1M-file tree but not

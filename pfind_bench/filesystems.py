@@ -28,7 +28,6 @@ import atexit
 import fcntl
 import os
 import shlex
-import shutil
 import signal
 import subprocess
 import time
@@ -36,9 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
-from .common import log, read_json, write_json_atomic
+from .common import log, read_json, run, tool_version, which, write_json_atomic
 from .machine import mount_of
-from .tools import tool_version
 
 FS_TYPES = ("ext4", "xfs", "btrfs", "tmpfs")
 # Filesystems that live in memory: dropping caches cannot make them cold.
@@ -76,14 +74,15 @@ def has_cold_state(fs: str) -> bool:
     return fs not in MEMORY_FILESYSTEMS
 
 
-def sbin_which(name: str) -> Optional[str]:
-    """shutil.which that also looks in the sbin directories, where mkfs lives and
-    which a non-root PATH often lacks."""
-    path = os.pathsep.join([os.environ.get("PATH", ""), "/usr/local/sbin", "/usr/sbin", "/sbin"])
-    return shutil.which(name, path=path)
+# Where mkfs lives, which a non-root PATH often lacks.
+SBIN_DIRS = ("/usr/local/sbin", "/usr/sbin", "/sbin")
 
 
-def fs_unavailable(fs: str, euid: int, which: Callable[[str], Optional[str]] = sbin_which, loop_control: str = "/dev/loop-control") -> Optional[str]:
+def find_mkfs(name: str) -> Optional[str]:
+    return which(name, also=SBIN_DIRS)
+
+
+def fs_unavailable(fs: str, euid: int, which: Callable[[str], Optional[str]] = find_mkfs, loop_control: str = "/dev/loop-control") -> Optional[str]:
     """Why the harness cannot make a ``fs`` filesystem here, or None."""
     kind = FS_KINDS[fs]
     if euid != 0:
@@ -121,12 +120,9 @@ class FsError(RuntimeError):
     pass
 
 
-def _run(argv: list[str]) -> None:
-    """Run a setup command; a failure raises FsError with its last stderr line."""
-    proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace")
-    if proc.returncode != 0:
-        lines = (proc.stderr or proc.stdout).strip().splitlines()
-        raise FsError(f"{shlex.join(argv)} failed ({proc.returncode}): {lines[-1] if lines else ''}".rstrip(": "))
+def run_setup(argv: list[str]) -> None:
+    """Run a setup command; a failure raises FsError naming the whole command."""
+    run(argv, label=shlex.join(argv), error=FsError)
 
 
 class Mounter:
@@ -143,7 +139,7 @@ class Mounter:
         fs_dir: Path = DEFAULT_FS_DIR,
         image_gib: int = DEFAULT_IMAGE_GIB,
         fresh: bool = False,
-        run: Callable[[list[str]], None] = _run,
+        run: Callable[[list[str]], None] = run_setup,
         is_mounted: Callable[[str], bool] = os.path.ismount,
         version: Callable[[list[str]], str] = tool_version,
     ):

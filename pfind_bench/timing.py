@@ -25,7 +25,7 @@ import sys
 import tempfile
 from typing import Optional
 
-from .common import log
+from .common import run
 
 WARM, COLD = "warm", "cold"
 CACHE_MODES = (WARM, COLD)
@@ -98,13 +98,7 @@ def run_hyperfine(hyperfine: str, named_commands, warmup: int, runs: int, output
     with tempfile.TemporaryDirectory(prefix="pfind-bench-") as tmp:
         export = os.path.join(tmp, "hyperfine.json")
         argv = hyperfine_argv(hyperfine, named_commands, warmup, runs, export, output, prepare, ignore_failure)
-        proc = subprocess.run(argv, stdout=_stderr_target(), stderr=subprocess.PIPE, text=True, errors="replace")
-        messages = proc.stderr.strip()
-        if messages:
-            log(messages)
-        if proc.returncode != 0:
-            last = messages.splitlines()[-1] if messages else ""
-            raise RuntimeError(f"hyperfine exited with status {proc.returncode}: {last}".rstrip(": "))
+        run(argv, stdout=_stderr_target(), label="hyperfine", relay_stderr=True)
         with open(export) as f:
             return json.load(f)
 

@@ -3,9 +3,10 @@ command line, where each tool is installed, and which version it is.
 
 Peers get their closest equivalent of each scenario.  fd, rg, bfs and find have no
 count-only mode, so for count_only they list every match into /dev/null and the
-harness counts the lines of their untimed run.  floor (shared/tools/floor.c) is a
-*reference*: it shows the kernel's cost of the walk but is not a competitor, so it
-never becomes the runner-up and only its unfiltered counts are checked.
+harness counts the lines of their untimed run.  floor (benches/floor.c, which the
+harness compiles itself) is a *reference*: it shows the kernel's cost of the walk
+but is not a competitor, so it never becomes the runner-up and only its
+unfiltered counts are checked.
 """
 
 from __future__ import annotations
@@ -14,14 +15,13 @@ import hashlib
 import os
 import platform
 import re
-import shutil
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from .datasets import NAME_GLOB
+from .common import NAME_GLOB, log, named_program, run, tool_version, which
+
 
 @dataclass(frozen=True)
 class Scenario:
@@ -181,34 +181,12 @@ class Tool:
 
 
 PEER_NAMES = ("fd", "rg", "bfs", "find", "oswalk")
+# What --tools may name: the peers and the reference.
+TOOL_NAMES = PEER_NAMES + ("floor",)
 # Executable names to try for each peer, preferred first (Debian ships fd as fdfind).
 PEER_EXECUTABLES = {"fd": ("fd", "fdfind"), "rg": ("rg",), "bfs": ("bfs",), "find": ("find",)}
-
-
-def which(names: Iterable[str], path: Optional[str] = None) -> Optional[str]:
-    """Find the first of ``names`` on PATH, also looking in ~/.cargo/bin where
-    `cargo install fd-find ripgrep` puts them even when it is not on PATH."""
-    search = path if path is not None else os.environ.get("PATH", "")
-    cargo_bin = str(Path.home() / ".cargo" / "bin")
-    if path is None and cargo_bin not in search.split(os.pathsep):
-        search = search + os.pathsep + cargo_bin
-    for name in names:
-        found = shutil.which(name, path=search)
-        if found:
-            return found
-    return None
-
-
-def tool_version(argv: list[str]) -> str:
-    """First non-empty line of ``argv``'s output (e.g. `fd --version`), or 'unknown'."""
-    try:
-        proc = subprocess.run(argv, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"
-    for line in (proc.stdout + "\n" + proc.stderr).splitlines():
-        if line.strip():
-            return line.strip()
-    return "unknown"
+# Where `cargo install fd-find ripgrep` puts them, looked in even when not on PATH.
+CARGO_BIN = str(Path.home() / ".cargo" / "bin")
 
 
 _VERSION_NUMBER = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)\b")
@@ -245,6 +223,32 @@ def make_pfind(path: str, extra_args: Iterable[str] = ()) -> Tool:
         lambda root, sc: pfind_argv(path, root, sc, extra),
         prints_count=lambda sc: sc.count,
     )
+
+
+# floor's source, and where the harness compiles it: beside pfind's own build.
+REPO = Path(__file__).resolve().parent.parent
+FLOOR_SOURCE = REPO / "benches" / "floor.c"
+FLOOR_BUILD = REPO / "target" / "bench" / "floor"
+
+
+def build_floor(dest: Path = FLOOR_BUILD, source: Path = FLOOR_SOURCE) -> str:
+    """The path of floor compiled from ``source`` at ``dest``, compiling it when
+    there is no binary there or the source is newer.  Raises RuntimeError when gcc
+    is missing or fails, OSError when the source is."""
+    if dest.exists() and dest.stat().st_mtime_ns >= source.stat().st_mtime_ns:
+        return str(dest)
+    gcc = which("gcc")
+    if gcc is None:
+        raise RuntimeError(f"gcc is needed to build {source}")
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")  # a concurrent run never sees half a binary
+    try:
+        run([gcc, "-O2", "-pthread", "-o", str(partial), str(source)], label="gcc")
+        os.replace(partial, dest)
+    finally:
+        partial.unlink(missing_ok=True)
+    log(f"built {dest} from {source}")
+    return str(dest)
 
 
 def make_floor(path: str, threads: int) -> Tool:
@@ -288,13 +292,12 @@ def discover_peers(
             tools.append(make_peer(name, sys.executable))
             continue
         if chosen.get(name):
-            exe = shutil.which(chosen[name]) or (chosen[name] if os.access(chosen[name], os.X_OK) else None)
+            exe = named_program(chosen[name])
             if exe is None:
                 skipped[name] = f"{chosen[name]} is not an executable"
                 continue
-            exe = os.path.abspath(exe)
         else:
-            exe = which(PEER_EXECUTABLES[name], path)
+            exe = which(*PEER_EXECUTABLES[name], path=path, also=[CARGO_BIN] if path is None else [])
         if exe is None:
             skipped[name] = "not installed (looked for " + ", ".join(PEER_EXECUTABLES[name]) + ")"
         else:

@@ -16,6 +16,7 @@ from tests.python.support import TempDirTest, quiet_start, quiet_stop
 from pfind_bench import cli
 from pfind_bench.datasets import SIZE_ORDER
 from pfind_bench.machine import filesystem_of
+from pfind_bench.tools import FLOOR_BUILD
 
 setUpModule, tearDownModule = quiet_start, quiet_stop
 
@@ -47,6 +48,12 @@ class ArgumentTests(unittest.TestCase):
         args = cli.parse_args(["--skip-oswalk", "--pfind-args", "-j 2 --foo"])
         self.assertNotIn("oswalk", args.tools)
         self.assertEqual(args.pfind_extra, ["-j", "2", "--foo"])
+
+    def test_floor_is_timed_unless_tools_leaves_it_out(self):
+        self.assertIn("floor", cli.parse_args([]).tools)
+        self.assertIn("floor", cli.parse_args(SPEC_COMMAND).tools)
+        self.assertEqual(cli.parse_args(["--tools", "fd", "find"]).tools, ["fd", "find"])
+        self.assertEqual(cli.parse_args(["--tools", "fd", "--floor", "/opt/floor"]).tools, ["fd", "floor"])
 
     def test_bad_values_are_usage_errors(self):
         for argv in (
@@ -92,6 +99,11 @@ class DryRunTests(TempDirTest):
         self.assertIn("skipped cold cache (10 cells and sweeps): needs root to write /proc/sys/vm/drop_caches (running as uid 1000)", lines)
         self.assertFalse(any(line.startswith("cold") for line in lines))
         self.assertFalse((self.tmp / "fs").exists(), "a dry run makes nothing")
+
+    def test_a_dry_run_builds_no_floor(self):
+        with mock.patch.object(cli, "build_floor") as build:
+            self.dry_run("--sizes", "small")
+        build.assert_not_called()
 
     def test_nothing_left_to_time_is_an_error(self):
         with mock.patch("os.geteuid", return_value=1000), mock.patch("sys.stdout", io.StringIO()):
@@ -192,6 +204,28 @@ class EndToEndTests(TempDirTest):
         tree_cell = [c for c in report["cells"] if c["kind"] == "tree"][0]
         self.assertFalse(tree_cell["correctness"]["pfind_correct"])
         self.assertEqual(tree_cell["correctness"]["paths"]["only_subject"], [f"{tree}/b"])
+
+    @unittest.skipUnless(shutil.which("gcc"), "needs gcc")
+    def test_floor_is_built_and_timed_as_the_unranked_reference(self):
+        code, report, stdout = self.run_main(self.fake_pfind(self.CORRECT), "--tools", "find", "floor", "--passes", "1")
+        self.assertEqual(code, 0)
+        self.assertEqual((report["tools"]["floor"]["path"], report["tools"]["floor"]["role"]), (str(FLOOR_BUILD), "reference"))
+        count_only = report["cells"][0]
+        self.assertEqual(count_only["correctness"]["counts"], {"pfind": 7260, "find": 7260, "floor": 7260})
+        self.assertEqual(count_only["runner_up"], "find")
+        self.assertIsNotNone(count_only["vs_floor"])
+        self.assertIn("floor (ref)", stdout)
+
+    def test_floor_path_is_timed_instead_of_the_build(self):
+        floor = self.tmp / "my-floor"
+        floor.write_text("#!/bin/sh\necho 7260\n")
+        floor.chmod(0o755)
+        with mock.patch.object(cli, "build_floor") as build:
+            code, report, _ = self.run_main(self.fake_pfind(self.CORRECT), "--floor", str(floor), "--passes", "1")
+        build.assert_not_called()
+        self.assertEqual(code, 0)
+        self.assertEqual(report["tools"]["floor"]["path"], str(floor))
+        self.assertEqual(report["cells"][0]["correctness"]["counts"]["floor"], 7260)
 
     def test_not_root_runs_the_warm_cells_and_records_the_skips(self):
         home = filesystem_of(Path(self._data.name))

@@ -1,13 +1,15 @@
 """Tests of pfind_bench.tools: each tool's command line for each scenario, finding
-the tools (and --bfs), and reading version numbers."""
+the tools (and --bfs), building floor, and reading version numbers."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 from tests.python.support import REPO, ROOT, SC, TempDirTest, quiet_start, quiet_stop
 from pfind_bench import correctness
@@ -181,6 +183,67 @@ class BfsChoiceTests(TempDirTest):
         self.assertEqual(len(notes), 1)
         self.assertIn("bfs 2.6.1, not bfs 4", notes[0])
         self.assertIn("--bfs PATH", notes[0])
+
+
+# ---------------------------------------------------------------------------
+# floor, built from benches/floor.c
+# ---------------------------------------------------------------------------
+
+
+@unittest.skipUnless(shutil.which("gcc"), "needs gcc")
+class FloorBuildTests(TempDirTest):
+    def setUp(self):
+        super().setUp()
+        self.source = self.tmp / "floor.c"
+        shutil.copy(tl.FLOOR_SOURCE, self.source)
+        self.dest = self.tmp / "build" / "floor"
+
+    def test_built_once_and_again_when_the_source_is_newer(self):
+        self.assertEqual(tl.build_floor(self.dest, self.source), str(self.dest))
+        self.assertTrue(os.access(self.dest, os.X_OK))
+        built = self.dest.stat().st_mtime_ns
+        tl.build_floor(self.dest, self.source)
+        self.assertEqual(self.dest.stat().st_mtime_ns, built, "an up-to-date floor is not compiled again")
+        os.utime(self.source, ns=(built + 1000, built + 1000))
+        tl.build_floor(self.dest, self.source)
+        self.assertGreater(self.dest.stat().st_mtime_ns, built, "a newer source is compiled again")
+        self.assertEqual(os.listdir(self.dest.parent), ["floor"], "no partial binary is left behind")
+
+    def test_a_source_that_does_not_compile_fails_with_gccs_last_line(self):
+        self.source.write_text("int main(void) { return }\n")
+        with self.assertRaises(RuntimeError) as caught:
+            tl.build_floor(self.dest, self.source)
+        self.assertIn("gcc exited 1: ", str(caught.exception))
+        self.assertEqual(os.listdir(self.dest.parent), [], "no binary, whole or partial")
+
+    def test_floor_finds_what_find_finds(self):
+        """floor's count and, with -p, its paths, on a tree with names and file
+        types a careless walker gets wrong; the paths byte for byte as find's."""
+        floor = tl.make_floor(tl.build_floor(self.dest, self.source), 2)
+        root, manifest = ds.ensure_dataset(self.tmp / "data", ds.Shape("mini", "tree", branching=2, depth=3, files_per_dir=30))
+        odd = root / "dir_0" / "odd dir"
+        odd.mkdir()
+        for name in (b"tab\there", b"back\\slash", b"\xff\xfe not UTF-8", b".hidden", b"x" * 255):
+            with open(os.fsencode(odd) + b"/" + name, "wb"):
+                pass
+        (root / "link").symlink_to(root / "dir_1")
+        (root / "dir_1" / "link.jpg").symlink_to(root / "dir_1" / "dir_0")
+        os.mkfifo(root / "fifo")
+        find = tl.make_peer("find", shutil.which("find"))
+        for name in ("all_files", "count_only"):
+            with self.subTest(name):
+                out = correctness.run_capture(floor.argv_for(str(root), SC[name]))
+                self.assertEqual(correctness.output_count(floor, SC[name], out), manifest["files"] + 5)
+        floor_paths = correctness.run_capture(floor.argv_for(str(root) + "/", SC["all_files"]))
+        find_paths = correctness.run_capture(find.argv_for(str(root) + "/", SC["all_files"]))
+        self.assertTrue(correctness.compare_paths(floor_paths, find_paths)["equal"])
+
+
+class FloorWithoutGccTests(TempDirTest):
+    def test_no_gcc_is_an_error_that_says_so(self):
+        with mock.patch.dict(os.environ, {"PATH": str(self.tmp)}), self.assertRaises(RuntimeError) as caught:
+            tl.build_floor(self.tmp / "floor", tl.FLOOR_SOURCE)
+        self.assertIn("gcc is needed", str(caught.exception))
 
 
 class VersionTests(unittest.TestCase):
