@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reproducible benchmark harness for pfind.
 
-One command regenerates the README's warm-cache numbers (the spec's command line):
+One command regenerates the warm-cache numbers in docs/benchmarks.md (the spec's command line):
 
     python3 benchmark.py --pfind ./target/release/pfind \\
         --sizes small medium large deep wide --runs 10 --warmup 3 \\
@@ -11,7 +11,7 @@ and, as root, the rest: `--cache warm cold` (page cache dropped before every
 cold run), `--fs ext4 xfs btrfs tmpfs` (datasets on loop-mounted images the
 harness makes and unmounts itself), `--tree /usr` (real trees, checked against GNU
 find), `--threads-sweep 1 2 4 8 16 32 64` (in every cache mode), `--bfs PATH`.
-The README's "Reproducing the numbers" has the full command and its duration;
+docs/benchmarks.md, "Reproducing the numbers", has the full command and its duration;
 `--dry-run` prints what a command line would time and skip.
 
 The work is done by the pfind_bench package next to this file; its __init__.py

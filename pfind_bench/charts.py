@@ -1,4 +1,4 @@
-"""Charts for the README (--plot REPORT): SVG or PNG files drawn from a report.
+"""Charts for the README and docs/benchmarks.md (--plot REPORT): SVG or PNG files drawn from a report.
 
 matplotlib is imported only here, and only when --plot is used: measuring needs
 nothing beyond the standard library.  Reports of every schema are read through

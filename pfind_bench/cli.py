@@ -37,7 +37,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         description="Benchmark pfind against fd, rg, bfs, GNU find and os.walk on generated datasets and real trees, "
         "with a warm or cold page cache, on several filesystems.",
         epilog="Example: python3 benchmark.py --pfind ./target/release/pfind --sizes small deep --runs 10 --warmup 3 --output report.json. "
-        "The README's section 'Reproducing the numbers' gives the full command.",
+        "docs/benchmarks.md, section 'Reproducing the numbers', gives the full command.",
     )
     g = p.add_argument_group("what to measure")
     g.add_argument("--pfind", default="./target/release/pfind", help="pfind binary to measure (default: %(default)s)")
@@ -46,7 +46,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--scenarios", nargs="+", choices=SCENARIO_ORDER, default=SCENARIO_ORDER, metavar="SCENARIO", help="scenarios timed warm: " + " ".join(SCENARIO_ORDER) + " (default: all)")
     g.add_argument("--tools", nargs="+", choices=TOOL_NAMES, default=list(TOOL_NAMES), metavar="TOOL", help="peers to compare, and floor, the unranked reference: " + " ".join(TOOL_NAMES) + " (default: all installed; floor is built from benches/floor.c with gcc)")
     g.add_argument("--skip-oswalk", action="store_true", help="leave out the Python os.walk baseline")
-    g.add_argument("--bfs", metavar="PATH", help="the bfs binary to compare with (default: bfs on PATH); the README uses bfs 4")
+    g.add_argument("--bfs", metavar="PATH", help="the bfs binary to compare with (default: bfs on PATH); docs/benchmarks.md uses bfs 4")
     g.add_argument("--floor", metavar="PATH", help="the floor binary to time instead of building benches/floor.c (floor is then timed whatever --tools says)")
     g.add_argument("--tree", action="append", default=[], metavar="PATH", help="also time this real tree (repeatable), checked against GNU find")
     g.add_argument("--tree-scenarios", nargs="+", choices=SCENARIO_ORDER, default=DEFAULT_COLD_SCENARIOS, metavar="SCENARIO", help="scenarios timed warm on --tree (default: all_files count_only)")

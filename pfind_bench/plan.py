@@ -3,7 +3,7 @@
 A cell is (cache mode, filesystem, target, scenario): a target is a generated
 dataset on one of the filesystems, or a real tree (--tree) on whatever filesystem
 holds it.  The defaults keep a full run to a sensible length while covering what
-the README reports (issue 9's targets):
+docs/benchmarks.md reports (issue 9's targets):
 
 - warm, on the data directory's filesystem: every --sizes dataset x --scenarios;
 - warm, on every other --fs filesystem: --fs-sizes (default: medium and wide, of

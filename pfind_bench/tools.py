@@ -283,7 +283,7 @@ def discover_peers(
 
     ``chosen`` maps a peer to the binary the user named (--bfs PATH); the others are
     looked up on PATH.  A missing peer is reported, not fatal: a report with fewer
-    columns is still useful, and the README states which tools were present.
+    columns is still useful, and docs/benchmarks.md states which tools were present.
     """
     tools, skipped = [], {}
     chosen = chosen or {}
@@ -305,20 +305,20 @@ def discover_peers(
     return tools, skipped
 
 
-# The bfs the README's numbers are measured against: bfs 4 reads directories through
+# The bfs the numbers in docs/benchmarks.md are measured against: bfs 4 reads directories through
 # an asynchronous I/O queue (io_uring where it can), which bfs 2 and 3 do not have.
 REFERENCE_BFS_MAJOR = 4
 
 
 def peer_notes(tools: Iterable[Tool]) -> list[str]:
-    """Warnings about peers that run but are not the ones the README compares with."""
+    """Warnings about peers that run but are not the ones docs/benchmarks.md compares with."""
     notes = []
     for t in tools:
         if t.name == "bfs":
             major = major_version(t.version)
             if major is not None and major < REFERENCE_BFS_MAJOR:
                 notes.append(
-                    f"note: {t.path} is {t.version}, not bfs {REFERENCE_BFS_MAJOR}; the README compares with bfs 4 "
+                    f"note: {t.path} is {t.version}, not bfs {REFERENCE_BFS_MAJOR}; docs/benchmarks.md compares with bfs 4 "
                     "(see 'Reproducing the numbers' to build it, then pass --bfs PATH)"
                 )
     return notes
