@@ -14,12 +14,19 @@ records how the image was made; an image without a matching marker (an
 interrupted mkfs, another mkfs version or option set) is recreated, and so is one
 that no longer mounts.  --fs-fresh recreates them all.
 
+Direct I/O (--first-path).  ``place_for(fs, direct_io=True)`` mounts an image of
+its own, ``FS-direct.img``, through a loop device attached with `losetup
+--direct-io=on`, which reads the image file past the page cache; ``remount``
+unmounts it and mounts the same device again, so nothing of the filesystem stays
+cached between two cold runs.
+
 Cleanup.  Everything mounted is unmounted when the run ends, however it ends: a
 normal exit or an exception unwinds through ``Mounter.close`` (a context
 manager), Ctrl-C arrives as KeyboardInterrupt, SIGTERM and SIGHUP are turned into
 SystemExit for the duration so the same path runs, and an atexit hook catches
 anything left.  ``mount -o loop`` sets up the loop device with autoclear, so the
-unmount frees it; any loop device still bound to an image afterwards is detached.
+unmount frees it; any loop device still bound to an image afterwards (the
+direct-I/O ones, or one whose mount failed) is detached.
 """
 
 from __future__ import annotations
@@ -120,17 +127,18 @@ class FsError(RuntimeError):
     pass
 
 
-def run_setup(argv: list[str]) -> None:
-    """Run a setup command; a failure raises FsError naming the whole command."""
-    run(argv, label=shlex.join(argv), error=FsError)
+def run_setup(argv: list[str]) -> str:
+    """Run a setup command and return its output; a failure raises FsError naming
+    the whole command."""
+    return run(argv, label=shlex.join(argv), error=FsError).stdout.decode(errors="replace")
 
 
 class Mounter:
     """Makes and mounts the --fs filesystems under ``fs_dir``; a context manager
     whose exit unmounts everything it mounted (see the module comment).
 
-    ``run`` executes a setup command (mkfs, mount, umount, losetup) and raises
-    FsError on failure; ``is_mounted`` tells whether a path is a mount point.  Both
+    ``run`` executes a setup command (mkfs, mount, umount, losetup), returns its
+    output and raises FsError on failure; ``is_mounted`` tells whether a path is a mount point.  Both
     are parameters so the sequence can be tested without root.
     """
 
@@ -139,7 +147,7 @@ class Mounter:
         fs_dir: Path = DEFAULT_FS_DIR,
         image_gib: int = DEFAULT_IMAGE_GIB,
         fresh: bool = False,
-        run: Callable[[list[str]], None] = run_setup,
+        run: Callable[[list[str]], Optional[str]] = run_setup,
         is_mounted: Callable[[str], bool] = os.path.ismount,
         version: Callable[[list[str]], str] = tool_version,
     ):
@@ -194,19 +202,19 @@ class Mounter:
 
     # -- making and mounting ---------------------------------------------------
 
-    def image_path(self, fs: str) -> Path:
-        return self.fs_dir / f"{fs}.img"
+    def image_path(self, key: str) -> Path:
+        """The image of ``key``: a filesystem type, or FS-direct (see place_for)."""
+        return self.fs_dir / f"{key}.img"
 
-    def mount_point(self, fs: str) -> Path:
-        return self.fs_dir / "mnt" / fs
+    def mount_point(self, key: str) -> Path:
+        return self.fs_dir / "mnt" / key
 
     def _marker(self, fs: str) -> dict:
         """What the image must have been made with to be reused."""
         kind = FS_KINDS[fs]
         return {"mkfs": list(kind.mkfs), "mkfs_version": self.version(list(kind.version_argv)), "size_bytes": self.image_bytes}
 
-    def _make_image(self, fs: str, marker: dict) -> None:
-        image = self.image_path(fs)
+    def _make_image(self, fs: str, marker: dict, image: Path) -> None:
         marker_path = image.with_suffix(".img.json")
         marker_path.unlink(missing_ok=True)  # first, so a half-made image is never trusted
         image.unlink(missing_ok=True)
@@ -216,58 +224,109 @@ class Mounter:
         self.run(list(FS_KINDS[fs].mkfs) + [str(image)])
         write_json_atomic(marker_path, marker)
 
-    def place_for(self, fs: str) -> Place:
-        """Mount ``fs`` (making its image if needed) and return where its datasets go."""
-        mnt = self.mount_point(fs)
+    def place_for(self, fs: str, *, direct_io: bool = False) -> Place:
+        """Mount ``fs`` (making its image if needed) and return where its datasets go.
+
+        ``direct_io`` gives the filesystem an image of its own (``FS-direct.img``,
+        mounted at ``mnt/FS-direct``) on a loop device attached with `losetup
+        --direct-io=on`: the loop device then reads the image file with O_DIRECT,
+        past the page cache of the filesystem that holds it, so once the mount is
+        cold every read waits on the disk beneath (see first_path.py and remount)."""
+        if direct_io and not FS_KINDS[fs].mkfs:
+            raise FsError(f"{fs} has no image to attach with direct I/O")
+        key = f"{fs}-direct" if direct_io else fs
+        mnt = self.mount_point(key)
         mnt.mkdir(parents=True, exist_ok=True)
         if self.is_mounted(str(mnt)):
             log(f"{mnt} is still mounted from an earlier run; unmounting it first")
-            self._unmount(mnt, self.image_path(fs) if FS_KINDS[fs].mkfs else None)
+            self._unmount(mnt, self.image_path(key) if FS_KINDS[fs].mkfs else None)
         info: dict = {"data_dir": str(mnt)}
         if not FS_KINDS[fs].mkfs:
             self.run(["mount", "-t", fs, "-o", "size=50%,mode=0755", TMPFS_SOURCE, str(mnt)])
             self.mounted.append((fs, mnt, None))
             info["image"] = None
         else:
-            image = self.image_path(fs)
+            image = self.image_path(key)
             marker = self._marker(fs)
             made = False
             if self.fresh or not image.exists() or read_json(image.with_suffix(".img.json")) != marker:
-                self._make_image(fs, marker)
+                self._make_image(fs, marker, image)
                 made = True
             try:
-                self.run(["mount", "-o", "loop", str(image), str(mnt)])
+                self._mount_image(fs, image, mnt, direct_io, info)
             except FsError as e:
                 if made:
                     raise
                 log(f"{image} did not mount ({e}); making it again")
-                self._make_image(fs, marker)
+                self._make_image(fs, marker, image)
                 made = True
-                self.run(["mount", "-o", "loop", str(image), str(mnt)])
-            self.mounted.append((fs, mnt, image))
+                self._mount_image(fs, image, mnt, direct_io, info)
+            self.mounted.append((key, mnt, image))
             info.update(image=str(image), image_bytes=self.image_bytes, mkfs=shlex.join(marker["mkfs"]), mkfs_version=marker["mkfs_version"], image_reused=not made)
         mount = mount_of(mnt)
         if mount and mount.mountpoint == str(mnt):
             info.update(device=mount.device, mountpoint=mount.mountpoint, mount_options=mount.options)
         return Place(fs, mnt, False, info)
 
-    def _unmount(self, mnt: Path, image: Optional[Path]) -> None:
-        """umount, retried while a just-killed walker still holds the mount, then
-        lazily; then detach any loop device still bound to the image."""
+    def _mount_image(self, fs: str, image: Path, mnt: Path, direct_io: bool, info: dict) -> None:
+        """`mount -o loop` (the loop device goes with the unmount), or with direct I/O
+        an explicit `losetup --direct-io=on` and a mount of that device, which stays
+        attached across remounts until close() detaches it."""
+        if not direct_io:
+            self.run(["mount", "-o", "loop", str(image), str(mnt)])
+            return
+        dev = (self.run(["losetup", "--direct-io=on", "--find", "--show", str(image)]) or "").strip()
+        if not dev:
+            raise FsError(f"losetup printed no loop device for {image}")
+        try:
+            self.run(["mount", "-t", fs, dev, str(mnt)])
+        except BaseException:
+            try:
+                self.run(["losetup", "-d", dev])
+            except FsError as e:
+                log(f"could not detach {dev}: {e}; detach it by hand (losetup -d {dev})")
+            raise
+        info.update(loop_device=dev, direct_io=loop_direct_io(dev))
+
+    def remount(self, place: Place, while_unmounted: Callable[[], None] = lambda: None) -> None:
+        """Unmount a direct-I/O ``place`` and mount its loop device again, calling
+        ``while_unmounted`` in between (to drop the page cache): the filesystem's
+        inodes, dentries and metadata buffers go with the unmount, so the next walk
+        reads every directory from the disk."""
+        self._umount(place.data_dir)
+        while_unmounted()
+        self.run(["mount", "-t", place.fs, place.info["loop_device"], str(place.data_dir)])
+
+    def _umount(self, mnt: Path) -> None:
+        """umount, retried while a just-killed walker still holds the mount, then lazily."""
         for attempt in range(5):
             try:
                 self.run(["umount", str(mnt)])
-                break
+                return
             except FsError:
                 if not self.is_mounted(str(mnt)):
-                    break
+                    return
                 if attempt == 4:
                     self.run(["umount", "-l", str(mnt)])
                 else:
                     time.sleep(0.2 * (attempt + 1))
+
+    def _unmount(self, mnt: Path, image: Optional[Path]) -> None:
+        """Unmount, then detach any loop device still bound to the image."""
+        self._umount(mnt)
         if image is not None:
             for dev in loop_devices_of(image):
                 self.run(["losetup", "-d", dev])
+
+
+def loop_direct_io(dev: str) -> Optional[bool]:
+    """Whether loop device ``dev`` does direct I/O (/sys/block/loopN/loop/dio); the
+    kernel may have refused it and fallen back to buffered I/O.  None if unknown."""
+    try:
+        with open(f"/sys/block/{os.path.basename(dev)}/loop/dio") as f:
+            return f.read().strip() == "1"
+    except OSError:
+        return None
 
 
 def loop_devices_of(image: Path) -> list[str]:

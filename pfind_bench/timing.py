@@ -43,12 +43,18 @@ def cold_cache_unavailable(drop_caches: str = DROP_CACHES) -> Optional[str]:
     if os.geteuid() != 0:
         return f"needs root to write {drop_caches} (running as uid {os.geteuid()})"
     try:
-        os.sync()
-        with open(drop_caches, "w") as f:
-            f.write("3\n")
+        drop_page_cache(drop_caches)
     except OSError as e:
         return f"cannot drop the page cache ({drop_caches}: {e.strerror or e})"
     return None
+
+
+def drop_page_cache(drop_caches: str = DROP_CACHES) -> None:
+    """Write back dirty pages and drop the page, dentry and inode caches (root only;
+    raises OSError otherwise)."""
+    os.sync()
+    with open(drop_caches, "w") as f:
+        f.write("3\n")
 
 
 def hyperfine_argv(

@@ -173,5 +173,53 @@ class MounterTests(TempDirTest):
         self.assertIn("another benchmark.py", str(caught.exception))
 
 
+class LoopSystem(FakeSystem):
+    """A FakeSystem whose losetup --show attaches /dev/loop7."""
+
+    def run(self, argv: list[str]):
+        super().run(argv)
+        return "/dev/loop7\n" if argv[0] == "losetup" and "--show" in argv else None
+
+
+class DirectIoTests(TempDirTest):
+    def mounter(self, system: FakeSystem) -> fsm.Mounter:
+        return fsm.Mounter(self.tmp / "fs", image_gib=1, run=system.run, is_mounted=system.is_mounted, version=lambda argv: "mkfs 1.0")
+
+    def test_an_image_of_its_own_on_a_direct_io_loop_device(self):
+        system = LoopSystem()
+        mnt = str(self.tmp / "fs/mnt/xfs-direct")
+        image = str(self.tmp / "fs/xfs-direct.img")
+        with self.mounter(system) as m:
+            place = m.place_for("xfs", direct_io=True)
+            self.assertEqual(system.mounted, {mnt})
+            unmounted = []
+            m.remount(place, lambda: unmounted.append(system.is_mounted(mnt)))
+            self.assertEqual(unmounted, [False], "the caches are dropped while it is unmounted")
+            self.assertEqual(system.mounted, {mnt})
+        self.assertEqual(
+            system.calls,
+            [
+                ["mkfs.xfs", "-q", "-f", image],
+                ["losetup", "--direct-io=on", "--find", "--show", image],
+                ["mount", "-t", "xfs", "/dev/loop7", mnt],
+                ["umount", mnt],
+                ["mount", "-t", "xfs", "/dev/loop7", mnt],
+                ["umount", mnt],
+            ],
+        )
+        self.assertEqual((place.data_dir, place.info["loop_device"], place.info["image"]), (self.tmp / "fs/mnt/xfs-direct", "/dev/loop7", image))
+        self.assertFalse((self.tmp / "fs/xfs.img").exists(), "the --fs xfs image is not touched")
+
+    def test_a_device_whose_mount_fails_is_detached(self):
+        system = LoopSystem(fail=lambda argv: "bad superblock" if argv[0] == "mount" else None)
+        with self.assertRaises(fsm.FsError), self.mounter(system) as m:
+            m.place_for("btrfs", direct_io=True)
+        self.assertEqual(system.calls[-1], ["losetup", "-d", "/dev/loop7"])
+
+    def test_tmpfs_has_no_image(self):
+        with self.assertRaises(fsm.FsError), self.mounter(LoopSystem()) as m:
+            m.place_for("tmpfs", direct_io=True)
+
+
 if __name__ == "__main__":
     unittest.main()
