@@ -1,13 +1,15 @@
 """The JSON report: its cells, its shape, and reading the reports of older schemas.
 
-Report shape (REPORT_SCHEMA 2; 1 is the same without the fields marked *, and
-upgrade_report() fills those in when an old report is read):
+Report shape (REPORT_SCHEMA 3; 2 is the same without the fields marked **, 1 also
+without those marked *, and upgrade_report() fills those in when an old report is
+read):
 
     schema, generated_at, machine{..., filesystems*{FS: how it was made/mounted}},
     tools{NAME: path, version, version_number*, role}, skipped_tools{NAME: why},
     skipped*[one line per group of cells left out], config, datasets{SIZE: manifest},
     trees*{PATH: fs, files}, cells[...], thread_sweep (the first sweep, for
-    readers of schema 1), thread_sweeps*[...], pfind_correct, all_timings_ok
+    readers of schema 1), thread_sweeps*[...], early_quit**, shallow_order**,
+    first_path** (each null when not run), pfind_correct, all_timings_ok
 
     cell: scenario, size (dataset name; None for a tree), target*, kind*
     ("dataset" or "tree"), fs*, cache* ("warm" or "cold"), root, commands{NAME:
@@ -18,6 +20,27 @@ upgrade_report() fills those in when an old report is read):
 
     sweep: scenario, size, target*, kind*, fs*, cache*, commands, points[{threads,
     mean, ...}], default*{mean, ...: pfind without -j}, error (on failure)
+
+    early_quit (--early-quit, early_quit.py): names, seed, runs, warmup, passes,
+    output, depths, escaping, trees[{root, fs, lister, entries, max_depth,
+    unique_files{DEPTH: count}, skipped_depths{DEPTH: why}, depths[{depth,
+    candidates, commands{TOOL: command with NAME}, names[{name, glob, path (below
+    the root), found{TOOL: {ok, printed?, lines?}}, results{TOOL: pooled stats as
+    in a cell}}], missed{TOOL: [names]}, summary{TOOL: mean, stddev, median, min,
+    max (over the names' means), names, missed}, runner_up, speedup, passes,
+    error?}], error?}], process_start{commands, results, runner_up, speedup,
+    error?}
+
+    shallow_order (--shallow-order, order.py): runs, threads, trees[{root, fs,
+    shallow_files, shallow_depth, first_lines, commands{LABEL: command},
+    results{LABEL: share{min, median, max}, mean_depth{min, median, max},
+    missing, runs[{share, missing, lines, mean_depth, exit_code}]}, error?}]
+
+    first_path (--first-path, first_path.py): fs, mount{image, loop_device,
+    direct_io, ...}, sources, roots, trees[...], files, runs, before_each_run,
+    commands{LABEL: command}, results{LABEL: first_byte, eof, exit (each
+    {median, min, max, times}), lines[], exit_codes[]}, first_byte_vs_bfs{LABEL:
+    ratio}, head_vs_quit; or {error} when it failed
 
 All times are seconds.  speedup = runner-up mean / pfind mean over competitors
 only (floor is a reference, never ranked); vs_floor = pfind mean / floor mean.
@@ -30,11 +53,13 @@ import datetime as _dt
 import shlex
 from typing import Optional
 
+from ..early_quit import pfind_found_everything
+from ..order import pfind_printed_everything
 from ..plan import DATASET
 from ..timing import WARM
 from ..tools import COMPETITOR, Scenario, Tool
 
-REPORT_SCHEMA = 2
+REPORT_SCHEMA = 3
 
 
 def rank(results: dict[str, dict], roles: dict[str, str]) -> dict:
@@ -109,8 +134,12 @@ def make_report(
     sweeps: Optional[list[dict]] = None,
     trees: Optional[dict] = None,
     skipped_cells: Optional[list[str]] = None,
+    early_quit: Optional[dict] = None,
+    shallow_order: Optional[dict] = None,
+    first_path: Optional[dict] = None,
 ) -> dict:
     sweeps = sweeps or []
+    extras = [early_quit, shallow_order, first_path]
     return {
         "schema": REPORT_SCHEMA,
         "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -124,15 +153,36 @@ def make_report(
         "cells": cells,
         "thread_sweep": sweeps[0] if sweeps else None,
         "thread_sweeps": sweeps,
-        "pfind_correct": all(c["correctness"]["pfind_correct"] for c in cells),
-        "all_timings_ok": all("error" not in c for c in cells) and all("error" not in s for s in sweeps),
+        "early_quit": early_quit,
+        "shallow_order": shallow_order,
+        "first_path": first_path,
+        "pfind_correct": all(c["correctness"]["pfind_correct"] for c in cells)
+        and pfind_found_everything(early_quit)
+        and pfind_printed_everything(shallow_order),
+        "all_timings_ok": all("error" not in c for c in cells)
+        and all("error" not in s for s in sweeps)
+        and not any(failed_parts(x) for x in extras),
     }
 
 
+def failed_parts(section: Optional[dict]) -> list[str]:
+    """The error messages of an early-quit, shallow-order or first-path section."""
+    if not section:
+        return []
+    errors = [section["error"]] if section.get("error") else []
+    for tree in section.get("trees", []):
+        errors += [f"{tree['root']}: {tree['error']}"] if tree.get("error") else []
+        errors += [f"{tree['root']}, depth {d['depth']}: {d['error']}" for d in tree.get("depths", []) if d.get("error")]
+    if (section.get("process_start") or {}).get("error"):
+        errors.append(section["process_start"]["error"])
+    return errors
+
+
 def upgrade_report(report: dict) -> dict:
-    """A copy of ``report`` with every schema-2 field present, so tables and charts
+    """A copy of ``report`` with every schema-3 field present, so tables and charts
     read old reports (schema 1: warm cache, the data directory's filesystem only,
-    one sweep) and new ones alike."""
+    one sweep; schema 2: no early-quit, shallow-order or first-path parts) and new
+    ones alike."""
     r = copy.deepcopy(report)
     home_fs = r.get("machine", {}).get("filesystem")
     r.setdefault("skipped", [])
@@ -145,6 +195,8 @@ def upgrade_report(report: dict) -> dict:
         c.setdefault("passes", [])
         if "vs_floor" not in c:
             c.update(floor_ratios(c.get("results", {})))
+    for part in ("early_quit", "shallow_order", "first_path"):
+        r.setdefault(part, None)
     if "thread_sweeps" not in r:
         r["thread_sweeps"] = [r["thread_sweep"]] if r.get("thread_sweep") else []
     for s in r["thread_sweeps"]:

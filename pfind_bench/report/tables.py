@@ -8,10 +8,12 @@ from __future__ import annotations
 from typing import Iterable, Optional
 
 from ..datasets import SIZE_ORDER
+from ..early_quit import pfind_found_everything
+from ..order import pfind_printed_everything
 from ..plan import DATASET, TREE
 from ..timing import CACHE_MODES, WARM
 from ..tools import REFERENCE, SCENARIO_ORDER
-from .schema import upgrade_report
+from .schema import failed_parts, upgrade_report
 
 
 # ---------------------------------------------------------------------------
@@ -267,10 +269,13 @@ def summary_lines(report: dict) -> list[str]:
     if drifts:
         d, name, c = max(drifts, key=lambda x: x[0])
         lines.append(f"largest drift between passes: {d * 100:.0f}% of the mean ({name} on {cell_label(c)})")
+    lines += extra_summary_lines(report)
     failed = [cell_label(c) for c in report["cells"] if "error" in c] + [sweep_title(s) for s in report.get("thread_sweeps", []) if "error" in s]
     if failed:
         lines.append("timing FAILED in " + ", ".join(failed) + " (see the error fields)")
     bad = [cell_label(c) for c in report["cells"] if not c["correctness"]["pfind_correct"]]
+    bad += ["early quit"] if not pfind_found_everything(report["early_quit"]) else []
+    bad += ["shallow order"] if not pfind_printed_everything(report["shallow_order"]) else []
     lines.append("correctness: pfind agrees everywhere" if not bad else "correctness: pfind DISAGREES in " + ", ".join(bad))
     peers_bad = [
         f"{n} on {cell_label(c)}"
@@ -284,22 +289,187 @@ def summary_lines(report: dict) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------
+# Early quit, shallow order, first path
+# ---------------------------------------------------------------------------
+
+
+def tool_label(report: dict, name: str) -> str:
+    """A column heading with the version number, e.g. "bfs 4.1.4"."""
+    number = (report.get("tools", {}).get(name) or {}).get("version_number")
+    return f"{name} {number}" if number else name
+
+
+def fmt_ms(seconds: Optional[float]) -> str:
+    return "-" if seconds is None else f"{seconds * 1e3:.1f}"
+
+
+def fmt_share(share: Optional[float]) -> str:
+    return "-" if share is None else f"{share * 100:.1f}%"
+
+
+def _early_tools(section: dict) -> list[str]:
+    names: list[str] = []
+    for tree in section.get("trees", []):
+        for d in tree["depths"]:
+            names += [n for n in d["summary"] if n not in names]
+    return names
+
+
+def early_quit_table(report: dict) -> str:
+    """Mean ms per search at each depth of each tree, ± the spread over the names,
+    the fastest in bold; then the process-start bound."""
+    report = upgrade_report(report)
+    section = report.get("early_quit")
+    if not section:
+        return ""
+    tools = _early_tools(section)
+    rows = []
+    for tree in section.get("trees", []):
+        for d in tree["depths"]:
+            means = {n: s["mean"] for n, s in d["summary"].items() if s.get("mean")}
+            best = min(means.values(), default=None)
+            row = [tree["root"], str(d["depth"]), f"{len(d['names'])} of {d['candidates']:,}"]
+            for n in tools:
+                s = d["summary"].get(n) or {}
+                text = "-" if s.get("mean") is None else f"{s['mean'] * 1e3:.1f} ± {s['stddev'] * 1e3:.1f}"
+                if s.get("mean") is not None and s["mean"] == best:
+                    text = f"**{text}**"
+                if s.get("missed"):
+                    text += f" (!{s['missed']})"
+                row.append(text)
+            rows.append(row + [fmt_speedup(d)])
+        for depth, why in tree.get("skipped_depths", {}).items():
+            rows.append([tree["root"], depth, "skipped: " + why] + [""] * len(tools) + [""])
+    header = ["tree", "depth", "names"] + [tool_label(report, n) for n in tools] + ["pfind speedup"]
+    out = ["### early quit: mean ms per search (process start included)\n\n" + markdown_table(header, rows)]
+    notes = (
+        f"each figure: the mean over the names of each name's mean ({section.get('passes', '?')} passes of {section.get('runs', '?')} runs), "
+        "± the standard deviation over the names; names drawn with seed "
+        f"{section.get('seed')}; (!N) = the tool did not print the expected path for N names (see found); "
+        "speedup = fastest peer's mean / pfind's."
+    )
+    start = section.get("process_start") or {}
+    if start.get("results"):
+        names = list(start["results"])
+        out.append(markdown_table(["process start"] + [tool_label(report, n) for n in names] + ["pfind speedup"],
+                                  [["empty directory"] + [fmt_time(start["results"][n]) for n in names] + [fmt_speedup(start)]]))
+    return "\n\n".join(out) + "\n" + notes
+
+
+def shallow_order_table(report: dict) -> str:
+    """Per tree and command: the share of the output printed when the last file at
+    depth <= 2 came out, and the mean depth of the first lines."""
+    report = upgrade_report(report)
+    section = report.get("shallow_order")
+    if not section or not section.get("trees"):
+        return ""
+    trees = [t for t in section["trees"] if not t.get("error")]
+    if not trees:
+        return ""
+    rows = []
+    for tree in trees:
+        for label, r in tree["results"].items():
+            share, depth = r["share"], r["mean_depth"]
+            rows.append([
+                f"{tree['root']} ({tree['shallow_files']:,})",
+                label,
+                " / ".join(fmt_share(share[k]) for k in ("min", "median", "max")),
+                "-" if depth["median"] is None else f"{depth['median']:.1f}",
+                str(r["missing"]) if r["missing"] else "-",
+            ])
+    first = trees[0]
+    header = [f"tree (files at depth <= {first['shallow_depth']})", "command", "share of output: min / median / max",
+              f"mean depth of the first {first['first_lines']:,} lines (median)", "missing"]
+    return (
+        f"### shallow order: how much of the output came before the last file at depth <= {first['shallow_depth']} ({section.get('runs')} runs each)\n\n"
+        + markdown_table(header, rows)
+        + "\nmissing: shallow files a run never printed (its share is then -)."
+    )
+
+
+def first_path_table(report: dict) -> str:
+    """Cold time to the first byte, to end of output and to exit, per command."""
+    report = upgrade_report(report)
+    section = report.get("first_path")
+    if not section:
+        return ""
+    if section.get("error"):
+        return f"### first path, cold\n\nfailed: {section['error']}"
+    rows = []
+    vs_bfs = section.get("first_byte_vs_bfs", {})
+    for label, r in section["results"].items():
+        rows.append([label, fmt_ms(r["first_byte"]["median"]), fmt_ms(r["eof"]["median"]), fmt_ms(r["exit"]["median"]),
+                     f"{vs_bfs[label]:.2f}x" if label in vs_bfs else "", f"{max(r['lines']):,}" if r["lines"] else "-"])
+    mount = section.get("mount", {})
+    direct = {True: "direct I/O", False: "direct I/O REFUSED by the kernel (buffered)", None: "direct I/O unverified"}[mount.get("direct_io")]
+    title = f"### first path, cold ({section['fs']} on a loop device, {direct}; {', '.join(section['sources'])}: {section['files']:,} files; median of {section['runs']} runs)"
+    header = ["command", "first byte, ms", "end of output, ms", "exit, ms", "first byte vs bfs", "lines"]
+    text = f"{title}\n\n" + markdown_table(header, rows)
+    if section.get("head_vs_quit"):
+        text += f"\n`pfind | head -1` end to end: {section['head_vs_quit']:.2f}x `pfind -1`."
+    return text
+
+
+def extra_summary_lines(report: dict) -> list[str]:
+    """One verdict line per early-quit tree, shallow-order tree and the first path."""
+    report = upgrade_report(report)
+    lines = []
+    section = report.get("early_quit") or {}
+    for tree in section.get("trees", []):
+        ranked = [d for d in tree["depths"] if d.get("speedup")]
+        if ranked:
+            wins = sum(1 for d in ranked if d["speedup"] > 1.0)
+            worst = min(ranked, key=lambda d: d["speedup"])
+            lines.append(f"early quit on {tree['root']}: pfind lowest at {wins}/{len(ranked)} depths; "
+                         f"smallest margin {worst['speedup']:.2f}x vs {worst['runner_up']} (depth {worst['depth']})")
+        for d in tree["depths"]:
+            for tool, names in d.get("missed", {}).items():
+                lines.append(f"early quit on {tree['root']}, depth {d['depth']}: {tool} did not print the expected path for {len(names)} names")
+    start = section.get("process_start") or {}
+    if start.get("results"):
+        lines.append("process start: " + ", ".join(f"{n} {fmt_ms(r.get('mean'))} ms" for n, r in start["results"].items()))
+    for tree in (report.get("shallow_order") or {}).get("trees", []):
+        if tree.get("error"):
+            continue
+        medians = ", ".join(f"{label} {fmt_share(r['share']['median'])}" for label, r in tree["results"].items())
+        lines.append(f"shallow order on {tree['root']} (median share of output before the last file at depth <= 2): {medians}")
+    fp = report.get("first_path") or {}
+    if fp.get("results"):
+        first = lambda label: fmt_ms(((fp["results"].get(label) or {}).get("first_byte") or {}).get("median"))
+        text = f"first path, cold: pfind's first byte at {first('pfind')} ms, bfs's at {first('bfs')} ms"
+        if fp.get("head_vs_quit"):
+            text += f"; pfind | head -1 {fp['head_vs_quit']:.2f}x pfind -1"
+        lines.append(text)
+    for x in ("early_quit", "shallow_order", "first_path"):
+        if failed_parts(report.get(x)):
+            lines.append(f"{x.replace('_', ' ')}: FAILED: " + "; ".join(failed_parts(report.get(x))))
+    return lines
+
+
 def tools_line(report: dict) -> str:
     """One line naming every tool and its version, e.g. for the log."""
     return "tools: " + ", ".join(f"{n} = {t['version']}" for n, t in report["tools"].items())
 
 
 def all_tables(report: dict) -> Iterable[str]:
-    """Everything printed to stdout after a run, in order."""
-    yield timing_tables(report)
+    """Everything printed to stdout after a run, in order (the cells' tables only
+    when there are cells: --skip-cells leaves none)."""
+    cells = bool(report.get("cells"))
+    if cells:
+        yield timing_tables(report)
     fs_cache = fs_cache_tables(report)
     if fs_cache:
         yield fs_cache
     for sweep in upgrade_report(report).get("thread_sweeps", []):
         if sweep.get("points"):
             yield sweep_table(sweep)
-    yield "### correctness\n\n" + correctness_table(report)
+    if cells:
+        yield "### correctness\n\n" + correctness_table(report)
     memory = memory_table(report)
     if memory:
         yield "### peak memory\n\n" + memory
+    for table in (early_quit_table(report), shallow_order_table(report), first_path_table(report)):
+        if table:
+            yield table
 

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from pfind_bench import machine, report, timing, tools  # noqa: E402
+from pfind_bench import early_quit, first_path, machine, report, timing, tools  # noqa: E402
 
 SC = tools.SCENARIOS
 ROOT = "/data/t"
@@ -114,7 +114,47 @@ def fake_sweep(cache="warm", fs="ext4", target="large", threads=(1, 2, 4), defau
             "commands": {}, "points": points, "default": {"mean": default, "stddev": 0.001, "pass_means": [default, default]}}
 
 
-def fake_report(cells, sweeps=None, trees=None, skipped_cells=None) -> dict:
+def fake_depth(depth: int, means: dict[str, list[float]], missed: dict[str, list[str]] = None) -> dict:
+    """One depth of an early-quit tree from each tool's mean per name."""
+    missed = missed or {}
+    count = len(next(iter(means.values())))
+    summary = {t: {**early_quit.summarize(v), "missed": len(missed.get(t, []))} for t, v in means.items()}
+    roles = {t: tools.SUBJECT if t == "pfind" else tools.COMPETITOR for t in means}
+    names = [{"name": f"n{i}", "glob": f"n{i}", "path": f"d/n{i}", "found": {t: {"ok": f"n{i}" not in missed.get(t, [])} for t in means},
+              "results": {t: {"mean": v[i]} for t, v in means.items()}} for i in range(count)]
+    return {"depth": depth, "candidates": 150, "names": names, "commands": {}, "missed": missed, "summary": summary, "passes": [],
+            **early_quit.rank_summary(summary, roles)}
+
+
+def fake_early_quit(missed: dict[str, list[str]] = None) -> dict:
+    """An early-quit section: /usr at depths 2 and 4 (pfind slower at 2), 16 skipped."""
+    depths = [fake_depth(2, {"pfind": [0.040, 0.040], "fd": [0.018, 0.018], "bfs": [0.004, 0.004]}),
+              fake_depth(4, {"pfind": [0.020, 0.030], "fd": [0.050, 0.050], "bfs": [0.030, 0.040]}, missed)]
+    start = {"commands": {}, "results": fake_results({"pfind": 0.001, "fd": 0.003, "bfs": 0.002})}
+    start.update(early_quit.rank_summary(start["results"], {"pfind": tools.SUBJECT, "fd": tools.COMPETITOR, "bfs": tools.COMPETITOR}))
+    tree = {"root": "/usr", "fs": "ext4", "entries": 1000, "max_depth": 12, "unique_files": {"2": 150, "4": 150},
+            "depths": depths, "skipped_depths": {"16": "no uniquely named regular file at depth 16 (the tree is 12 deep)"}}
+    return {"names": 2, "seed": 23, "runs": 5, "warmup": 1, "passes": 2, "output": "null", "depths": [2, 4, 16], "trees": [tree], "process_start": start}
+
+
+def fake_shallow_order(pfind_missing: int = 0) -> dict:
+    def result(shares, depth, missing=0):
+        return {"share": dict(zip(("min", "median", "max"), shares)), "mean_depth": {"min": depth, "median": depth, "max": depth}, "missing": missing, "runs": []}
+
+    results = {"pfind": result((0.6, 0.74, 0.8), 5.1, pfind_missing), "pfind -j 8": result((0.02, 0.03, 0.04), 2.6), "bfs": result((0.011, 0.012, 0.013), 2.4)}
+    return {"runs": 10, "threads": [8], "trees": [{"root": "/usr", "fs": "ext4", "shallow_files": 1063, "shallow_depth": 2, "first_lines": 1000, "commands": {}, "results": results}]}
+
+
+def fake_first_path() -> dict:
+    def result(first, end):
+        return {"first_byte": {"median": first}, "eof": {"median": end}, "exit": {"median": end}, "lines": [5, 5, 5], "exit_codes": [0, 0, 0]}
+
+    results = {"pfind": result(0.2007, 0.210), "pfind -j 2": result(0.056, 0.566), "bfs": result(0.0074, 0.646), "pfind -1": result(0.008, 0.008), "pfind | head -1": result(0.2, 0.21)}
+    return {"fs": "xfs", "mount": {"direct_io": True}, "sources": ["/usr"], "roots": ["/m/usr"], "trees": [], "files": 115362, "runs": 3,
+            "commands": {}, "results": results, **first_path.ratios(results)}
+
+
+def fake_report(cells, sweeps=None, trees=None, skipped_cells=None, **parts) -> dict:
     m = machine.machine_info(Path(tempfile.gettempdir()))
     m["filesystem"] = "ext4"  # the tests' "data directory" filesystem, whatever /tmp is here
     return report.make_report(
@@ -127,4 +167,5 @@ def fake_report(cells, sweeps=None, trees=None, skipped_cells=None) -> dict:
         sweeps=sweeps,
         trees=trees,
         skipped_cells=skipped_cells,
+        **parts,
     )

@@ -12,7 +12,10 @@ from tests.python.support import (
     SC,
     fake_cell,
     fake_check,
+    fake_early_quit,
+    fake_first_path,
     fake_report,
+    fake_shallow_order,
     fake_sweep,
     fake_tools,
     quiet_start,
@@ -83,10 +86,11 @@ class ReportShapeTests(unittest.TestCase):
         self.assertEqual(
             set(report),
             {"schema", "generated_at", "machine", "tools", "skipped_tools", "skipped", "config", "datasets", "trees", "cells",
-             "thread_sweep", "thread_sweeps", "pfind_correct", "all_timings_ok"},
+             "thread_sweep", "thread_sweeps", "early_quit", "shallow_order", "first_path", "pfind_correct", "all_timings_ok"},
         )
         self.assertEqual(report["schema"], rp.REPORT_SCHEMA)
-        self.assertEqual(rp.REPORT_SCHEMA, 2)
+        self.assertEqual(rp.REPORT_SCHEMA, 3)
+        self.assertEqual((report["early_quit"], report["shallow_order"], report["first_path"]), (None, None, None))
         for key in ("cpu_model", "logical_cpus", "available_cpus", "kernel", "filesystem"):
             self.assertIn(key, report["machine"])
         self.assertEqual(report["tools"]["floor"]["role"], REFERENCE)
@@ -111,7 +115,75 @@ class ReportShapeTests(unittest.TestCase):
         self.assertIn("timing FAILED in thread sweep", "\n".join(rp.summary_lines(report)))
 
 
+class PartsTests(unittest.TestCase):
+    """The early-quit, shallow-order and first-path sections in the report."""
+
+    def test_pfind_missing_a_name_or_a_shallow_file_is_incorrect(self):
+        self.assertTrue(fake_report([], early_quit=fake_early_quit(), shallow_order=fake_shallow_order())["pfind_correct"])
+        self.assertFalse(fake_report([], early_quit=fake_early_quit(missed={"pfind": ["n1"]}))["pfind_correct"])
+        self.assertTrue(fake_report([], early_quit=fake_early_quit(missed={"fd": ["n1"]}))["pfind_correct"], "a peer's miss is flagged, not pfind's")
+        report = fake_report([], shallow_order=fake_shallow_order(pfind_missing=3))
+        self.assertFalse(report["pfind_correct"])
+        self.assertIn("correctness: pfind DISAGREES in shallow order", rp.summary_lines(report))
+
+    def test_a_failed_part_fails_the_timings(self):
+        eq = fake_early_quit()
+        eq["trees"][0]["depths"][0]["error"] = "hyperfine exited 1"
+        report = fake_report([], early_quit=eq)
+        self.assertFalse(report["all_timings_ok"])
+        self.assertIn("early quit: FAILED: /usr, depth 2: hyperfine exited 1", rp.summary_lines(report))
+        self.assertFalse(fake_report([], first_path={"error": "losetup: no loop devices"})["all_timings_ok"])
+
+    def test_early_quit_table(self):
+        table = rp.early_quit_table(fake_report([], early_quit=fake_early_quit(missed={"fd": ["n0"]})))
+        rows = rows_of(table)
+        self.assertEqual(rows[0], ["tree", "depth", "names", "pfind", "fd", "bfs", "pfind speedup"])
+        self.assertEqual(rows[1], ["/usr", "2", "2 of 150", "40.0 ± 0.0", "18.0 ± 0.0", "**4.0 ± 0.0**", "0.10x vs bfs"])
+        self.assertEqual(rows[2], ["/usr", "4", "2 of 150", "**25.0 ± 7.1**", "50.0 ± 0.0 (!1)", "35.0 ± 7.1", "1.40x vs bfs"])
+        self.assertEqual(rows[3][:3], ["/usr", "16", "skipped: no uniquely named regular file at depth 16 (the tree is 12 deep)"])
+        self.assertEqual(rows[4], ["process start", "pfind", "fd", "bfs", "pfind speedup"])
+        self.assertEqual(rows[5][0::4], ["empty directory", "2.00x vs bfs"])
+        self.assertIn("### early quit: mean ms per search (process start included)", table)
+
+    def test_shallow_order_table(self):
+        rows = rows_of(rp.shallow_order_table(fake_report([], shallow_order=fake_shallow_order(pfind_missing=2))))
+        self.assertEqual(rows[0][:3], ["tree (files at depth <= 2)", "command", "share of output: min / median / max"])
+        self.assertEqual(rows[1], ["/usr (1,063)", "pfind", "60.0% / 74.0% / 80.0%", "5.1", "2"])
+        self.assertEqual(rows[3], ["/usr (1,063)", "bfs", "1.1% / 1.2% / 1.3%", "2.4", "-"])
+
+    def test_first_path_table(self):
+        text = rp.first_path_table(fake_report([], first_path=fake_first_path()))
+        rows = rows_of(text)
+        self.assertEqual(rows[0], ["command", "first byte, ms", "end of output, ms", "exit, ms", "first byte vs bfs", "lines"])
+        self.assertEqual(rows[1], ["pfind", "200.7", "210.0", "210.0", "27.12x", "5"])
+        self.assertEqual(rows[3][:5], ["bfs", "7.4", "646.0", "646.0", ""])
+        self.assertIn("xfs on a loop device, direct I/O; /usr: 115,362 files; median of 3 runs", text)
+        self.assertIn("`pfind | head -1` end to end: 26.25x `pfind -1`.", text)
+        self.assertEqual(rp.first_path_table(fake_report([], first_path={"error": "no loop"})), "### first path, cold\n\nfailed: no loop")
+
+    def test_summary_lines_for_the_parts(self):
+        lines = rp.summary_lines(fake_report([], early_quit=fake_early_quit(missed={"fd": ["n0"]}), shallow_order=fake_shallow_order(), first_path=fake_first_path()))
+        self.assertIn("early quit on /usr: pfind lowest at 1/2 depths; smallest margin 0.10x vs bfs (depth 2)", lines)
+        self.assertIn("early quit on /usr, depth 4: fd did not print the expected path for 1 names", lines)
+        self.assertIn("process start: pfind 1.0 ms, fd 3.0 ms, bfs 2.0 ms", lines)
+        self.assertIn("shallow order on /usr (median share of output before the last file at depth <= 2): pfind 74.0%, pfind -j 8 3.0%, bfs 1.2%", lines)
+        self.assertIn("first path, cold: pfind's first byte at 200.7 ms, bfs's at 7.4 ms; pfind | head -1 26.25x pfind -1", lines)
+
+    def test_a_run_with_only_the_parts_prints_no_cell_tables(self):
+        text = "\n\n".join(rp.all_tables(fake_report([], early_quit=fake_early_quit(), shallow_order=fake_shallow_order(), first_path=fake_first_path())))
+        self.assertNotIn("correctness", text)
+        self.assertNotIn("speedup = runner-up", text)
+        for title in ("### early quit", "### shallow order", "### first path, cold"):
+            self.assertIn(title, text)
+
+
 class UpgradeTests(unittest.TestCase):
+    def test_a_schema_2_report_has_no_parts(self):
+        old = {"schema": 2, "machine": {"filesystem": "ext4"}, "tools": {}, "cells": [], "thread_sweeps": []}
+        new = rp.upgrade_report(old)
+        self.assertEqual((new["early_quit"], new["shallow_order"], new["first_path"]), (None, None, None))
+        self.assertEqual((rp.early_quit_table(old), rp.shallow_order_table(old), rp.first_path_table(old)), ("", "", ""))
+
     def test_a_schema_1_report_reads_as_warm_on_the_data_directorys_filesystem(self):
         old = {
             "schema": 1,
