@@ -10,7 +10,10 @@ One command regenerates the warm-cache numbers in docs/benchmarks.md (the spec's
 and, as root, the rest: `--cache warm cold` (page cache dropped before every
 cold run), `--fs ext4 xfs btrfs tmpfs` (datasets on loop-mounted images the
 harness makes and unmounts itself), `--tree /usr` (real trees, checked against GNU
-find), `--threads-sweep 1 2 4 8 16 32 64` (in every cache mode), `--bfs PATH`.
+find), `--threads-sweep 1 2 4 8 16 32 64` (in every cache mode), `--bfs PATH`;
+and, with or without the cells (`--skip-cells`), `--early-quit TREE` (find one file
+and quit), `--shallow-order TREE` (how soon a listing reaches the shallow files)
+and `--first-path` (a cold walk's first path, root only).
 docs/benchmarks.md, "Reproducing the numbers", has the full command and its duration;
 `--dry-run` prints what a command line would time and skip.
 

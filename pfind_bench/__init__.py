@@ -5,14 +5,20 @@ A run goes down this map: cli parses the command line; plan decides every cell
 and why; filesystems makes and mounts the --fs filesystems; datasets generates the
 trees on each; timing runs hyperfine in passes of alternating order (dropping the
 page cache first for cold cells); correctness checks every tool's answer untimed;
-report assembles the JSON report and prints the tables; charts draws them (--plot).
+early_quit, order and first_path are the parts that time finding one file, the
+order of a listing and a cold walk's first path (--early-quit, --shallow-order,
+--first-path); report assembles the JSON report and prints the tables; charts
+draws them (--plot).
 
     cli.py          the command line and the run
     plan.py         which cells run, which are skipped and why
-    filesystems.py  --fs: images, mkfs, loop mounts, cleanup
+    filesystems.py  --fs: images, mkfs, loop mounts (direct I/O too), cleanup
     datasets.py     the five generated trees, their manifests, building them
     timing.py       hyperfine, passes in alternating order, cold cache
     correctness.py  untimed runs: counts, pfind's paths vs find's, peak memory
+    early_quit.py   --early-quit: unique names, the seeded draw, escaping, the searches
+    order.py        --shallow-order: how soon a listing reaches the files at depth <= 2
+    first_path.py   --first-path: cold first byte and end, on a direct-I/O loop device
     report/         schema.py: the JSON report (REPORT_SCHEMA); tables.py: the text
     charts.py       --plot: SVG charts (matplotlib, only there)
     tools.py        the scenarios, each tool's command line and version

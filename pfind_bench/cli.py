@@ -15,16 +15,17 @@ import time
 from pathlib import Path
 from typing import Optional
 
+from . import early_quit, first_path, order
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
 from .datasets import SHAPES, SIZE_ORDER, ensure_dataset
-from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, FsError, Mounter, Place, fs_unavailable, home_place
+from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, SBIN_DIRS, FsError, Mounter, Place, fs_unavailable, has_cold_state, home_place
 from .machine import available_cpus, filesystem_of, git_revision, machine_info
 from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
 from .report.schema import make_cell, make_report
 from .report.tables import all_tables, summary_lines, tools_line
-from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, time_in_passes
+from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, drop_page_cache, time_in_passes
 from .tools import FLOOR_SOURCE, PEER_NAMES, SCENARIO_ORDER, SCENARIOS, TOOL_NAMES, Tool, build_floor, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv
 
 DEFAULT_COLD_SCENARIOS = ["all_files", "count_only"]
@@ -73,6 +74,22 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--sweep-fs", nargs="+", choices=FS_TYPES, metavar="FS", help="filesystems on which dataset sweep targets are swept (default: the first one measured)")
     g.add_argument("--sweep-scenario", choices=SCENARIO_ORDER, default="all_files", help="scenario for the thread sweep (default: %(default)s)")
 
+    g = p.add_argument_group("early quit, shallow order and the first path (docs/benchmarks.md, 'Finding one file and the first path')")
+    g.add_argument("--early-quit", nargs="+", default=[], metavar="TREE", help="bfs's early-termination benchmark on each TREE: uniquely named files at each --early-quit-depths, each tool finding each one and quitting, and every tool started on an empty directory")
+    g.add_argument("--early-quit-depths", nargs="+", type=int, default=list(early_quit.DEFAULT_DEPTHS), metavar="D", help="depths whose files are searched for, where the tree has them (default: %(default)s)")
+    g.add_argument("--early-quit-names", type=int, default=early_quit.DEFAULT_NAMES, metavar="N", help="names drawn per depth (default: %(default)s)")
+    g.add_argument("--early-quit-seed", type=int, default=early_quit.DEFAULT_SEED, metavar="N", help="seed of the draw; the names are recorded in the report (default: %(default)s)")
+    g.add_argument("--early-quit-runs", type=int, default=5, metavar="N", help="measured runs per name, tool and pass (default: %(default)s)")
+    g.add_argument("--early-quit-warmup", type=int, default=1, metavar="N", help="warm-up runs per name, tool and pass (default: %(default)s)")
+    g.add_argument("--shallow-order", nargs="+", default=[], metavar="TREE", help="list each TREE into a pipe and say how much of the output came before the last file at depth <= 2")
+    g.add_argument("--shallow-order-runs", type=int, default=10, metavar="N", help="runs per command (default: %(default)s)")
+    g.add_argument("--shallow-order-threads", nargs="*", type=int, default=[8], metavar="N", help="pfind is listed at its default -j and at each -j N (default: %(default)s)")
+    g.add_argument("--first-path", nargs="*", metavar="SOURCE", help="cold time to the first path and to the end (root only): a copy of each SOURCE directory, or each dataset SOURCE, on a loop-mounted image with direct I/O (no SOURCE: a copy of /usr)")
+    g.add_argument("--first-path-fs", choices=[fs for fs in FS_TYPES if has_cold_state(fs)], default=first_path.DEFAULT_FS, help="the image's filesystem (default: %(default)s)")
+    g.add_argument("--first-path-runs", type=int, default=3, metavar="N", help="cold runs per command; the figures are medians (default: %(default)s)")
+    g.add_argument("--first-path-threads", nargs="*", type=int, default=[2], metavar="N", help="pfind is timed at its default -j and at each -j N (default: %(default)s)")
+    g.add_argument("--skip-cells", action="store_true", help="time no scenario cells and no thread sweep: only the parts above")
+
     g = p.add_argument_group("files and output")
     g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
     g.add_argument("--gen-jobs", type=int, default=available_cpus(), help="processes writing large datasets (default: CPUs available)")
@@ -98,14 +115,29 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         p.error("--threads-sweep values must be at least 1")
     if args.threads_sweep and any(a in ("-j", "--threads") or a.startswith(("-j", "--threads=")) for a in args.pfind_extra):
         p.error("--pfind-args must not set -j when --threads-sweep is used (the sweep sets it)")
+    if min(args.early_quit_runs, args.early_quit_names, args.shallow_order_runs, args.first_path_runs, *args.early_quit_depths) < 1 or args.early_quit_warmup < 0:
+        p.error("--early-quit-runs, -names, -depths, --shallow-order-runs and --first-path-runs must be at least 1, --early-quit-warmup at least 0")
+    if any(n < 1 for n in args.shallow_order_threads + args.first_path_threads):
+        p.error("--shallow-order-threads and --first-path-threads values must be at least 1")
+    sets_j = any(a in ("-j", "--threads") or a.startswith(("-j", "--threads=")) for a in args.pfind_extra)
+    if sets_j and ((args.shallow_order and args.shallow_order_threads) or (args.first_path is not None and args.first_path_threads)):
+        p.error("--pfind-args must not set -j with --shallow-order or --first-path (they set it; give --shallow-order-threads / --first-path-threads with no value to leave it out)")
+    if args.first_path is not None:
+        args.first_path = unique(args.first_path or list(first_path.DEFAULT_SOURCES))
+        for source in args.first_path:
+            if source not in SIZE_ORDER and not os.path.isdir(source):
+                p.error(f"{source}: neither a dataset ({' '.join(SIZE_ORDER)}) nor a directory (--first-path)")
+    args.early_quit = unique(args.early_quit)
+    args.early_quit_depths = unique(args.early_quit_depths)
+    args.shallow_order = unique(args.shallow_order)
     args.sizes = unique(args.sizes)
     args.cold_sizes = unique(args.cold_sizes or default_cold_sizes(args.sizes))
     args.fs_sizes = unique(args.fs_sizes or default_fs_sizes(args.sizes))
     args.sweep_target = unique(args.sweep_target or [args.sweep_size])
     sweep_paths = [t for t in args.sweep_target if split_sweep_target(t)[0] not in SIZE_ORDER]
-    for path in unique(args.tree + sweep_paths):
+    for path in unique(args.tree + sweep_paths + args.early_quit + args.shallow_order):
         if not os.path.isdir(path):
-            p.error(f"{path}: not a directory (--tree takes a directory; --sweep-target a dataset name, DATASET@FS or a directory)")
+            p.error(f"{path}: not a directory (--tree, --early-quit and --shallow-order take directories; --sweep-target a dataset name, DATASET@FS or a directory)")
     return args
 
 
@@ -177,6 +209,108 @@ def run_sweep(args, hyperfine: str, plan: SweepPlan, root: str, pfind: Tool) -> 
     return sweep
 
 
+# ---------------------------------------------------------------------------
+# Early quit, shallow order, first path
+# ---------------------------------------------------------------------------
+
+EARLY_QUIT, SHALLOW_ORDER, FIRST_PATH = "early quit", "shallow order", "first path"
+
+
+def plan_extras(args, tools: list[Tool], path_ref: Optional[Tool], euid: int, cold_why=cold_cache_unavailable) -> tuple[dict[str, str], list[str]]:
+    """({part: what it will time} for the parts asked for that can run, and one
+    line per part left out and why)."""
+    planned, skips = {}, []
+    peers_in = lambda wanted: [t.name for t in tools if t.name in wanted]
+    if args.early_quit:
+        if early_lister(tools, path_ref) is None:
+            skips.append(f"{EARLY_QUIT}: bfs or GNU find is needed to list the tree's names")
+        else:
+            depths = " ".join(map(str, args.early_quit_depths))
+            planned[EARLY_QUIT] = f"{', '.join(args.early_quit)} at depths {depths}, {args.early_quit_names} names each ({', '.join(['pfind'] + peers_in(early_quit.QUIT_TOOLS))}), and the process start"
+    if args.shallow_order:
+        if path_ref is None:
+            skips.append(f"{SHALLOW_ORDER}: GNU find is needed to list the files at depth <= 2")
+        else:
+            threads = "".join(f", -j {n}" for n in args.shallow_order_threads)
+            planned[SHALLOW_ORDER] = f"{', '.join(args.shallow_order)}, {args.shallow_order_runs} runs each of {', '.join([f'pfind (default -j{threads})'] + peers_in(order.ORDER_TOOLS))}"
+    if args.first_path is not None:
+        why = fs_unavailable(args.first_path_fs, euid)
+        if why is None and which("losetup", also=SBIN_DIRS) is None:
+            why = "losetup not found (apt-get install mount)"
+        if why is None and path_ref is None:
+            why = "GNU find is needed to count the tree's files"
+        why = why or cold_why()
+        if why:
+            skips.append(f"{FIRST_PATH} (--first-path {' '.join(args.first_path)}): {why}")
+        else:
+            planned[FIRST_PATH] = f"{', '.join(args.first_path)} on {args.first_path_fs} with direct I/O, cold, {args.first_path_runs} runs each ({', '.join(['pfind'] + peers_in(first_path.FIRST_PATH_TOOLS))})"
+    return planned, skips
+
+
+def early_lister(tools: list[Tool], path_ref: Optional[Tool]) -> Optional[str]:
+    """The program that lists a tree's names for --early-quit: bfs, else GNU find."""
+    bfs = next((t.path for t in tools if t.name == "bfs"), None) or which("bfs")
+    return bfs or (path_ref.path if path_ref else None)
+
+
+def run_early_quit(args, hyperfine: str, tools: list[Tool], path_ref: Optional[Tool]) -> dict:
+    searchers = early_quit.quit_tools(tools)
+
+    def time_commands(named):
+        return time_in_passes(hyperfine, named, warmup=args.early_quit_warmup, runs=args.early_quit_runs, output=args.hyperfine_output, passes=args.passes, ignore_failure=True)
+
+    lister = early_lister(tools, path_ref)
+    section = {
+        "names": args.early_quit_names,
+        "seed": args.early_quit_seed,
+        "runs": args.early_quit_runs,
+        "warmup": args.early_quit_warmup,
+        "passes": args.passes,
+        "output": args.hyperfine_output,
+        "depths": args.early_quit_depths,
+        "escaping": "glob metacharacters * ? [ ] { } \\ and a leading - escaped with a backslash; names not UTF-8 or with control characters left out",
+        "trees": [],
+    }
+    for root in args.early_quit:
+        try:
+            section["trees"].append(
+                early_quit.run_tree(root, filesystem_of(Path(root)), lister, searchers, args.pfind_extra, args.early_quit_depths, args.early_quit_names, args.early_quit_seed, time_commands)
+            )
+        except (RuntimeError, OSError, ValueError) as e:
+            log(f"early quit on {root} failed: {e}")
+            section["trees"].append({"root": root, "depths": [], "skipped_depths": {}, "error": str(e)})
+    section["process_start"] = early_quit.run_process_start(searchers, args.pfind_extra, time_commands)
+    return section
+
+
+def run_shallow_order(args, tools: list[Tool], path_ref: Tool) -> dict:
+    pfind, peers = tools[0], tools[1:]
+    section = {"runs": args.shallow_order_runs, "threads": args.shallow_order_threads, "trees": []}
+    for root in args.shallow_order:
+        named = order.order_commands(pfind, peers, root, args.shallow_order_threads, args.pfind_extra)
+        try:
+            section["trees"].append(order.run_tree(root, filesystem_of(Path(root)), path_ref.path, named, args.shallow_order_runs))
+        except (RuntimeError, OSError) as e:
+            log(f"shallow order on {root} failed: {e}")
+            section["trees"].append({"root": root, "results": {}, "error": str(e)})
+    return section
+
+
+def run_first_path(args, mounter: Mounter, tools: list[Tool], path_ref: Tool) -> dict:
+    pfind = tools[0]
+    peers = {t.name: t.path for t in tools if t.name in first_path.FIRST_PATH_TOOLS}
+    try:
+        place = mounter.place_for(args.first_path_fs, direct_io=True)
+        if place.info.get("direct_io") is False:
+            log(f"warning: the kernel refused direct I/O on {place.info.get('loop_device')}; the image is read through the page cache")
+        return first_path.measure(
+            place, mounter, drop_page_cache, args.first_path, path_ref.path, pfind.path, peers, args.first_path_threads, args.pfind_extra, args.first_path_runs, args.gen_jobs
+        )
+    except (FsError, RuntimeError, OSError) as e:
+        log(f"first path failed: {e}")
+        return {"error": str(e), "sources": args.first_path, "fs": args.first_path_fs}
+
+
 def find_peers(args) -> tuple[list[Tool], dict[str, str], Optional[Tool]]:
     """The installed peers; {name: why skipped}; the path reference."""
     peers, skipped = discover_peers([t for t in unique(args.tools) if t in PEER_NAMES], chosen={"bfs": args.bfs} if args.bfs else None)
@@ -227,7 +361,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     # Plan everything before making anything, so every skip is said up front.
     home_fs = filesystem_of(args.data_dir)
     euid = os.geteuid()
-    places, fs_skipped = plan_places(args.fs, home_fs, lambda fs: fs_unavailable(fs, euid))
+    places, fs_skipped = ([], {}) if args.skip_cells else plan_places(args.fs, home_fs, lambda fs: fs_unavailable(fs, euid))
     skip_lines = [f"--fs {fs}: {why}" for fs, why in fs_skipped.items()]
     trees = list(args.tree)
     if trees and path_ref is None:
@@ -249,19 +383,22 @@ def main(argv: Optional[list[str]] = None) -> int:
         sweep_scenario=args.sweep_scenario,
         tree_fs={p: filesystem_of(Path(p)) for p in unique(trees + [t for t in args.sweep_target if split_sweep_target(t)[0] not in SIZE_ORDER])},
     )
-    cells_plan, sweeps_plan, plan_skips = plan_cells(sel, places, cold_why)
+    cells_plan, sweeps_plan, plan_skips = ([], [], []) if args.skip_cells else plan_cells(sel, places, cold_why)
     skip_lines += plan_skips
+    extras, extra_skips = plan_extras(args, tools, path_ref, euid)
+    skip_lines += extra_skips
+    plan_lines = describe_plan(cells_plan, sweeps_plan) + [f"{part}: {what}" for part, what in extras.items()]
     if args.dry_run:
-        print("\n".join(describe_plan(cells_plan, sweeps_plan) + [f"skipped {s}" for s in skip_lines]))
+        print("\n".join(plan_lines + [f"skipped {s}" for s in skip_lines]))
         return 0
     for line in skip_lines:
         log(f"skipped {line}")
-    for line in describe_plan(cells_plan, sweeps_plan):
+    for line in plan_lines:
         log("plan: " + line)
-    if not cells_plan and not sweeps_plan:
+    if not cells_plan and not sweeps_plan and not extras:
         log("benchmark.py: nothing to time (see the skipped lines above)")
         return 2
-    if "floor" in args.tools:  # built only now: a dry run makes nothing
+    if "floor" in args.tools and (cells_plan or sweeps_plan):  # built only now: a dry run makes nothing
         floor, why = find_floor(args)
         if floor:
             tools.append(floor)
@@ -275,7 +412,7 @@ def main(argv: Optional[list[str]] = None) -> int:
     places = [(fs, where) for fs, where in places if fs in needed]
     with contextlib.ExitStack() as stack:
         mounter = None
-        if any(where != HOME for _, where in places):
+        if any(where != HOME for _, where in places) or FIRST_PATH in extras:
             try:
                 mounter = stack.enter_context(Mounter(args.fs_dir, args.fs_image_gib, args.fs_fresh))
             except FsError as e:  # --fs-dir's lock is held by another harness
@@ -310,6 +447,9 @@ def main(argv: Optional[list[str]] = None) -> int:
             cells.append(run_cell(args, hyperfine, plan, root, manifest, tools, path_ref))
         sweeps = [run_sweep(args, hyperfine, s, root_of(s)[0], pfind) for s in sweeps_plan]
         filesystems = {fs: place.info for fs, place in ready.items()}
+        early = run_early_quit(args, hyperfine, tools, path_ref) if EARLY_QUIT in extras else None
+        shallow = run_shallow_order(args, tools, path_ref) if SHALLOW_ORDER in extras else None
+        first = run_first_path(args, mounter, tools, path_ref) if FIRST_PATH in extras else None
 
     trees_info = {}
     for path in trees:
@@ -344,6 +484,9 @@ def main(argv: Optional[list[str]] = None) -> int:
         sweeps=sweeps,
         trees=trees_info,
         skipped_cells=skip_lines,
+        early_quit=early,
+        shallow_order=shallow,
+        first_path=first,
     )
     write_json_atomic(args.output, report)
 

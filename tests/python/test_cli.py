@@ -16,7 +16,8 @@ from tests.python.support import TempDirTest, quiet_start, quiet_stop
 from pfind_bench import cli
 from pfind_bench.datasets import SIZE_ORDER
 from pfind_bench.machine import filesystem_of
-from pfind_bench.tools import FLOOR_BUILD
+from pfind_bench.common import which
+from pfind_bench.tools import CARGO_BIN, FLOOR_BUILD
 
 setUpModule, tearDownModule = quiet_start, quiet_stop
 
@@ -72,6 +73,37 @@ class ArgumentTests(unittest.TestCase):
                 self.assertEqual(caught.exception.code, 2)
                 self.assertTrue(err.getvalue().strip())
 
+    def test_the_parts_of_issue_17(self):
+        args = cli.parse_args([])
+        self.assertEqual((args.early_quit, args.shallow_order, args.first_path, args.skip_cells), ([], [], None, False))
+        self.assertEqual((args.early_quit_depths, args.early_quit_names, args.early_quit_runs, args.early_quit_warmup), ([2, 4, 8, 16], 20, 5, 1))
+        self.assertEqual((args.shallow_order_runs, args.shallow_order_threads), (10, [8]))
+        self.assertEqual((args.first_path_fs, args.first_path_runs, args.first_path_threads), ("xfs", 3, [2]))
+        self.assertEqual(cli.parse_args(["--first-path"]).first_path, ["/usr"])
+        self.assertEqual(cli.parse_args(["--first-path", "medium", "deep"]).first_path, ["medium", "deep"])
+        args = cli.parse_args(["--early-quit", "/", "/", "--early-quit-depths", "2", "2", "3", "--shallow-order-threads"])
+        self.assertEqual((args.early_quit, args.early_quit_depths, args.shallow_order_threads), (["/"], [2, 3], []))
+
+    def test_bad_values_of_the_parts_are_usage_errors(self):
+        for argv in (
+            ["--early-quit", "/nonexistent/tree"],
+            ["--shallow-order", "/nonexistent/tree"],
+            ["--first-path", "/nonexistent/tree"],
+            ["--first-path", "huge"],
+            ["--first-path-fs", "tmpfs"],
+            ["--early-quit-depths", "0"],
+            ["--early-quit-runs", "0"],
+            ["--first-path-runs", "0"],
+            ["--shallow-order-threads", "0"],
+            ["--shallow-order", "/", "--pfind-args=-j 4"],
+            ["--first-path", "--pfind-args=-j 4"],
+        ):
+            with self.subTest(argv), mock.patch("sys.stderr", io.StringIO()):
+                with self.assertRaises(SystemExit) as caught:
+                    cli.parse_args(argv)
+                self.assertEqual(caught.exception.code, 2)
+        cli.parse_args(["--shallow-order", "/", "--shallow-order-threads", "--pfind-args=-j 4"])  # no -j of its own: allowed
+
     def test_repeated_tree_is_timed_once(self):
         args = cli.parse_args(["--tree", "/", "--tree", "/"])
         self.assertEqual(args.tree, ["/", "/"])  # plan.plan_cells de-duplicates
@@ -99,6 +131,15 @@ class DryRunTests(TempDirTest):
         self.assertIn("skipped cold cache (10 cells and sweeps): needs root to write /proc/sys/vm/drop_caches (running as uid 1000)", lines)
         self.assertFalse(any(line.startswith("cold") for line in lines))
         self.assertFalse((self.tmp / "fs").exists(), "a dry run makes nothing")
+
+    def test_the_parts_are_planned_and_first_path_skipped_when_not_root(self):
+        text = self.dry_run("--skip-cells", "--early-quit", str(self.tmp), "--early-quit-depths", "2", "4", "--shallow-order", str(self.tmp),
+                            "--first-path", "small", "--tools", "bfs", "fd", "find")
+        lines = text.splitlines()
+        self.assertFalse(any("cells" in line for line in lines), "--skip-cells plans no cells")
+        self.assertTrue(any(line.startswith(f"early quit: {self.tmp} at depths 2 4, 20 names each (pfind") for line in lines), lines)
+        self.assertTrue(any(line.startswith(f"shallow order: {self.tmp}, 10 runs each of pfind (default -j, -j 8)") for line in lines), lines)
+        self.assertIn("skipped first path (--first-path small): needs root to make and mount it (running as uid 1000)", lines)
 
     def test_a_dry_run_builds_no_floor(self):
         with mock.patch.object(cli, "build_floor") as build:
@@ -240,6 +281,72 @@ class EndToEndTests(TempDirTest):
         )
         self.assertIn("skipped cold cache (2 cells and sweeps)", stdout)
         self.assertEqual(list(report["machine"]["filesystems"]), [home])
+
+
+@unittest.skipUnless(shutil.which("hyperfine") and shutil.which("find") and shutil.which("bfs") and which("fd", also=[CARGO_BIN]), "needs hyperfine, find, bfs and fd")
+class PartsEndToEndTests(TempDirTest):
+    """--early-quit and --shallow-order on a tiny tree, with a stand-in pfind that
+    delegates to find, next to the real bfs, fd and find."""
+
+    STAND_IN = """root=$1; shift; name=; quit=
+while [ $# -gt 0 ]; do case "$1" in -n) name=$2; shift 2 ;; -1) quit=1; shift ;; -j) shift 2 ;; *) shift ;; esac; done
+if [ -n "$name" ]; then find "$root" -type f -name "$name" %s; exit; fi
+exec find "$root" -type f"""
+
+    def setUp(self):
+        super().setUp()
+        self.tree = self.tmp / "tree"
+        (self.tree / "a" / "b" / "c").mkdir(parents=True)
+        for rel in ("top", "a/dup", "a/odd*name", "a/uniq2", "a/b/c/dup", "a/b/c/uniq4"):
+            (self.tree / rel).write_text("")
+        (self.tree / "a" / "udir").mkdir()  # unique, but a directory
+
+    def run_main(self, quit_with: str) -> tuple[int, dict, str]:
+        pfind = self.tmp / "pfind"
+        pfind.write_text("#!/bin/sh\n" + self.STAND_IN % quit_with + "\n")
+        pfind.chmod(0o755)
+        out = self.tmp / "report.json"
+        argv = ["--pfind", str(pfind), "--skip-cells", "--tools", "bfs", "fd", "find", "--early-quit", str(self.tree), "--early-quit-depths", "2", "4", "8",
+                "--early-quit-runs", "2", "--early-quit-warmup", "0", "--shallow-order", str(self.tree), "--shallow-order-runs", "2",
+                "--shallow-order-threads", "2", "--output", str(out)]
+        stdout = io.StringIO()
+        with mock.patch("sys.stdout", stdout):
+            code = cli.main(argv)
+        return code, json.loads(out.read_text()), stdout.getvalue()
+
+    def test_early_quit_and_shallow_order(self):
+        code, report, stdout = self.run_main("-print -quit")
+        self.assertEqual(code, 0, stdout)
+        self.assertEqual(report["cells"], [])
+        tree = report["early_quit"]["trees"][0]
+        self.assertEqual(tree["unique_files"], {"1": 1, "2": 2, "4": 1})
+        self.assertEqual(list(tree["skipped_depths"]), ["8"])
+        depth2, depth4 = tree["depths"]
+        self.assertEqual([n["name"] for n in depth2["names"]], ["odd*name", "uniq2"])
+        self.assertEqual(depth2["names"][0]["glob"], "odd\\*name")
+        self.assertEqual([n["path"] for n in depth4["names"]], ["a/b/c/uniq4"])
+        for d in tree["depths"]:
+            self.assertEqual(d["missed"], {})
+            self.assertEqual(set(d["summary"]), {"pfind", "fd", "bfs", "find"})
+            self.assertEqual(len(d["names"][0]["results"]["bfs"]["times"]), 4, "2 runs in each of 2 passes")
+        self.assertEqual(set(report["early_quit"]["process_start"]["results"]), {"pfind", "fd", "bfs", "find"})
+        shallow = report["shallow_order"]["trees"][0]
+        self.assertEqual(shallow["shallow_files"], 4)
+        self.assertEqual(list(shallow["results"]), ["pfind", "pfind -j 2", "bfs", "fd", "find"])
+        self.assertTrue(all(r["missing"] == 0 and r["share"]["max"] <= 1.0 for r in shallow["results"].values()))
+        self.assertEqual(report["shallow_order"]["trees"][0]["results"]["bfs"]["share"]["max"], 4 / 6, "breadth first: the 4 shallow files first")
+        self.assertTrue(report["pfind_correct"] and report["all_timings_ok"])
+        for title in ("### early quit", "### shallow order", "early quit on"):
+            self.assertIn(title, stdout)
+
+    def test_a_pfind_that_finds_something_else_fails_the_run(self):
+        code, report, stdout = self.run_main("-print; echo /elsewhere")  # prints two lines
+        self.assertEqual(code, 1)
+        self.assertFalse(report["pfind_correct"])
+        depth2 = report["early_quit"]["trees"][0]["depths"][0]
+        self.assertEqual(depth2["missed"], {"pfind": ["odd*name", "uniq2"]})
+        self.assertEqual(depth2["names"][1]["found"]["pfind"]["printed"][1], "/elsewhere")
+        self.assertIn("(!2)", stdout)
 
 
 if __name__ == "__main__":
