@@ -1142,3 +1142,57 @@ fn a_panic_on_the_main_thread_names_it() {
         "{stderr}"
     );
 }
+
+/// A directory on a file system whose files may be as large as a size can be
+/// (2^63 - 1 bytes, sparse): tmpfs. `/dev/shm` if it is one, else a tmpfs mounted
+/// for the test (as root), else `None` with the reason, printed by the caller.
+fn huge_file_dir() -> Result<(tempfile::TempDir, Option<Mounted>), String> {
+    let fits = |dir: &Path| {
+        let probe = dir.join("probe");
+        let fits = std::fs::File::create(&probe).is_ok_and(|f| f.set_len(i64::MAX as u64).is_ok());
+        let _ = std::fs::remove_file(&probe);
+        fits
+    };
+    if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
+        if fits(dir.path()) {
+            return Ok((dir, None));
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let mounted = mount(Path::new("tmpfs"), dir.path(), "tmpfs", 0)?;
+    if !fits(dir.path()) {
+        return Err("a tmpfs refused a file of 2^63 - 1 bytes".to_string());
+    }
+    Ok((dir, Some(mounted)))
+}
+
+/// Issue 20, defect 3: `-s` added sizes in 64 bits, so two files of 2^63 - 1 bytes
+/// and one of 2 printed `3 matches, 0 B (0 bytes)`. The total is exact at any size.
+#[test]
+fn sum_size_is_exact_beyond_64_bits() {
+    let (dir, mounted) = match huge_file_dir() {
+        Ok(found) => found,
+        Err(reason) => {
+            eprintln!("SKIPPED sum_size_is_exact_beyond_64_bits: {reason}");
+            return;
+        }
+    };
+    for name in ["a", "b"] {
+        let file = std::fs::File::create(dir.path().join(name)).unwrap();
+        file.set_len(i64::MAX as u64).unwrap();
+    }
+    std::fs::write(dir.path().join("c"), b"xx").unwrap();
+    for threads in THREADS {
+        let out = pfind_command(dir.path(), &["-s", "-j", threads])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "3 matches, 16.0 EiB (18446744073709551616 bytes)\n",
+            "-j {threads}"
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
+    drop(dir);
+    drop(mounted);
+}

@@ -448,7 +448,7 @@ impl Visitor<'_> {
             return;
         }
         self.found.matches += 1;
-        self.found.bytes += meta.map_or(0, |meta| meta.size);
+        self.found.bytes += u128::from(meta.map_or(0, |meta| meta.size));
         if let Some(formatted) = self.formatted.as_deref_mut() {
             let found = Match {
                 parts: path_parts,
@@ -477,7 +477,7 @@ impl Visitor<'_> {
     #[inline(always)]
     fn buffer_match(&mut self, path_parts: [&[u8]; 2], size: u64) {
         self.found.matches += 1;
-        self.found.bytes += size;
+        self.found.bytes += u128::from(size);
         push_line(&mut self.buffer, self.config.output, path_parts, size);
         if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
             self.flush();
