@@ -1196,3 +1196,41 @@ fn sum_size_is_exact_beyond_64_bits() {
     drop(dir);
     drop(mounted);
 }
+/// Issue 20, defect 4: the `-l` column was 12 wide, so a size of 1 TB or more pushed
+/// the path right and `cut -c14-` cut into it. The column is now as wide as the
+/// largest size can be written (20 digits), so `cut -c22-` gives every path back.
+#[test]
+fn long_output_keeps_its_column_for_any_size() {
+    let (dir, mounted) = match huge_file_dir() {
+        Ok(found) => found,
+        Err(reason) => {
+            eprintln!("SKIPPED long_output_keeps_its_column_for_any_size: {reason}");
+            return;
+        }
+    };
+    let sizes = [0, 7, 999_999_999_999, 1_000_000_000_000, i64::MAX as u64];
+    let mut expected = Vec::new();
+    for (n, size) in sizes.iter().enumerate() {
+        let name = format!("file {n}");
+        let file = std::fs::File::create(dir.path().join(&name)).unwrap();
+        file.set_len(*size).unwrap();
+        expected.push(name.into_bytes());
+    }
+    for threads in THREADS {
+        let out = pfind_command(dir.path(), &["-l", "-j", threads])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let lines = split_records(&out.stdout, b'\n');
+        let cut: Vec<Vec<u8>> = lines.iter().map(|line| line[21..].to_vec()).collect();
+        assert_same_records(&format!("cut -c22-, -j {threads}"), &cut, &expected);
+        for line in &lines {
+            let (column, _) = line.split_at(21);
+            let size: u64 = String::from_utf8_lossy(column).trim().parse().unwrap();
+            assert!(sizes.contains(&size), "{line:?}");
+            assert_eq!(column[20], b' ');
+        }
+    }
+    drop(dir);
+    drop(mounted);
+}

@@ -1,8 +1,10 @@
 //! How sizes are written: the right-aligned column that starts each `-l` line, and
 //! the line `-s` prints at the end.
 
-/// Width of the size column of `-l`: sizes up to 999 GB stay aligned.
-pub const LONG_SIZE_WIDTH: usize = 12;
+/// Width of the size column of `-l`: the digits of the largest 64-bit number, so no
+/// size can push the path out of place and `cut -c22-` always gives it back. (It was
+/// 12, and a file of 1 TB or more shifted its path: issue 20.)
+pub const LONG_SIZE_WIDTH: usize = 20;
 
 /// Appends `size` in decimal, right-aligned in [`LONG_SIZE_WIDTH`] columns, and one
 /// space: the start of an `-l` line. No allocation, as it runs once per match. Never
@@ -59,14 +61,16 @@ mod tests {
     #[test]
     fn size_column_is_right_aligned() {
         let cases: &[(u64, &str)] = &[
-            (0, "           0 "),
-            (7, "           7 "),
-            (1024, "        1024 "),
-            (999_999_999_999, "999999999999 "),
-            (1_000_000_000_000, "1000000000000 "),
+            (0, "                   0 "),
+            (7, "                   7 "),
+            (1024, "                1024 "),
+            (999_999_999_999, "        999999999999 "),
+            (1_000_000_000_000, "       1000000000000 "),
+            (i64::MAX as u64, " 9223372036854775807 "),
             (u64::MAX, "18446744073709551615 "),
         ];
         for &(size, want) in cases {
+            assert_eq!(want.len(), LONG_SIZE_WIDTH + 1);
             let mut out = b"x".to_vec();
             push_size_column(&mut out, size);
             assert_eq!(
