@@ -1234,3 +1234,40 @@ fn long_output_keeps_its_column_for_any_size() {
     drop(dir);
     drop(mounted);
 }
+
+/// Issue 20, defect 5: `-E` is never applied to a root (README), but a root that is a
+/// file, or a link taken as itself, was dropped when its name matched. A directory
+/// root was always walked; entries below any root are still excluded.
+#[test]
+fn exclude_never_drops_a_root() {
+    let env = TestEnv::new(&["dir/sub"], &["dir/f1", "dir/sub/f1", "dir/f2"]);
+    env.symlink("dir/f2", "lnk");
+    env.symlink("dir", "dirlink");
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["dir/f1", "-E", "f1"], &["dir/f1"]),
+        (&["dir/f1", "-E", "f*", "-n", "f1"], &["dir/f1"]),
+        (&["lnk", "-t", "l", "-E", "lnk"], &["lnk"]),
+        (&["-L", "lnk", "-E", "lnk"], &["lnk"]),
+        (&["dir", "-E", "dir"], &["dir/f1", "dir/f2", "dir/sub/f1"]),
+        (&["dir", "-E", "f1"], &["dir/f2"]),
+        (&["dir", "dir/f1", "-E", "f1"], &["dir/f2", "dir/f1"]),
+        (
+            &["-L", "dirlink", "-E", "dirlink"],
+            &["dirlink/f1", "dirlink/f2", "dirlink/sub/f1"],
+        ),
+        (&["dir/sub", "-t", "d", "-E", "sub"], &[]),
+    ];
+    for &(args, want) in cases {
+        for threads in THREADS {
+            let out = env.run(&[args, &["-j", threads]].concat());
+            assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let want: Vec<Vec<u8>> = want.iter().map(|s| s.as_bytes().to_vec()).collect();
+            assert_same_records(
+                &format!("{args:?} -j {threads}"),
+                &split_records(&out.stdout, b'\n'),
+                &want,
+            );
+        }
+    }
+}

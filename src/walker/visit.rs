@@ -233,6 +233,20 @@ impl Visitor<'_> {
         }
     }
 
+    /// A root that is not walked (a file, or a link taken as itself), at depth 0:
+    /// like [`Self::visit_candidate`] but without `-E`, which never applies to a root.
+    pub(super) fn visit_root(
+        &mut self,
+        dir: &[u8],
+        name: &[u8],
+        kind: EntryKind,
+        stat: &libc::stat,
+    ) {
+        if self.config.filter.name_matches(name) {
+            self.accept(dir, name, kind, stat);
+        }
+    }
+
     /// A candidate that passed the name filters: tests what needs a `stat`, if
     /// anything does, and prints it.
     #[inline(always)]
