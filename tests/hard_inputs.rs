@@ -1271,3 +1271,48 @@ fn exclude_never_drops_a_root() {
         }
     }
 }
+
+/// Issue 20, defect 7: `-a` read the working directory before looking at the roots,
+/// so with the working directory removed even `pfind /abs/dir -a` failed. Only a
+/// relative root needs it: absolute roots are walked, a relative one is reported.
+#[test]
+fn absolute_paths_need_the_working_directory_only_for_relative_roots() {
+    let env = TestEnv::new(&["tree/sub"], &["tree/f", "tree/sub/g"]);
+    let tree = env.root().join("tree");
+    let tree = tree.to_str().unwrap();
+    let run_in_removed_dir = |args: &[&str]| {
+        Command::new("sh")
+            .current_dir(env.root())
+            .args([
+                "-c",
+                "mkdir gone && cd gone && rmdir ../gone && exec \"$0\" \"$@\"",
+            ])
+            .arg(env!("CARGO_BIN_EXE_pfind"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let absolute = [format!("{tree}/f"), format!("{tree}/sub/g")];
+    for threads in THREADS {
+        let out = run_in_removed_dir(&[tree, "-a", "-j", threads]);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+        assert_eq!(out.status.code(), Some(0));
+        let want: Vec<Vec<u8>> = absolute.iter().map(|p| p.as_bytes().to_vec()).collect();
+        assert_same_records("absolute root", &split_records(&out.stdout, b'\n'), &want);
+        // A relative root cannot be made absolute: reported, and the others walked.
+        let out = run_in_removed_dir(&["relative", tree, "-a", "-j", threads]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: relative: cannot read the working directory: No such file or directory\n"
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert_same_records("mixed roots", &split_records(&out.stdout, b'\n'), &want);
+    }
+    let out = run_in_removed_dir(&["-a"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: .: cannot read the working directory: No such file or directory\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+}
