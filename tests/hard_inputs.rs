@@ -1316,3 +1316,58 @@ fn absolute_paths_need_the_working_directory_only_for_relative_roots() {
     assert_eq!(out.status.code(), Some(1));
     assert!(out.stdout.is_empty());
 }
+
+/// Sets a socket's buffer `option` (`SO_SNDBUF`, `SO_RCVBUF`) to `bytes`.
+fn set_socket_buffer(socket: &impl std::os::fd::AsRawFd, option: libc::c_int, bytes: libc::c_int) {
+    // SAFETY: a valid socket, and a pointer to an int of the size given.
+    let rc = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            option,
+            (&bytes as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "setsockopt");
+}
+
+/// Issue 20, defect 10: a TCP socket as stdout whose reader closes it early, with
+/// data unread, resets the connection, and pfind's next write fails with
+/// `ECONNRESET` rather than `EPIPE`. That is the reader leaving, as a closed pipe
+/// or unix socket is: pfind stops, says nothing and exits 0. Small socket buffers
+/// make sure pfind is still writing when the reader goes.
+#[test]
+fn a_tcp_reader_that_leaves_early_is_a_closed_pipe() {
+    use std::net::{TcpListener, TcpStream};
+    let env = TestEnv::new(&[], &[]);
+    for d in 0..20 {
+        for f in 0..200 {
+            env.write(format!("dir_{d:02}/{}_{f:03}", "long_name_".repeat(8)), b"");
+        }
+    }
+    for threads in THREADS {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        set_socket_buffer(&listener, libc::SO_RCVBUF, 4096);
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        set_socket_buffer(&client, libc::SO_SNDBUF, 4096);
+        let (mut reader, _) = listener.accept().unwrap();
+        let child = pfind_command(env.root(), &["-j", threads])
+            .stdout(Stdio::from(std::os::fd::OwnedFd::from(client)))
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first_bytes = [0u8; 16];
+        reader.read_exact(&mut first_bytes).unwrap();
+        // Wait until more has arrived than was read, so that closing resets.
+        let mut waiting = 0u32;
+        while reader.peek(&mut [0u8; 64]).unwrap_or(0) < 64 && waiting < 500 {
+            std::thread::sleep(Duration::from_millis(10));
+            waiting += 1;
+        }
+        drop(reader);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+        assert_eq!(out.status.code(), Some(0), "-j {threads}");
+    }
+}
