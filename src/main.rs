@@ -13,9 +13,11 @@
 use clap::Parser;
 use pfind::cli::Cli;
 use pfind::generate;
+use pfind::output::sink::reader_left;
 use pfind::output::sizes::size_summary;
 use pfind::output::{Output, OutputMode};
 use pfind::report::{ExitStatus, Reporter};
+use std::io::Write;
 
 /// Status of a run that panicked, as Rust's own runtime reports it.
 const PANIC_STATUS: libc::c_int = 101;
@@ -44,8 +46,10 @@ fn run() -> ExitStatus {
     // Checked before anything else opens a descriptor that could land on 1; whether
     // a closed stdout matters depends on what is asked, known once parsed.
     let stdout = Output::stdout();
-    // Usage errors print clap's message and exit with status 2 from here.
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(stop) => return parse_stop(&stop, stdout.is_ok(), &reporter),
+    };
     let quiet = cli.quiet && cli.generate.is_none();
     let output = match stdout {
         Ok(output) => output,
@@ -83,4 +87,27 @@ fn run() -> ExitStatus {
         OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
     reporter.exit_status()
+}
+
+/// Where clap stops the run instead of returning options: `--help` and `--version`,
+/// printed on stdout with each write checked (a failure is reported, status 1; a
+/// reader that left is not a failure), or a usage error, printed on stderr with
+/// status 2.
+fn parse_stop(stop: &clap::Error, stdout_open: bool, reporter: &Reporter) -> ExitStatus {
+    if !stop.use_stderr() {
+        if !stdout_open {
+            // Rust's stdout would take a closed descriptor 1 for a sink.
+            reporter.error("stdout", &std::io::Error::from_raw_os_error(libc::EBADF));
+            return reporter.exit_status();
+        }
+        let written = stop.print().and_then(|()| std::io::stdout().flush());
+        if let Err(err) = written {
+            if !reader_left(&err) {
+                reporter.error("stdout", &err);
+            }
+        }
+        return reporter.exit_status();
+    }
+    let _ = stop.print();
+    ExitStatus::Usage
 }

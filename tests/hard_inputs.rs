@@ -1371,3 +1371,61 @@ fn a_tcp_reader_that_leaves_early_is_a_closed_pipe() {
         assert_eq!(out.status.code(), Some(0), "-j {threads}");
     }
 }
+
+/// Issue 20, defect 9: `--help` and `--version` ignored write errors (status 0 into
+/// `/dev/full` or with stdout closed). Every write pfind makes reports its failure
+/// with status 1, but a reader that left is not a failure, there as anywhere.
+#[test]
+fn help_and_version_report_failed_writes() {
+    let in_shell = |script: &str, flag: &str| {
+        Command::new("sh")
+            .args(["-c", script, env!("CARGO_BIN_EXE_pfind"), flag])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for flag in ["--help", "--version", "-h", "-V"] {
+        let out = in_shell("exec \"$0\" \"$1\" >/dev/full", flag);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: stdout: No space left on device\n",
+            "{flag}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        let out = in_shell("exec \"$0\" \"$1\" >&-", flag);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: stdout: Bad file descriptor\n",
+            "{flag}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        // A pipe whose reader is already gone.
+        let mut ends = [0; 2];
+        // SAFETY: `ends` has room for the two descriptors pipe() writes.
+        assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors were just made by pipe() and are owned here.
+        let (read_end, write_end) = unsafe {
+            use std::os::fd::FromRawFd;
+            (
+                std::os::fd::OwnedFd::from_raw_fd(ends[0]),
+                std::os::fd::OwnedFd::from_raw_fd(ends[1]),
+            )
+        };
+        drop(read_end);
+        let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
+            .arg(flag)
+            .stdout(Stdio::from(write_end))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{flag}");
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        (out.stdout.starts_with(b"pfind "), out.status.code()),
+        (true, Some(0))
+    );
+}
