@@ -16,7 +16,7 @@ use pfind::generate;
 use pfind::output::sink::reader_left;
 use pfind::output::sizes::size_summary;
 use pfind::output::{Output, OutputMode};
-use pfind::report::{ExitStatus, Reporter};
+use pfind::report::{escape_usage, ExitStatus, Reporter};
 use std::io::Write;
 
 /// Status of a run that panicked, as Rust's own runtime reports it.
@@ -92,7 +92,10 @@ fn run() -> ExitStatus {
 /// Where clap stops the run instead of returning options: `--help` and `--version`,
 /// printed on stdout with each write checked (a failure is reported, status 1; a
 /// reader that left is not a failure), or a usage error, printed on stderr with
-/// status 2.
+/// status 2. Clap writes both itself, with its colours, except a usage error whose
+/// text holds a control character (from a value typed on the command line, such as
+/// `--newer $'\e]0;title\a'`): that one is written without colours and escaped, as
+/// walk errors are, so that nothing typed can act on the terminal.
 fn parse_stop(stop: &clap::Error, stdout_open: bool, reporter: &Reporter) -> ExitStatus {
     if !stop.use_stderr() {
         if !stdout_open {
@@ -108,6 +111,22 @@ fn parse_stop(stop: &clap::Error, stdout_open: bool, reporter: &Reporter) -> Exi
         }
         return reporter.exit_status();
     }
-    let _ = stop.print();
+    let styled = stop.render();
+    let values: Vec<&str> = stop
+        .context()
+        .flat_map(|(_, value)| match value {
+            clap::error::ContextValue::String(value) => std::slice::from_ref(value),
+            clap::error::ContextValue::Strings(values) => values.as_slice(),
+            _ => &[],
+        })
+        .map(String::as_str)
+        .collect();
+    let escaped = escape_usage(&styled.ansi().to_string(), &values);
+    // Nothing escaped: the text without its styles, as clap prints it.
+    if escaped == styled.to_string().as_bytes() {
+        let _ = stop.print();
+    } else {
+        let _ = std::io::stderr().lock().write_all(&escaped);
+    }
     ExitStatus::Usage
 }

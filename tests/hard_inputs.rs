@@ -1429,3 +1429,61 @@ fn help_and_version_report_failed_writes() {
         (true, Some(0))
     );
 }
+
+/// Issue 20, defect 6: a usage error quoted the value typed as it was, escape
+/// sequences included, so `--newer $'\e]0;PWNED\a'` set a terminal's title (clap
+/// strips them only when stderr is not a terminal, and then shows `''`). Usage errors
+/// are now escaped as walk errors are, on a terminal or not; one with nothing to
+/// escape is printed as clap prints it, in colour on a terminal.
+#[test]
+fn usage_errors_are_escaped() {
+    let env = TestEnv::new(&[], &[]);
+    let cases: &[(&[&[u8]], &str)] = &[
+        (
+            &[b".", b"--newer", b"\x1b]0;PWNED\x07"],
+            "error: invalid value '\\x1b]0;PWNED\\x07' for '--newer <FILE>': \
+             No such file or directory\n",
+        ),
+        (
+            &[b"--\x1b[2Jx"],
+            "error: unexpected argument '--\\x1b[2Jx' found\n",
+        ),
+        (
+            &[b"-S", b"1\xc2\x9b\n2"],
+            "error: invalid value '1\\xc2\\x9b\\n2' for '--size <SIZE>': ",
+        ),
+    ];
+    for &(args, first_line) in cases {
+        let args: Vec<&OsStr> = args.iter().map(|arg| OsStr::from_bytes(arg)).collect();
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with(first_line), "{args:?}: {stderr}");
+        assert!(
+            !out.stderr.iter().any(|&b| b == 0x1b || b == 0x07),
+            "{args:?}: {stderr}"
+        );
+    }
+    // On a terminal (util-linux `script`), where clap would have written it raw.
+    let under_terminal = |command: &str| {
+        let out = Command::new("script")
+            .args(["-q", "-e", "-c", command, "/dev/null"])
+            .current_dir(env.root())
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::null())
+            .output()
+            .expect("script (util-linux) is needed for this test");
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        out.stdout
+    };
+    let pfind = env!("CARGO_BIN_EXE_pfind");
+    let shown = under_terminal(&format!(
+        "{pfind} . --newer \"$(printf '\\033]0;PWNED\\007')\""
+    ));
+    let text = String::from_utf8_lossy(&shown);
+    assert!(text.contains("'\\x1b]0;PWNED\\x07'"), "{text}");
+    assert!(!shown.contains(&0x07) && !shown.contains(&0x1b), "{text}");
+    // Nothing to escape: clap's own message, coloured.
+    let shown = under_terminal(&format!("{pfind} . --newer nowhere"));
+    assert!(shown.windows(4).any(|w| w == b"\x1b[1m"), "{shown:?}");
+}
