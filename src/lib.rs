@@ -27,6 +27,7 @@
 //!   `readdir` elsewhere), opening beneath a directory, `stat`, the user database,
 //!   absolute paths.
 //! * [`report`] prints problems, one line each, and decides the exit status.
+//! * [`stack`] gives the run enough stack under a small `ulimit -s`.
 
 pub mod cli;
 pub mod config;
@@ -38,6 +39,7 @@ pub mod output;
 pub mod queue;
 pub mod report;
 pub mod scheduler;
+pub mod stack;
 pub mod threads;
 pub mod walker;
 

@@ -27,7 +27,13 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
     // SAFETY: setting a signal's disposition to SIG_IGN has no memory-safety
     // requirements; it is what Rust's runtime does before its own `main`.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    // Arguments come from `std::env::args_os`, which glibc fills in for us too.
+    // Under a small `ulimit -s`, the run moves to a thread with a larger stack.
+    pfind::stack::with_enough_stack(run_caught)
+}
+
+/// The whole run, with a panic turned into its status. Arguments come from
+/// `std::env::args_os`, which glibc fills in for us too.
+fn run_caught() -> libc::c_int {
     match std::panic::catch_unwind(run) {
         Ok(status) => status as libc::c_int,
         // The panic hook has already printed the message.

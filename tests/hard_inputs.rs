@@ -1487,3 +1487,50 @@ fn usage_errors_are_escaped() {
     let shown = under_terminal(&format!("{pfind} . --newer nowhere"));
     assert!(shown.windows(4).any(|w| w == b"\x1b[1m"), "{shown:?}");
 }
+
+/// Issue 20, defect 8: under `ulimit -s 40`, `pfind --version` died of SIGSEGV
+/// without a word (clap's parser for pfind's options has a 34 KiB frame, and the
+/// main thread's stack is what the limit allows). Under a limit that small the run
+/// now moves to a thread with a 2 MiB stack, as the workers have, so everything works
+/// at 16 KiB, where find and bfs do. The environment is kept small: it is on the same
+/// stack, as are up to 8 KiB the kernel leaves at random above it.
+#[test]
+fn a_small_stack_limit_still_runs() {
+    let env = TestEnv::new(&["a/b"], &["a/f", "a/b/g", "h"]);
+    let expected: Vec<Vec<u8>> = ["a/f", "a/b/g", "h"]
+        .iter()
+        .map(|p| p.as_bytes().to_vec())
+        .collect();
+    for kib in [16, 40] {
+        let limited = |args: &[&str]| {
+            let mut command = pfind_command(env.root(), args);
+            command.env_clear().env("PATH", "/usr/bin:/bin");
+            with_rlimit(&mut command, libc::RLIMIT_STACK, kib * 1024);
+            output_within(command, Duration::from_secs(60))
+        };
+        for args in [&["--version"][..], &["--help"]] {
+            let out = limited(args);
+            assert_eq!(out.status.code(), Some(0), "ulimit -s {kib}, {args:?}");
+            assert!(!out.stdout.is_empty() && out.stderr.is_empty());
+        }
+        let out = limited(&["--bogus"]);
+        assert_eq!(out.status.code(), Some(2), "ulimit -s {kib}, --bogus");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: unexpected argument"));
+        for threads in THREADS {
+            let out = limited(&["-j", threads]);
+            assert_complete(
+                &format!("ulimit -s {kib}, -j {threads}"),
+                &out,
+                b'\n',
+                &expected,
+            );
+            let out = limited(&["-j", threads, "--sort", "path", "-l"]);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "ulimit -s {kib}, --sort, -j {threads}"
+            );
+            assert_eq!(split_records(&out.stdout, b'\n').len(), 3);
+        }
+    }
+}
