@@ -19,6 +19,10 @@ use pfind::output::{Output, OutputMode};
 use pfind::report::{escape_usage, ExitStatus, Reporter};
 use std::io::Write;
 
+/// Running out of memory is a message and status 1, not an abort (see `alloc.rs`).
+#[global_allocator]
+static ALLOCATOR: pfind::alloc::ExitOnOom = pfind::alloc::ExitOnOom;
+
 /// Status of a run that panicked, as Rust's own runtime reports it.
 const PANIC_STATUS: libc::c_int = 101;
 

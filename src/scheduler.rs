@@ -12,6 +12,7 @@
 
 use crate::config::Config;
 use crate::descriptors;
+use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::path::WorkingDir;
 use crate::os::stat::stat_at;
@@ -108,7 +109,8 @@ pub fn run_with_reader(
     let (threads, spares) = if root_dirs.is_empty() {
         (1, 0)
     } else {
-        let affordable = descriptors::configure(config.threads + config.spare_threads);
+        let requested = config.threads + config.spare_threads;
+        let affordable = descriptors::configure(memory::affordable_workers(requested));
         let threads = config.threads.min(affordable);
         (threads, affordable - threads)
     };
@@ -162,7 +164,14 @@ pub fn run_with_reader(
         if quota_read_by_worker && slot.index() == 1 {
             pool.set_base_workers(threads.min(cpus_within_quota()));
         }
-        make_walker(reader).run(slot)
+        // A worker that cannot have its listing buffer (the address space is full)
+        // does not start: the walk goes on with the others.
+        match DirReader::try_new(reader, DIRENT_BUFFER_SIZE) {
+            Some(buffer) => {
+                Walker::new(config, &pool, output, reporter, buffer, limit.as_ref()).run(slot)
+            }
+            None => Summary::default(),
+        }
     };
     let per_worker: Vec<Summary> = std::thread::scope(|scope| {
         let mut crew = Crew {

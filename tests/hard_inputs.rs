@@ -1534,3 +1534,150 @@ fn a_small_stack_limit_still_runs() {
         }
     }
 }
+
+/// Whether a run's output is the whole result.
+type ExactCheck<'a> = &'a dyn Fn(&[u8]) -> bool;
+
+/// How a run under a resource limit ended, for the limit tests.
+#[derive(Debug, PartialEq)]
+enum Ending {
+    /// Status 0, the whole result, nothing on stderr.
+    Exact,
+    /// Status 1 and pfind's last words on stderr (`pfind: out of memory (...)`).
+    SaidWhy(String),
+    /// The kernel refused to start the program at all under the limit.
+    NotStarted,
+}
+
+/// Runs `command` and says how it ended; fails the test on anything else (a signal,
+/// silence, a wrong result). `exact` checks the output of a run that ended well.
+fn ending(context: &str, mut command: Command, exact: impl Fn(&[u8]) -> bool) -> Ending {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(err) if err.raw_os_error() == Some(libc::ENOMEM) => return Ending::NotStarted,
+        Err(err) => panic!("{context}: spawn: {err}"),
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.signal().is_none(),
+        "{context}: killed by signal {:?}; stderr: {stderr}",
+        out.status.signal()
+    );
+    match out.status.code() {
+        Some(0) => {
+            assert_eq!(stderr, "", "{context}");
+            assert!(
+                exact(&out.stdout),
+                "{context}: status 0 with a wrong result"
+            );
+            Ending::Exact
+        }
+        Some(1) => {
+            let last = stderr.lines().last().unwrap_or_default();
+            assert!(
+                last.starts_with("pfind: ") && stderr.lines().all(|l| l.starts_with("pfind: ")),
+                "{context}: status 1 without saying why: {stderr:?}"
+            );
+            Ending::SaidWhy(last.to_string())
+        }
+        // The dynamic loader could not map the C library (a dynamically linked
+        // build under a few MB): the program never ran.
+        Some(127) if stderr.contains("error while loading shared libraries") => Ending::NotStarted,
+        status => panic!("{context}: status {status:?}, stderr: {stderr}"),
+    }
+}
+
+/// Issue 20, defect 2: under `ulimit -v` with many workers, pfind aborted (SIGABRT,
+/// `memory allocation of 65536 bytes failed`), often having printed nothing: the
+/// workers' stacks and buffers, and glibc's 64 MiB arena for each thread, filled the
+/// address space, and the next allocation anywhere failed. Now the limit bounds the
+/// pool (the workers take at most half of the free address space), a worker that
+/// cannot have its listing buffer does not start, and what still does not fit ends
+/// the run with `pfind: out of memory (could not allocate N bytes)` and status 1.
+/// Every run either prints the exact result or says why it stopped.
+#[test]
+fn an_address_space_limit_gives_the_result_or_says_why() {
+    // 4,320 files under a 3.4 KB prefix: 15 MB of paths, which `--sort` must hold,
+    // so that the smaller limits run out of memory somewhere.
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix: PathBuf = (0..14)
+        .map(|level| format!("{level:02}{}", "p".repeat(240)))
+        .collect();
+    std::fs::create_dir_all(tmp.path().join(&prefix)).unwrap();
+    let expected: Vec<Vec<u8>> = fan_out_tree(&tmp.path().join(&prefix), 6, 3, 20)
+        .into_iter()
+        .map(|path| [prefix.as_os_str().as_bytes(), b"/", &path].concat())
+        .collect();
+    let root = prefix.to_str().unwrap();
+    let mut sorted = expected.clone();
+    sorted.sort();
+    let count = format!("{}\n", expected.len()).into_bytes();
+    let same_set = |out: &[u8]| {
+        let mut got = split_records(out, b'\n');
+        got.sort();
+        got == sorted
+    };
+    let mut endings = Vec::new();
+    for mb in [10, 20, 50, 100, 200] {
+        for threads in ["1", "2", "64", "1024"] {
+            let modes: [(&[&str], ExactCheck); 3] = [
+                (&[], &same_set),
+                (&["-c"], &|out: &[u8]| out == count),
+                (&["--sort", "path"], &|out: &[u8]| {
+                    split_records(out, b'\n') == sorted
+                }),
+            ];
+            for (extra, exact) in modes {
+                let mut args = vec![root, "-j", threads];
+                args.extend_from_slice(extra);
+                let mut command = pfind_command(tmp.path(), &args);
+                with_rlimit(&mut command, libc::RLIMIT_AS, mb * 1_000_000);
+                let args = &args[1..];
+                let context = format!("ulimit -v {}, {args:?}", mb * 1000);
+                let end = ending(&context, command, exact);
+                // A smaller pool goes on: at 200 MB, a thousand workers asked for
+                // still give the whole result.
+                if mb == 200 && extra.is_empty() {
+                    assert_eq!(end, Ending::Exact, "{context}");
+                }
+                endings.push(end);
+            }
+        }
+    }
+    // The limits were not all too small, nor all too large, to show anything.
+    assert!(endings.contains(&Ending::Exact));
+    assert!(
+        endings.iter().any(|end| matches!(end, Ending::SaidWhy(why)
+            if why.starts_with("pfind: out of memory (could not allocate "))),
+        "{endings:?}"
+    );
+}
+
+/// Issue 20, defects 2 and 8 together: a small stack moves the run to a thread with a
+/// 2 MiB stack, which an address-space limit may not leave room for. Either way the
+/// run ends well or says why.
+#[test]
+fn small_stack_and_address_space_limits_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let expected = fan_out_tree(tmp.path(), 4, 2, 10);
+    let mut sorted = expected.clone();
+    sorted.sort();
+    let mut said = Vec::new();
+    for mb in [5, 8, 10, 15, 20, 50] {
+        for threads in ["1", "16"] {
+            let mut command = pfind_command(tmp.path(), &["-j", threads, "--sort", "path"]);
+            command.env_clear().env("PATH", "/usr/bin:/bin");
+            with_rlimit(&mut command, libc::RLIMIT_STACK, 16 * 1024);
+            with_rlimit(&mut command, libc::RLIMIT_AS, mb * 1_000_000);
+            let context = format!("ulimit -s 16 -v {}, -j {threads}", mb * 1000);
+            if let Ending::SaidWhy(why) =
+                ending(&context, command, |out| split_records(out, b'\n') == sorted)
+            {
+                said.push(why);
+            }
+        }
+    }
+    eprintln!("small stack and address space: {said:?}");
+}
