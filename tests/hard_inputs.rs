@@ -1145,8 +1145,16 @@ fn a_panic_on_the_main_thread_names_it() {
 
 /// A directory on a file system whose files may be as large as a size can be
 /// (2^63 - 1 bytes, sparse): tmpfs. `/dev/shm` if it is one, else a tmpfs mounted
-/// for the test (as root), else `None` with the reason, printed by the caller.
-fn huge_file_dir() -> Result<(tempfile::TempDir, Option<Mounted>), String> {
+/// for the test (as root). Removed, and unmounted first, when dropped.
+struct HugeFileDir {
+    // Dropped in this order: unmounted before the temporary directory is removed.
+    _mounted: Option<Mounted>,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A [`HugeFileDir`], or why there can be none here (printed by the caller).
+fn huge_file_dir() -> Result<HugeFileDir, String> {
     let fits = |dir: &Path| {
         let probe = dir.join("probe");
         let fits = std::fs::File::create(&probe).is_ok_and(|f| f.set_len(i64::MAX as u64).is_ok());
@@ -1155,35 +1163,45 @@ fn huge_file_dir() -> Result<(tempfile::TempDir, Option<Mounted>), String> {
     };
     if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
         if fits(dir.path()) {
-            return Ok((dir, None));
+            return Ok(HugeFileDir {
+                _mounted: None,
+                path: dir.path().to_path_buf(),
+                _dir: dir,
+            });
         }
     }
     let dir = tempfile::tempdir().unwrap();
-    let mounted = mount(Path::new("tmpfs"), dir.path(), "tmpfs", 0)?;
-    if !fits(dir.path()) {
+    let path = dir.path().join("tmpfs");
+    std::fs::create_dir(&path).unwrap();
+    let mounted = mount(Path::new("tmpfs"), &path, "tmpfs", 0)?;
+    if !fits(&path) {
         return Err("a tmpfs refused a file of 2^63 - 1 bytes".to_string());
     }
-    Ok((dir, Some(mounted)))
+    Ok(HugeFileDir {
+        _mounted: Some(mounted),
+        path,
+        _dir: dir,
+    })
 }
 
 /// Issue 20, defect 3: `-s` added sizes in 64 bits, so two files of 2^63 - 1 bytes
 /// and one of 2 printed `3 matches, 0 B (0 bytes)`. The total is exact at any size.
 #[test]
 fn sum_size_is_exact_beyond_64_bits() {
-    let (dir, mounted) = match huge_file_dir() {
-        Ok(found) => found,
+    let dir = match huge_file_dir() {
+        Ok(dir) => dir,
         Err(reason) => {
             eprintln!("SKIPPED sum_size_is_exact_beyond_64_bits: {reason}");
             return;
         }
     };
     for name in ["a", "b"] {
-        let file = std::fs::File::create(dir.path().join(name)).unwrap();
+        let file = std::fs::File::create(dir.path.join(name)).unwrap();
         file.set_len(i64::MAX as u64).unwrap();
     }
-    std::fs::write(dir.path().join("c"), b"xx").unwrap();
+    std::fs::write(dir.path.join("c"), b"xx").unwrap();
     for threads in THREADS {
-        let out = pfind_command(dir.path(), &["-s", "-j", threads])
+        let out = pfind_command(&dir.path, &["-s", "-j", threads])
             .output()
             .unwrap();
         assert_eq!(
@@ -1193,16 +1211,14 @@ fn sum_size_is_exact_beyond_64_bits() {
         );
         assert_eq!(out.status.code(), Some(0));
     }
-    drop(dir);
-    drop(mounted);
 }
 /// Issue 20, defect 4: the `-l` column was 12 wide, so a size of 1 TB or more pushed
 /// the path right and `cut -c14-` cut into it. The column is now as wide as the
 /// largest size can be written (20 digits), so `cut -c22-` gives every path back.
 #[test]
 fn long_output_keeps_its_column_for_any_size() {
-    let (dir, mounted) = match huge_file_dir() {
-        Ok(found) => found,
+    let dir = match huge_file_dir() {
+        Ok(dir) => dir,
         Err(reason) => {
             eprintln!("SKIPPED long_output_keeps_its_column_for_any_size: {reason}");
             return;
@@ -1212,12 +1228,12 @@ fn long_output_keeps_its_column_for_any_size() {
     let mut expected = Vec::new();
     for (n, size) in sizes.iter().enumerate() {
         let name = format!("file {n}");
-        let file = std::fs::File::create(dir.path().join(&name)).unwrap();
+        let file = std::fs::File::create(dir.path.join(&name)).unwrap();
         file.set_len(*size).unwrap();
         expected.push(name.into_bytes());
     }
     for threads in THREADS {
-        let out = pfind_command(dir.path(), &["-l", "-j", threads])
+        let out = pfind_command(&dir.path, &["-l", "-j", threads])
             .output()
             .unwrap();
         assert_eq!(out.status.code(), Some(0));
@@ -1231,8 +1247,6 @@ fn long_output_keeps_its_column_for_any_size() {
             assert_eq!(column[20], b' ');
         }
     }
-    drop(dir);
-    drop(mounted);
 }
 
 /// Issue 20, defect 5: `-E` is never applied to a root (README), but a root that is a
