@@ -17,7 +17,8 @@
 //!   `walker/mod.rs` the loop that opens and lists directories, `walker/visit.rs`
 //!   the per-entry decision (test against the [`filter`], emit, queue subdirectories).
 //!   [`descriptors`] opens each directory relative to an open ancestor without
-//!   following a link out of the tree, and bounds the descriptors kept open for that.
+//!   following a link out of the tree, and bounds the descriptors kept open for that;
+//!   [`memory`] bounds the workers by the address-space limit.
 //! * [`filter`] says what "matches" means: names, extensions, globs, paths, `-t`
 //!   kinds and families, sizes, depth, times, owners; and which of them need a `stat`.
 //! * [`output`] is everything about a match once it is found: the output modes and
@@ -27,17 +28,22 @@
 //!   `readdir` elsewhere), opening beneath a directory, `stat`, the user database,
 //!   absolute paths.
 //! * [`report`] prints problems, one line each, and decides the exit status.
+//! * [`stack`] gives the run enough stack under a small `ulimit -s`, and [`alloc`]
+//!   turns running out of memory into a message and status 1.
 
+pub mod alloc;
 pub mod cli;
 pub mod config;
 pub mod descriptors;
 pub mod filter;
 pub mod generate;
+pub mod memory;
 pub mod os;
 pub mod output;
 pub mod queue;
 pub mod report;
 pub mod scheduler;
+pub mod stack;
 pub mod threads;
 pub mod walker;
 

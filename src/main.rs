@@ -13,9 +13,15 @@
 use clap::Parser;
 use pfind::cli::Cli;
 use pfind::generate;
+use pfind::output::sink::reader_left;
 use pfind::output::sizes::size_summary;
 use pfind::output::{Output, OutputMode};
-use pfind::report::{ExitStatus, Reporter};
+use pfind::report::{escape_usage, ExitStatus, Reporter};
+use std::io::Write;
+
+/// Running out of memory is a message and status 1, not an abort (see `alloc.rs`).
+#[global_allocator]
+static ALLOCATOR: pfind::alloc::ExitOnOom = pfind::alloc::ExitOnOom;
 
 /// Status of a run that panicked, as Rust's own runtime reports it.
 const PANIC_STATUS: libc::c_int = 101;
@@ -25,7 +31,13 @@ pub extern "C" fn main(_argc: libc::c_int, _argv: *const *const libc::c_char) ->
     // SAFETY: setting a signal's disposition to SIG_IGN has no memory-safety
     // requirements; it is what Rust's runtime does before its own `main`.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
-    // Arguments come from `std::env::args_os`, which glibc fills in for us too.
+    // Under a small `ulimit -s`, the run moves to a thread with a larger stack.
+    pfind::stack::with_enough_stack(run_caught)
+}
+
+/// The whole run, with a panic turned into its status. Arguments come from
+/// `std::env::args_os`, which glibc fills in for us too.
+fn run_caught() -> libc::c_int {
     match std::panic::catch_unwind(run) {
         Ok(status) => status as libc::c_int,
         // The panic hook has already printed the message.
@@ -44,8 +56,10 @@ fn run() -> ExitStatus {
     // Checked before anything else opens a descriptor that could land on 1; whether
     // a closed stdout matters depends on what is asked, known once parsed.
     let stdout = Output::stdout();
-    // Usage errors print clap's message and exit with status 2 from here.
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(stop) => return parse_stop(&stop, stdout.is_ok(), &reporter),
+    };
     let quiet = cli.quiet && cli.generate.is_none();
     let output = match stdout {
         Ok(output) => output,
@@ -83,4 +97,46 @@ fn run() -> ExitStatus {
         OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
     reporter.exit_status()
+}
+
+/// Where clap stops the run instead of returning options: `--help` and `--version`,
+/// printed on stdout with each write checked (a failure is reported, status 1; a
+/// reader that left is not a failure), or a usage error, printed on stderr with
+/// status 2. Clap writes both itself, with its colours, except a usage error whose
+/// text holds a control character (from a value typed on the command line, such as
+/// `--newer $'\e]0;title\a'`): that one is written without colours and escaped, as
+/// walk errors are, so that nothing typed can act on the terminal.
+fn parse_stop(stop: &clap::Error, stdout_open: bool, reporter: &Reporter) -> ExitStatus {
+    if !stop.use_stderr() {
+        if !stdout_open {
+            // Rust's stdout would take a closed descriptor 1 for a sink.
+            reporter.error("stdout", &std::io::Error::from_raw_os_error(libc::EBADF));
+            return reporter.exit_status();
+        }
+        let written = stop.print().and_then(|()| std::io::stdout().flush());
+        if let Err(err) = written {
+            if !reader_left(&err) {
+                reporter.error("stdout", &err);
+            }
+        }
+        return reporter.exit_status();
+    }
+    let styled = stop.render();
+    let values: Vec<&str> = stop
+        .context()
+        .flat_map(|(_, value)| match value {
+            clap::error::ContextValue::String(value) => std::slice::from_ref(value),
+            clap::error::ContextValue::Strings(values) => values.as_slice(),
+            _ => &[],
+        })
+        .map(String::as_str)
+        .collect();
+    let escaped = escape_usage(&styled.ansi().to_string(), &values);
+    // Nothing escaped: the text without its styles, as clap prints it.
+    if escaped == styled.to_string().as_bytes() {
+        let _ = stop.print();
+    } else {
+        let _ = std::io::stderr().lock().write_all(&escaped);
+    }
+    ExitStatus::Usage
 }

@@ -8,7 +8,8 @@
 //!
 //! A path in a message is escaped so that nothing in a file name can reach the
 //! terminal raw: C0 and C1 control characters and bytes that are not UTF-8 are
-//! written as `\n`, `\t` or `\xNN`; an empty path is written `''`.
+//! written as `\n`, `\t` or `\xNN`; an empty path is written `''`. Usage errors, which
+//! clap words, are escaped the same way before they are printed ([`escape_usage`]).
 
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -153,6 +154,50 @@ fn escape(bytes: &[u8], out: &mut Vec<u8>) {
     }
 }
 
+/// A usage error's text as pfind prints it: `styled` is clap's message with its
+/// styles as SGR sequences (`ESC [ ... m`), which are dropped; every other control
+/// character is escaped as in walk errors, except the line breaks between the
+/// message's lines. `values` are what the message quotes from the command line (the
+/// value given, an unknown argument): each is escaped whole first, wherever it
+/// appears, line breaks and escape sequences included. (A value of line breaks
+/// alone is left to the second step, which keeps them: escaped whole, it would
+/// take the message's own line breaks with it.)
+pub fn escape_usage(styled: &str, values: &[&str]) -> Vec<u8> {
+    let mut text = styled.to_string();
+    for value in values {
+        let only_line_breaks = value.chars().all(|c| c == '\n');
+        if value.chars().any(char::is_control) && !only_line_breaks {
+            let mut escaped = Vec::new();
+            escape(value.as_bytes(), &mut escaped);
+            text = text.replace(value, &String::from_utf8_lossy(&escaped));
+        }
+    }
+    let mut out = Vec::with_capacity(text.len());
+    let mut rest = text.as_str();
+    while !rest.is_empty() {
+        let cut = rest.find(['\x1b', '\n']).unwrap_or(rest.len());
+        escape(&rest.as_bytes()[..cut], &mut out);
+        rest = &rest[cut..];
+        if let Some(after) = rest.strip_prefix('\n') {
+            out.push(b'\n');
+            rest = after;
+        } else if let Some(len) = style_len(rest) {
+            rest = &rest[len..];
+        } else if let Some(after) = rest.strip_prefix('\x1b') {
+            escape(b"\x1b", &mut out);
+            rest = after;
+        }
+    }
+    out
+}
+
+/// The length of the style (SGR) sequence `text` starts with, `ESC [ 1;31 m`, if any.
+fn style_len(text: &str) -> Option<usize> {
+    let parameters = text.strip_prefix("\x1b[")?;
+    let end = parameters.find(|c: char| !c.is_ascii_digit() && c != ';')?;
+    parameters[end..].starts_with('m').then_some(2 + end + 1)
+}
+
 fn hex_escape(bytes: &[u8], out: &mut Vec<u8>) {
     for byte in bytes {
         out.extend_from_slice(format!("\\x{byte:02x}").as_bytes());
@@ -243,6 +288,30 @@ mod tests {
                 "{raw:?}"
             );
         }
+    }
+
+    #[test]
+    fn usage_errors_keep_their_lines_and_escape_the_rest() {
+        // As clap renders it: styles around the parts, the value quoted as typed.
+        let value = "\x1b]0;PWNED\x07\nx";
+        let styled = format!(
+            "\x1b[1m\x1b[31merror:\x1b[0m invalid value \x1b[33m'{value}'\x1b[0m for \
+             \x1b[1m'--newer <FILE>'\x1b[0m: No such file\n\nFor more, try '--help'.\n"
+        );
+        assert_eq!(
+            String::from_utf8(escape_usage(&styled, &["--newer <FILE>", value])).unwrap(),
+            "error: invalid value '\\x1b]0;PWNED\\x07\\nx' for '--newer <FILE>': \
+             No such file\n\nFor more, try '--help'.\n"
+        );
+        // Control characters outside the values quoted are escaped too, C1 included,
+        // and an escape that starts no style sequence.
+        let escaped = escape_usage("error: a\u{9b}b\tc\x1b[2J\x1b\n", &[]);
+        assert_eq!(escaped, b"error: a\\xc2\\x9bb\\tc\\x1b[2J\\x1b\n");
+        // A value of line breaks alone does not take the message's with it.
+        let escaped = escape_usage("error: invalid value '\n' for '-e'\n\nUsage\n", &["\n"]);
+        assert_eq!(escaped, b"error: invalid value '\n' for '-e'\n\nUsage\n");
+        let clean = "error: unexpected argument '--bogus' found\n";
+        assert_eq!(escape_usage(clean, &["--bogus"]), clean.as_bytes());
     }
 
     #[test]

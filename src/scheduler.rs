@@ -12,8 +12,9 @@
 
 use crate::config::Config;
 use crate::descriptors;
+use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
-use crate::os::path::absolute_path;
+use crate::os::path::WorkingDir;
 use crate::os::stat::stat_at;
 use crate::output::limit::MatchLimit;
 use crate::output::Output;
@@ -23,7 +24,7 @@ use crate::threads::{cpus_within_quota, CpuSpread, GrowthGate, COLD_START_PER_CP
 use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
 use std::io;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
@@ -67,28 +68,25 @@ pub fn run_with_reader(
     reader: ReaderKind,
 ) -> Summary {
     let mut summary = Summary::default();
-    // `-a`: the working directory is read once, here.
-    let cwd = if config.absolute {
-        match std::env::current_dir() {
-            Ok(cwd) => Some(cwd.into_os_string().into_vec()),
-            Err(err) => {
-                reporter.error("current directory", &err);
-                return summary;
-            }
-        }
-    } else {
-        None
-    };
+    let mut working_dir = WorkingDir::default();
     let limit = config.walk_limit().map(MatchLimit::new);
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
     let root_path = config.filter.root_path();
     for root in &config.roots {
         let root = root.as_bytes();
-        let printed = match &cwd {
-            Some(cwd) => absolute_path(cwd, root),
-            None if config.implicit_root => Vec::new(),
-            None => root.to_vec(),
+        let printed = if config.absolute {
+            match working_dir.absolute(root) {
+                Ok(path) => path,
+                Err(err) => {
+                    reporter.path_error(root, &err);
+                    continue;
+                }
+            }
+        } else if config.implicit_root {
+            Vec::new()
+        } else {
+            root.to_vec()
         };
         match classify_root(root, config.follow) {
             // Depth 0 is the root itself, never printed: list it only if its entries
@@ -111,7 +109,8 @@ pub fn run_with_reader(
     let (threads, spares) = if root_dirs.is_empty() {
         (1, 0)
     } else {
-        let affordable = descriptors::configure(config.threads + config.spare_threads);
+        let requested = config.threads + config.spare_threads;
+        let affordable = descriptors::configure(memory::affordable_workers(requested));
         let threads = config.threads.min(affordable);
         (threads, affordable - threads)
     };
@@ -165,7 +164,14 @@ pub fn run_with_reader(
         if quota_read_by_worker && slot.index() == 1 {
             pool.set_base_workers(threads.min(cpus_within_quota()));
         }
-        make_walker(reader).run(slot)
+        // A worker that cannot have its listing buffer (the address space is full)
+        // does not start: the walk goes on with the others.
+        match DirReader::try_new(reader, DIRENT_BUFFER_SIZE) {
+            Some(buffer) => {
+                Walker::new(config, &pool, output, reporter, buffer, limit.as_ref()).run(slot)
+            }
+            None => Summary::default(),
+        }
     };
     let per_worker: Vec<Summary> = std::thread::scope(|scope| {
         let mut crew = Crew {

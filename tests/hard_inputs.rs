@@ -1142,3 +1142,556 @@ fn a_panic_on_the_main_thread_names_it() {
         "{stderr}"
     );
 }
+
+/// A directory on a file system whose files may be as large as a size can be
+/// (2^63 - 1 bytes, sparse): tmpfs. `/dev/shm` if it is one, else a tmpfs mounted
+/// for the test (as root). Removed, and unmounted first, when dropped.
+struct HugeFileDir {
+    // Dropped in this order: unmounted before the temporary directory is removed.
+    _mounted: Option<Mounted>,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A [`HugeFileDir`], or why there can be none here (printed by the caller).
+fn huge_file_dir() -> Result<HugeFileDir, String> {
+    let fits = |dir: &Path| {
+        let probe = dir.join("probe");
+        let fits = std::fs::File::create(&probe).is_ok_and(|f| f.set_len(i64::MAX as u64).is_ok());
+        let _ = std::fs::remove_file(&probe);
+        fits
+    };
+    if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
+        if fits(dir.path()) {
+            return Ok(HugeFileDir {
+                _mounted: None,
+                path: dir.path().to_path_buf(),
+                _dir: dir,
+            });
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tmpfs");
+    std::fs::create_dir(&path).unwrap();
+    let mounted = mount(Path::new("tmpfs"), &path, "tmpfs", 0)?;
+    if !fits(&path) {
+        return Err("a tmpfs refused a file of 2^63 - 1 bytes".to_string());
+    }
+    Ok(HugeFileDir {
+        _mounted: Some(mounted),
+        path,
+        _dir: dir,
+    })
+}
+
+/// Issue 20, defect 3: `-s` added sizes in 64 bits, so two files of 2^63 - 1 bytes
+/// and one of 2 printed `3 matches, 0 B (0 bytes)`. The total is exact at any size.
+#[test]
+fn sum_size_is_exact_beyond_64_bits() {
+    let dir = match huge_file_dir() {
+        Ok(dir) => dir,
+        Err(reason) => {
+            eprintln!("SKIPPED sum_size_is_exact_beyond_64_bits: {reason}");
+            return;
+        }
+    };
+    for name in ["a", "b"] {
+        let file = std::fs::File::create(dir.path.join(name)).unwrap();
+        file.set_len(i64::MAX as u64).unwrap();
+    }
+    std::fs::write(dir.path.join("c"), b"xx").unwrap();
+    for threads in THREADS {
+        let out = pfind_command(&dir.path, &["-s", "-j", threads])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "3 matches, 16.0 EiB (18446744073709551616 bytes)\n",
+            "-j {threads}"
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
+}
+/// Issue 20, defect 4: the `-l` column was 12 wide, so a size of 1 TB or more pushed
+/// the path right and `cut -c14-` cut into it. The column is now as wide as the
+/// largest size can be written (20 digits), so `cut -c22-` gives every path back.
+#[test]
+fn long_output_keeps_its_column_for_any_size() {
+    let dir = match huge_file_dir() {
+        Ok(dir) => dir,
+        Err(reason) => {
+            eprintln!("SKIPPED long_output_keeps_its_column_for_any_size: {reason}");
+            return;
+        }
+    };
+    let sizes = [0, 7, 999_999_999_999, 1_000_000_000_000, i64::MAX as u64];
+    let mut expected = Vec::new();
+    for (n, size) in sizes.iter().enumerate() {
+        let name = format!("file {n}");
+        let file = std::fs::File::create(dir.path.join(&name)).unwrap();
+        file.set_len(*size).unwrap();
+        expected.push(name.into_bytes());
+    }
+    for threads in THREADS {
+        let out = pfind_command(&dir.path, &["-l", "-j", threads])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let lines = split_records(&out.stdout, b'\n');
+        let cut: Vec<Vec<u8>> = lines.iter().map(|line| line[21..].to_vec()).collect();
+        assert_same_records(&format!("cut -c22-, -j {threads}"), &cut, &expected);
+        for line in &lines {
+            let (column, _) = line.split_at(21);
+            let size: u64 = String::from_utf8_lossy(column).trim().parse().unwrap();
+            assert!(sizes.contains(&size), "{line:?}");
+            assert_eq!(column[20], b' ');
+        }
+    }
+}
+
+/// Issue 20, defect 5: `-E` is never applied to a root (README), but a root that is a
+/// file, or a link taken as itself, was dropped when its name matched. A directory
+/// root was always walked; entries below any root are still excluded.
+#[test]
+fn exclude_never_drops_a_root() {
+    let env = TestEnv::new(&["dir/sub"], &["dir/f1", "dir/sub/f1", "dir/f2"]);
+    env.symlink("dir/f2", "lnk");
+    env.symlink("dir", "dirlink");
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["dir/f1", "-E", "f1"], &["dir/f1"]),
+        (&["dir/f1", "-E", "f*", "-n", "f1"], &["dir/f1"]),
+        (&["lnk", "-t", "l", "-E", "lnk"], &["lnk"]),
+        (&["-L", "lnk", "-E", "lnk"], &["lnk"]),
+        (&["dir", "-E", "dir"], &["dir/f1", "dir/f2", "dir/sub/f1"]),
+        (&["dir", "-E", "f1"], &["dir/f2"]),
+        (&["dir", "dir/f1", "-E", "f1"], &["dir/f2", "dir/f1"]),
+        (
+            &["-L", "dirlink", "-E", "dirlink"],
+            &["dirlink/f1", "dirlink/f2", "dirlink/sub/f1"],
+        ),
+        (&["dir/sub", "-t", "d", "-E", "sub"], &[]),
+    ];
+    for &(args, want) in cases {
+        for threads in THREADS {
+            let out = env.run(&[args, &["-j", threads]].concat());
+            assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let want: Vec<Vec<u8>> = want.iter().map(|s| s.as_bytes().to_vec()).collect();
+            assert_same_records(
+                &format!("{args:?} -j {threads}"),
+                &split_records(&out.stdout, b'\n'),
+                &want,
+            );
+        }
+    }
+}
+
+/// Issue 20, defect 7: `-a` read the working directory before looking at the roots,
+/// so with the working directory removed even `pfind /abs/dir -a` failed. Only a
+/// relative root needs it: absolute roots are walked, a relative one is reported.
+#[test]
+fn absolute_paths_need_the_working_directory_only_for_relative_roots() {
+    let env = TestEnv::new(&["tree/sub"], &["tree/f", "tree/sub/g"]);
+    let tree = env.root().join("tree");
+    let tree = tree.to_str().unwrap();
+    let run_in_removed_dir = |args: &[&str]| {
+        Command::new("sh")
+            .current_dir(env.root())
+            .args([
+                "-c",
+                "mkdir gone && cd gone && rmdir ../gone && exec \"$0\" \"$@\"",
+            ])
+            .arg(env!("CARGO_BIN_EXE_pfind"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let absolute = [format!("{tree}/f"), format!("{tree}/sub/g")];
+    for threads in THREADS {
+        let out = run_in_removed_dir(&[tree, "-a", "-j", threads]);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+        assert_eq!(out.status.code(), Some(0));
+        let want: Vec<Vec<u8>> = absolute.iter().map(|p| p.as_bytes().to_vec()).collect();
+        assert_same_records("absolute root", &split_records(&out.stdout, b'\n'), &want);
+        // A relative root cannot be made absolute: reported, and the others walked.
+        let out = run_in_removed_dir(&["relative", tree, "-a", "-j", threads]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: relative: cannot read the working directory: No such file or directory\n"
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert_same_records("mixed roots", &split_records(&out.stdout, b'\n'), &want);
+    }
+    let out = run_in_removed_dir(&["-a"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: .: cannot read the working directory: No such file or directory\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+}
+
+/// Sets a socket's buffer `option` (`SO_SNDBUF`, `SO_RCVBUF`) to `bytes`.
+fn set_socket_buffer(socket: &impl std::os::fd::AsRawFd, option: libc::c_int, bytes: libc::c_int) {
+    // SAFETY: a valid socket, and a pointer to an int of the size given.
+    let rc = unsafe {
+        libc::setsockopt(
+            socket.as_raw_fd(),
+            libc::SOL_SOCKET,
+            option,
+            (&bytes as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    assert_eq!(rc, 0, "setsockopt");
+}
+
+/// Issue 20, defect 10: a TCP socket as stdout whose reader closes it early, with
+/// data unread, resets the connection, and pfind's next write fails with
+/// `ECONNRESET` rather than `EPIPE`. That is the reader leaving, as a closed pipe
+/// or unix socket is: pfind stops, says nothing and exits 0. Small socket buffers
+/// make sure pfind is still writing when the reader goes.
+#[test]
+fn a_tcp_reader_that_leaves_early_is_a_closed_pipe() {
+    use std::net::{TcpListener, TcpStream};
+    let env = TestEnv::new(&[], &[]);
+    for d in 0..20 {
+        for f in 0..200 {
+            env.write(format!("dir_{d:02}/{}_{f:03}", "long_name_".repeat(8)), b"");
+        }
+    }
+    for threads in THREADS {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        set_socket_buffer(&listener, libc::SO_RCVBUF, 4096);
+        let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
+        set_socket_buffer(&client, libc::SO_SNDBUF, 4096);
+        let (mut reader, _) = listener.accept().unwrap();
+        let child = pfind_command(env.root(), &["-j", threads])
+            .stdout(Stdio::from(std::os::fd::OwnedFd::from(client)))
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first_bytes = [0u8; 16];
+        reader.read_exact(&mut first_bytes).unwrap();
+        // Wait until more has arrived than was read, so that closing resets.
+        let mut waiting = 0u32;
+        while reader.peek(&mut [0u8; 64]).unwrap_or(0) < 64 && waiting < 500 {
+            std::thread::sleep(Duration::from_millis(10));
+            waiting += 1;
+        }
+        drop(reader);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+        assert_eq!(out.status.code(), Some(0), "-j {threads}");
+    }
+}
+
+/// Issue 20, defect 9: `--help` and `--version` ignored write errors (status 0 into
+/// `/dev/full` or with stdout closed). Every write pfind makes reports its failure
+/// with status 1, but a reader that left is not a failure, there as anywhere.
+#[test]
+fn help_and_version_report_failed_writes() {
+    let in_shell = |script: &str, flag: &str| {
+        Command::new("sh")
+            .args(["-c", script, env!("CARGO_BIN_EXE_pfind"), flag])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    for flag in ["--help", "--version", "-h", "-V"] {
+        let out = in_shell("exec \"$0\" \"$1\" >/dev/full", flag);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: stdout: No space left on device\n",
+            "{flag}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        let out = in_shell("exec \"$0\" \"$1\" >&-", flag);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: stdout: Bad file descriptor\n",
+            "{flag}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{flag}");
+        // A pipe whose reader is already gone.
+        let mut ends = [0; 2];
+        // SAFETY: `ends` has room for the two descriptors pipe() writes.
+        assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
+        // SAFETY: both descriptors were just made by pipe() and are owned here.
+        let (read_end, write_end) = unsafe {
+            use std::os::fd::FromRawFd;
+            (
+                std::os::fd::OwnedFd::from_raw_fd(ends[0]),
+                std::os::fd::OwnedFd::from_raw_fd(ends[1]),
+            )
+        };
+        drop(read_end);
+        let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
+            .arg(flag)
+            .stdout(Stdio::from(write_end))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{flag}");
+        assert_eq!(out.status.code(), Some(0), "{flag}");
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(
+        (out.stdout.starts_with(b"pfind "), out.status.code()),
+        (true, Some(0))
+    );
+}
+
+/// Issue 20, defect 6: a usage error quoted the value typed as it was, escape
+/// sequences included, so `--newer $'\e]0;PWNED\a'` set a terminal's title (clap
+/// strips them only when stderr is not a terminal, and then shows `''`). Usage errors
+/// are now escaped as walk errors are, on a terminal or not; one with nothing to
+/// escape is printed as clap prints it, in colour on a terminal.
+#[test]
+fn usage_errors_are_escaped() {
+    let env = TestEnv::new(&[], &[]);
+    let cases: &[(&[&[u8]], &str)] = &[
+        (
+            &[b".", b"--newer", b"\x1b]0;PWNED\x07"],
+            "error: invalid value '\\x1b]0;PWNED\\x07' for '--newer <FILE>': \
+             No such file or directory\n",
+        ),
+        (
+            &[b"--\x1b[2Jx"],
+            "error: unexpected argument '--\\x1b[2Jx' found\n",
+        ),
+        (
+            &[b"-S", b"1\xc2\x9b\n2"],
+            "error: invalid value '1\\xc2\\x9b\\n2' for '--size <SIZE>': ",
+        ),
+    ];
+    for &(args, first_line) in cases {
+        let args: Vec<&OsStr> = args.iter().map(|arg| OsStr::from_bytes(arg)).collect();
+        let out = env.run(&args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.starts_with(first_line), "{args:?}: {stderr}");
+        assert!(
+            !out.stderr.iter().any(|&b| b == 0x1b || b == 0x07),
+            "{args:?}: {stderr}"
+        );
+    }
+    // On a terminal (util-linux `script`), where clap would have written it raw.
+    let under_terminal = |command: &str| {
+        let out = Command::new("script")
+            .args(["-q", "-e", "-c", command, "/dev/null"])
+            .current_dir(env.root())
+            .env_remove("NO_COLOR")
+            .stdin(Stdio::null())
+            .output()
+            .expect("script (util-linux) is needed for this test");
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        out.stdout
+    };
+    let pfind = env!("CARGO_BIN_EXE_pfind");
+    let shown = under_terminal(&format!(
+        "{pfind} . --newer \"$(printf '\\033]0;PWNED\\007')\""
+    ));
+    let text = String::from_utf8_lossy(&shown);
+    assert!(text.contains("'\\x1b]0;PWNED\\x07'"), "{text}");
+    assert!(!shown.contains(&0x07) && !shown.contains(&0x1b), "{text}");
+    // Nothing to escape: clap's own message, coloured.
+    let shown = under_terminal(&format!("{pfind} . --newer nowhere"));
+    assert!(shown.windows(4).any(|w| w == b"\x1b[1m"), "{shown:?}");
+}
+
+/// Issue 20, defect 8: under `ulimit -s 40`, `pfind --version` died of SIGSEGV
+/// without a word (clap's parser for pfind's options has a 34 KiB frame, and the
+/// main thread's stack is what the limit allows). Under a limit that small the run
+/// now moves to a thread with a 2 MiB stack, as the workers have, so everything works
+/// at 16 KiB, where find and bfs do. The environment is kept small: it is on the same
+/// stack, as are up to 8 KiB the kernel leaves at random above it.
+#[test]
+fn a_small_stack_limit_still_runs() {
+    let env = TestEnv::new(&["a/b"], &["a/f", "a/b/g", "h"]);
+    let expected: Vec<Vec<u8>> = ["a/f", "a/b/g", "h"]
+        .iter()
+        .map(|p| p.as_bytes().to_vec())
+        .collect();
+    for kib in [16, 40] {
+        let limited = |args: &[&str]| {
+            let mut command = pfind_command(env.root(), args);
+            command.env_clear().env("PATH", "/usr/bin:/bin");
+            with_rlimit(&mut command, libc::RLIMIT_STACK, kib * 1024);
+            output_within(command, Duration::from_secs(60))
+        };
+        for args in [&["--version"][..], &["--help"]] {
+            let out = limited(args);
+            assert_eq!(out.status.code(), Some(0), "ulimit -s {kib}, {args:?}");
+            assert!(!out.stdout.is_empty() && out.stderr.is_empty());
+        }
+        let out = limited(&["--bogus"]);
+        assert_eq!(out.status.code(), Some(2), "ulimit -s {kib}, --bogus");
+        assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: unexpected argument"));
+        for threads in THREADS {
+            let out = limited(&["-j", threads]);
+            assert_complete(
+                &format!("ulimit -s {kib}, -j {threads}"),
+                &out,
+                b'\n',
+                &expected,
+            );
+            let out = limited(&["-j", threads, "--sort", "path", "-l"]);
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "ulimit -s {kib}, --sort, -j {threads}"
+            );
+            assert_eq!(split_records(&out.stdout, b'\n').len(), 3);
+        }
+    }
+}
+
+/// Whether a run's output is the whole result.
+type ExactCheck<'a> = &'a dyn Fn(&[u8]) -> bool;
+
+/// How a run under a resource limit ended, for the limit tests.
+#[derive(Debug, PartialEq)]
+enum Ending {
+    /// Status 0, the whole result, nothing on stderr.
+    Exact,
+    /// Status 1 and pfind's last words on stderr (`pfind: out of memory (...)`).
+    SaidWhy(String),
+    /// The kernel refused to start the program at all under the limit.
+    NotStarted,
+}
+
+/// Runs `command` and says how it ended; fails the test on anything else (a signal,
+/// silence, a wrong result). `exact` checks the output of a run that ended well.
+fn ending(context: &str, mut command: Command, exact: impl Fn(&[u8]) -> bool) -> Ending {
+    command.stdout(Stdio::piped()).stderr(Stdio::piped());
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(err) if err.raw_os_error() == Some(libc::ENOMEM) => return Ending::NotStarted,
+        Err(err) => panic!("{context}: spawn: {err}"),
+    };
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        out.status.signal().is_none(),
+        "{context}: killed by signal {:?}; stderr: {stderr}",
+        out.status.signal()
+    );
+    match out.status.code() {
+        Some(0) => {
+            assert_eq!(stderr, "", "{context}");
+            assert!(
+                exact(&out.stdout),
+                "{context}: status 0 with a wrong result"
+            );
+            Ending::Exact
+        }
+        Some(1) => {
+            let last = stderr.lines().last().unwrap_or_default();
+            assert!(
+                last.starts_with("pfind: ") && stderr.lines().all(|l| l.starts_with("pfind: ")),
+                "{context}: status 1 without saying why: {stderr:?}"
+            );
+            Ending::SaidWhy(last.to_string())
+        }
+        // The dynamic loader could not map the C library (a dynamically linked
+        // build under a few MB): the program never ran.
+        Some(127) if stderr.contains("error while loading shared libraries") => Ending::NotStarted,
+        status => panic!("{context}: status {status:?}, stderr: {stderr}"),
+    }
+}
+
+/// Issue 20, defect 2: under `ulimit -v` with many workers, pfind aborted (SIGABRT,
+/// `memory allocation of 65536 bytes failed`), often having printed nothing: the
+/// workers' stacks and buffers, and glibc's 64 MiB arena for each thread, filled the
+/// address space, and the next allocation anywhere failed. Now the limit bounds the
+/// pool (the workers take at most half of the free address space), a worker that
+/// cannot have its listing buffer does not start, and what still does not fit ends
+/// the run with `pfind: out of memory (could not allocate N bytes)` and status 1.
+/// Every run either prints the exact result or says why it stopped.
+#[test]
+fn an_address_space_limit_gives_the_result_or_says_why() {
+    // 4,320 files under a 3.4 KB prefix: 15 MB of paths, which `--sort` must hold,
+    // so that the smaller limits run out of memory somewhere.
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix: PathBuf = (0..14)
+        .map(|level| format!("{level:02}{}", "p".repeat(240)))
+        .collect();
+    std::fs::create_dir_all(tmp.path().join(&prefix)).unwrap();
+    let expected: Vec<Vec<u8>> = fan_out_tree(&tmp.path().join(&prefix), 6, 3, 20)
+        .into_iter()
+        .map(|path| [prefix.as_os_str().as_bytes(), b"/", &path].concat())
+        .collect();
+    let root = prefix.to_str().unwrap();
+    let mut sorted = expected.clone();
+    sorted.sort();
+    let count = format!("{}\n", expected.len()).into_bytes();
+    let same_set = |out: &[u8]| {
+        let mut got = split_records(out, b'\n');
+        got.sort();
+        got == sorted
+    };
+    let mut endings = Vec::new();
+    for mb in [10, 20, 50, 100, 200] {
+        for threads in ["1", "2", "64", "1024"] {
+            let modes: [(&[&str], ExactCheck); 3] = [
+                (&[], &same_set),
+                (&["-c"], &|out: &[u8]| out == count),
+                (&["--sort", "path"], &|out: &[u8]| {
+                    split_records(out, b'\n') == sorted
+                }),
+            ];
+            for (extra, exact) in modes {
+                let mut args = vec![root, "-j", threads];
+                args.extend_from_slice(extra);
+                let mut command = pfind_command(tmp.path(), &args);
+                with_rlimit(&mut command, libc::RLIMIT_AS, mb * 1_000_000);
+                let args = &args[1..];
+                let context = format!("ulimit -v {}, {args:?}", mb * 1000);
+                let end = ending(&context, command, exact);
+                // A smaller pool goes on: at 200 MB, a thousand workers asked for
+                // still give the whole result.
+                if mb == 200 && extra.is_empty() {
+                    assert_eq!(end, Ending::Exact, "{context}");
+                }
+                endings.push(end);
+            }
+        }
+    }
+    // The limits were not all too small, nor all too large, to show anything.
+    assert!(endings.contains(&Ending::Exact));
+    assert!(
+        endings.iter().any(|end| matches!(end, Ending::SaidWhy(why)
+            if why.starts_with("pfind: out of memory (could not allocate "))),
+        "{endings:?}"
+    );
+}
+
+/// Issue 20, defects 2 and 8 together: a small stack moves the run to a thread with a
+/// 2 MiB stack, which an address-space limit may not leave room for. Either way the
+/// run ends well or says why.
+#[test]
+fn small_stack_and_address_space_limits_together() {
+    let tmp = tempfile::tempdir().unwrap();
+    let expected = fan_out_tree(tmp.path(), 4, 2, 10);
+    let mut sorted = expected.clone();
+    sorted.sort();
+    let mut said = Vec::new();
+    for mb in [5, 8, 10, 15, 20, 50] {
+        for threads in ["1", "16"] {
+            let mut command = pfind_command(tmp.path(), &["-j", threads, "--sort", "path"]);
+            command.env_clear().env("PATH", "/usr/bin:/bin");
+            with_rlimit(&mut command, libc::RLIMIT_STACK, 16 * 1024);
+            with_rlimit(&mut command, libc::RLIMIT_AS, mb * 1_000_000);
+            let context = format!("ulimit -s 16 -v {}, -j {threads}", mb * 1000);
+            if let Ending::SaidWhy(why) =
+                ending(&context, command, |out| split_records(out, b'\n') == sorted)
+            {
+                said.push(why);
+            }
+        }
+    }
+    eprintln!("small stack and address space: {said:?}");
+}

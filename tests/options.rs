@@ -212,9 +212,9 @@ fn long_format_is_size_space_path() {
     env.write("d/small", &[b'x'; 100]);
     env.write("d/big", &vec![b'x'; 1_500_000]);
     let want = [
-        "           0 empty",
-        "         100 d/small",
-        "     1500000 d/big",
+        "                   0 empty",
+        "                 100 d/small",
+        "             1500000 d/big",
     ];
     env.assert_output(&["-l"], &want);
     env.assert_output(&["--long"], &want);
@@ -354,7 +354,7 @@ fn follow_prints_link_targets_under_the_links_path() {
     env.write("real/f", b"12345");
     env.assert_output(
         &["-L", "-l", "-n", "*f", "-d", "2"],
-        &["           5 real/f", "           5 to_f"],
+        &["                   5 real/f", "                   5 to_f"],
     );
     // Roots are followed too.
     env.assert_output(

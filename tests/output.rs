@@ -388,7 +388,7 @@ fn sort_by_size_and_mtime_orders_by_key_then_path() {
     by_mtime.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.2.cmp(&b.2)));
     let long = |list: &[(u64, f64, Vec<u8>)]| -> Vec<Vec<u8>> {
         list.iter()
-            .map(|(size, _, path)| [format!("{size:>12} ").as_bytes(), path].concat())
+            .map(|(size, _, path)| [format!("{size:>20} ").as_bytes(), path].concat())
             .collect()
     };
     let paths = |list: &[(u64, f64, Vec<u8>)]| -> Vec<Vec<u8>> {

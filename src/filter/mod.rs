@@ -182,9 +182,14 @@ impl Filter {
     /// True when an entry named `name` passes the name filters (`-E`, `-e`, `-n`).
     #[inline(always)] // on the per-file hot path; see `walker::Visitor::visit`
     pub fn name_passes(&self, name: &[u8]) -> bool {
-        if self.is_excluded(name) {
-            return false;
-        }
+        !self.is_excluded(name) && self.name_matches(name)
+    }
+
+    /// True when `name` passes `-e` and `-n`: [`Self::name_passes`] without `-E`,
+    /// which is never applied to a root (issue 20: a root file named like an `-E`
+    /// glob was dropped).
+    #[inline(always)]
+    pub fn name_matches(&self, name: &[u8]) -> bool {
         if !self.extensions.is_empty() && !self.extensions.matches(name) {
             return false;
         }

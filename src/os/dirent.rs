@@ -144,18 +144,20 @@ pub struct DirReader {
 
 impl DirReader {
     pub fn new(kind: ReaderKind, buffer_size: usize) -> DirReader {
-        let buffer = match kind {
-            #[cfg(target_os = "linux")]
-            ReaderKind::Getdents => {
-                // Room for at least a few records (one is at most 280 bytes).
-                let size = buffer_size.max(1024);
-                let mut buffer = Vec::with_capacity(size);
-                buffer.resize(size, MaybeUninit::uninit());
-                buffer
-            }
-            ReaderKind::Readdir => Vec::new(),
-        };
+        let len = buffer_len(kind, buffer_size);
+        let mut buffer = Vec::with_capacity(len);
+        buffer.resize(len, MaybeUninit::uninit());
         DirReader { kind, buffer }
+    }
+
+    /// [`Self::new`], or `None` if there is no memory for the buffer: a worker that
+    /// cannot have one does not start, and the walk goes on with the others.
+    pub fn try_new(kind: ReaderKind, buffer_size: usize) -> Option<DirReader> {
+        let len = buffer_len(kind, buffer_size);
+        let mut buffer = Vec::new();
+        crate::alloc::fallible(|| buffer.try_reserve_exact(len)).ok()?;
+        buffer.resize(len, MaybeUninit::uninit());
+        Some(DirReader { kind, buffer })
     }
 
     /// Calls `each` for every entry of the open directory `dir`, `.` and `..` included.
@@ -177,6 +179,16 @@ impl DirReader {
             ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each),
             ReaderKind::Readdir => read_readdir(dir, stop, each),
         }
+    }
+}
+
+/// How long a reader's buffer is: `getdents64` needs room for at least a few
+/// records (one is at most 280 bytes); `readdir` brings its own.
+fn buffer_len(kind: ReaderKind, buffer_size: usize) -> usize {
+    match kind {
+        #[cfg(target_os = "linux")]
+        ReaderKind::Getdents => buffer_size.max(1024),
+        ReaderKind::Readdir => 0,
     }
 }
 

@@ -1,6 +1,39 @@
 //! Paths as bytes, the way the kernel takes them: making a printed path absolute
 //! (`-a`, and the `file://` links of `--hyperlink`).
 
+use std::io;
+use std::os::unix::ffi::OsStringExt;
+
+/// `-a`: makes roots absolute, reading the working directory the first time a
+/// relative one needs it, and only then: it may have been removed while pfind runs
+/// in it, which matters to no absolute root (issue 20, defect 7).
+#[derive(Default)]
+pub struct WorkingDir {
+    read: Option<io::Result<Vec<u8>>>,
+}
+
+impl WorkingDir {
+    /// `root` made absolute by [`absolute_path`], or why it cannot be.
+    pub fn absolute(&mut self, root: &[u8]) -> io::Result<Vec<u8>> {
+        if root.starts_with(b"/") {
+            return Ok(absolute_path(b"", root));
+        }
+        let read = self.read.get_or_insert_with(|| {
+            std::env::current_dir().map(|cwd| cwd.into_os_string().into_vec())
+        });
+        match read {
+            Ok(cwd) => Ok(absolute_path(cwd, root)),
+            Err(err) => Err(io::Error::new(
+                err.kind(),
+                format!(
+                    "cannot read the working directory: {}",
+                    crate::report::describe(err)
+                ),
+            )),
+        }
+    }
+}
+
 /// `-a`: `path` as an absolute path, joined with the working directory `cwd` when
 /// relative. `.` components and repeated slashes are dropped, so `pfind -a .` prints
 /// `/cwd/file` rather than `/cwd/./file`; `..` is kept, since removing it by text

@@ -24,7 +24,7 @@ use crate::os::dirent::EntryKind;
 pub enum OutputMode {
     /// One path per match, each followed by the terminator byte.
     Paths { terminator: u8 },
-    /// `-l`: the size in bytes right-aligned in 12 columns, a space, the path, the
+    /// `-l`: the size in bytes right-aligned in 20 columns, a space, the path, the
     /// terminator.
     Long { terminator: u8 },
     /// `-c`: only the number of matches, printed once at the end.

@@ -51,9 +51,12 @@ mod tests {
             (OutputMode::Paths { terminator: 0 }, b"dir/f\0"),
             (
                 OutputMode::Long { terminator: b'\n' },
-                b"          42 dir/f\n",
+                b"                  42 dir/f\n",
             ),
-            (OutputMode::Long { terminator: 0 }, b"          42 dir/f\0"),
+            (
+                OutputMode::Long { terminator: 0 },
+                b"                  42 dir/f\0",
+            ),
             (OutputMode::Count, b""),
             (OutputMode::SizeSum, b""),
         ];

@@ -165,7 +165,11 @@ mod tests {
         // (format, kind, expected)
         let cases: Vec<(Format, EntryKind, &[u8])> = vec![
             (format(Shape::Path), EntryKind::File, b"d/f\n"),
-            (format(Shape::Long), EntryKind::File, b"          42 d/f\n"),
+            (
+                format(Shape::Long),
+                EntryKind::File,
+                b"                  42 d/f\n",
+            ),
             (
                 format(Shape::Template(
                     Template::parse("{type}:{/}:{size}").unwrap(),
@@ -181,7 +185,7 @@ mod tests {
             (
                 coloured,
                 EntryKind::File,
-                b"          42 \x1b[34md/\x1b[0m\x1b[32mf\x1b[0m\0",
+                b"                  42 \x1b[34md/\x1b[0m\x1b[32mf\x1b[0m\0",
             ),
         ];
         for (format, kind, want) in cases {

@@ -5,7 +5,8 @@
 //! and the lock is taken once per block rather than once per line.
 //!
 //! Failures are decided here too. A reader that goes away (`pfind | head`) gives
-//! `EPIPE` (Rust ignores `SIGPIPE`): that is not an error, the walk just stops and pfind
+//! `EPIPE` (Rust ignores `SIGPIPE`), or `ECONNRESET` from a TCP socket whose reader
+//! closed it with data unread: that is not an error, the walk just stops and pfind
 //! exits 0, as ripgrep does. Any other failure (`> /dev/full`) is reported once and
 //! also stops the walk, since nothing more can be delivered.
 //!
@@ -100,9 +101,7 @@ impl Output {
         match result {
             Ok(()) => Delivery::Delivered,
             Err(err) => {
-                if !self.failed.swap(true, Ordering::Relaxed)
-                    && err.kind() != io::ErrorKind::BrokenPipe
-                {
+                if !self.failed.swap(true, Ordering::Relaxed) && !reader_left(&err) {
                     reporter.error("stdout", &err);
                 }
                 Delivery::Closed
@@ -114,6 +113,16 @@ impl Output {
     pub fn is_closed(&self) -> bool {
         self.failed.load(Ordering::Relaxed)
     }
+}
+
+/// True when a write failed because the reader went away: a closed pipe or socket
+/// (`EPIPE`), or a TCP connection its reader reset by closing it with data unread
+/// (`ECONNRESET`; issue 20). Neither is an error of pfind's.
+pub fn reader_left(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
+    )
 }
 
 /// A lock that a panicking worker cannot make unusable for the others.
@@ -158,12 +167,14 @@ mod tests {
     }
 
     #[test]
-    fn broken_pipe_closes_quietly() {
-        let reporter = Reporter::new();
-        let output = Output::to_writer(Box::new(Failing(io::ErrorKind::BrokenPipe)));
-        assert_eq!(output.deliver(b"x\n", &reporter), Delivery::Closed);
-        assert!(output.is_closed());
-        assert!(!reporter.errored());
+    fn a_reader_leaving_closes_quietly() {
+        for kind in [io::ErrorKind::BrokenPipe, io::ErrorKind::ConnectionReset] {
+            let reporter = Reporter::new();
+            let output = Output::to_writer(Box::new(Failing(kind)));
+            assert_eq!(output.deliver(b"x\n", &reporter), Delivery::Closed);
+            assert!(output.is_closed());
+            assert!(!reporter.errored(), "{kind:?}");
+        }
     }
 
     #[test]

@@ -1,8 +1,10 @@
 //! How sizes are written: the right-aligned column that starts each `-l` line, and
 //! the line `-s` prints at the end.
 
-/// Width of the size column of `-l`: sizes up to 999 GB stay aligned.
-pub const LONG_SIZE_WIDTH: usize = 12;
+/// Width of the size column of `-l`: the digits of the largest 64-bit number, so no
+/// size can push the path out of place and `cut -c22-` always gives it back. (It was
+/// 12, and a file of 1 TB or more shifted its path: issue 20.)
+pub const LONG_SIZE_WIDTH: usize = 20;
 
 /// Appends `size` in decimal, right-aligned in [`LONG_SIZE_WIDTH`] columns, and one
 /// space: the start of an `-l` line. No allocation, as it runs once per match. Never
@@ -27,9 +29,11 @@ pub fn push_size_column(out: &mut Vec<u8>, size: u64) {
 }
 
 /// `size` for a person, in powers of 1024 as `du -h` and `ls -lh` count: `512 B`,
-/// `1.5 KiB`, `3.2 GiB`, with one decimal above bytes.
-pub fn human_size(size: u64) -> String {
-    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+/// `1.5 KiB`, `3.2 GiB`, with one decimal above bytes. A total can pass 2^64 bytes
+/// (16 EiB: two sparse files of 2^63 - 1 bytes on tmpfs), hence 128 bits and units
+/// up to YiB.
+pub fn human_size(size: u128) -> String {
+    const UNITS: [&str; 8] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
     if size < 1024 {
         return format!("{size} B");
     }
@@ -43,8 +47,9 @@ pub fn human_size(size: u64) -> String {
     format!("{value:.1} {}", UNITS[unit])
 }
 
-/// The line `-s` prints: `3 matches, 1.5 MiB (1572864 bytes)`.
-pub fn size_summary(matches: u64, bytes: u64) -> String {
+/// The line `-s` prints: `3 matches, 1.5 MiB (1572864 bytes)`. `bytes` is exact
+/// at any total (see [`human_size`]).
+pub fn size_summary(matches: u64, bytes: u128) -> String {
     let noun = if matches == 1 { "match" } else { "matches" };
     format!("{matches} {noun}, {} ({bytes} bytes)\n", human_size(bytes))
 }
@@ -56,14 +61,16 @@ mod tests {
     #[test]
     fn size_column_is_right_aligned() {
         let cases: &[(u64, &str)] = &[
-            (0, "           0 "),
-            (7, "           7 "),
-            (1024, "        1024 "),
-            (999_999_999_999, "999999999999 "),
-            (1_000_000_000_000, "1000000000000 "),
+            (0, "                   0 "),
+            (7, "                   7 "),
+            (1024, "                1024 "),
+            (999_999_999_999, "        999999999999 "),
+            (1_000_000_000_000, "       1000000000000 "),
+            (i64::MAX as u64, " 9223372036854775807 "),
             (u64::MAX, "18446744073709551615 "),
         ];
         for &(size, want) in cases {
+            assert_eq!(want.len(), LONG_SIZE_WIDTH + 1);
             let mut out = b"x".to_vec();
             push_size_column(&mut out, size);
             assert_eq!(
@@ -76,7 +83,7 @@ mod tests {
 
     #[test]
     fn human_sizes() {
-        let cases: &[(u64, &str)] = &[
+        let cases: &[(u128, &str)] = &[
             (0, "0 B"),
             (1023, "1023 B"),
             (1024, "1.0 KiB"),
@@ -85,7 +92,11 @@ mod tests {
             (5 * 1024 * 1024 + 300 * 1024, "5.3 MiB"),
             (3 << 30, "3.0 GiB"),
             (1 << 40, "1.0 TiB"),
-            (u64::MAX, "16.0 EiB"),
+            (u64::MAX as u128, "16.0 EiB"),
+            (1 << 64, "16.0 EiB"),
+            (1 << 70, "1.0 ZiB"),
+            (1 << 80, "1.0 YiB"),
+            (u128::MAX, "281474976710656.0 YiB"),
         ];
         for &(size, want) in cases {
             assert_eq!(human_size(size), want, "{size}");
@@ -94,6 +105,12 @@ mod tests {
         assert_eq!(
             size_summary(3, 1572864),
             "3 matches, 1.5 MiB (1572864 bytes)\n"
+        );
+        // Two files of 2^63 - 1 bytes and one of 2: past what 64 bits hold.
+        let total = 2 * u128::from(i64::MAX as u64) + 2;
+        assert_eq!(
+            size_summary(3, total),
+            "3 matches, 16.0 EiB (18446744073709551616 bytes)\n"
         );
     }
 }

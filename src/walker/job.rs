@@ -12,8 +12,9 @@ use std::sync::Arc;
 pub struct Summary {
     /// Number of entries that matched (and, in path mode, were printed).
     pub matches: u64,
-    /// Their total size in bytes, when the output mode needs sizes (`-l`, `-s`).
-    pub bytes: u64,
+    /// Their total size in bytes, when the output mode needs sizes (`-l`, `-s`):
+    /// 128 bits, since two files can be 2^63 - 1 bytes each (sparse, on tmpfs).
+    pub bytes: u128,
     /// How many worker threads took part (each worker's own summary says 1).
     pub workers: u64,
 }

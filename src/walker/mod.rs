@@ -137,7 +137,7 @@ impl<'a> Walker<'a> {
             _ => false,
         };
         if wanted {
-            visitor.visit_candidate(dir, name, kind, stat);
+            visitor.visit_root(dir, name, kind, stat);
         }
     }
 

@@ -233,6 +233,20 @@ impl Visitor<'_> {
         }
     }
 
+    /// A root that is not walked (a file, or a link taken as itself), at depth 0:
+    /// like [`Self::visit_candidate`] but without `-E`, which never applies to a root.
+    pub(super) fn visit_root(
+        &mut self,
+        dir: &[u8],
+        name: &[u8],
+        kind: EntryKind,
+        stat: &libc::stat,
+    ) {
+        if self.config.filter.name_matches(name) {
+            self.accept(dir, name, kind, stat);
+        }
+    }
+
     /// A candidate that passed the name filters: tests what needs a `stat`, if
     /// anything does, and prints it.
     #[inline(always)]
@@ -448,7 +462,7 @@ impl Visitor<'_> {
             return;
         }
         self.found.matches += 1;
-        self.found.bytes += meta.map_or(0, |meta| meta.size);
+        self.found.bytes += u128::from(meta.map_or(0, |meta| meta.size));
         if let Some(formatted) = self.formatted.as_deref_mut() {
             let found = Match {
                 parts: path_parts,
@@ -477,7 +491,7 @@ impl Visitor<'_> {
     #[inline(always)]
     fn buffer_match(&mut self, path_parts: [&[u8]; 2], size: u64) {
         self.found.matches += 1;
-        self.found.bytes += size;
+        self.found.bytes += u128::from(size);
         push_line(&mut self.buffer, self.config.output, path_parts, size);
         if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
             self.flush();

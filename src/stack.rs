@@ -1,0 +1,67 @@
+//! Enough stack for the main thread, whatever `ulimit -s` says.
+//!
+//! The main thread's stack is limited by `RLIMIT_STACK`, and pfind needs more of it
+//! than a C program does: clap's parser for pfind's options alone is one function
+//! with a 34 KiB frame, so under `ulimit -s 40` even `pfind --version` overflowed
+//! and died of SIGSEGV without a word (issue 20; find and bfs run at 16 KiB). Worker
+//! threads never had the problem: their stacks are mapped for them, 2 MiB each,
+//! whatever the limit. So when the limit is below that, the whole run moves to a
+//! thread with a stack of that size, and the main thread only waits for it. A
+//! normal limit (8 MiB, or none) costs one `getrlimit` at start-up.
+
+use crate::report::Reporter;
+use std::io;
+
+/// The stack a worker thread gets from Rust's standard library, and the least the
+/// main thread runs with.
+pub const RUN_STACK: usize = 2 << 20;
+
+/// Runs `run` on this thread if its stack may grow to [`RUN_STACK`], else on a
+/// thread with a stack that large. If that thread cannot be started (the address
+/// space limit leaves no room for it), says so and returns status 1.
+///
+/// Call it first thing from `main`, before anything deep is on the stack.
+pub fn with_enough_stack(run: fn() -> i32) -> i32 {
+    if stack_limit() >= RUN_STACK as libc::rlim_t {
+        return run();
+    }
+    on_larger_stack(run)
+}
+
+/// The soft `RLIMIT_STACK` in bytes (`RLIM_INFINITY`, the largest value, when
+/// unlimited; taken as unlimited when it cannot be read).
+fn stack_limit() -> libc::rlim_t {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one `rlimit` into the struct passed.
+    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } != 0 {
+        return libc::RLIM_INFINITY;
+    }
+    limit.rlim_cur
+}
+
+/// Kept out of line: the caller's frame is all the small stack has to hold.
+#[inline(never)]
+fn on_larger_stack(run: fn() -> i32) -> i32 {
+    let started = std::thread::Builder::new().stack_size(RUN_STACK).spawn(run);
+    match started {
+        // `run` catches its panics itself; this is only in case one escapes it.
+        Ok(handle) => handle.join().unwrap_or(101),
+        Err(err) => {
+            let err = io::Error::new(
+                err.kind(),
+                format!(
+                    "the limit ({} KiB) is too small, and a thread with a {} KiB stack \
+                     cannot start: {}",
+                    stack_limit() / 1024,
+                    RUN_STACK / 1024,
+                    crate::report::describe(&err)
+                ),
+            );
+            Reporter::new().error("stack", &err);
+            1
+        }
+    }
+}
