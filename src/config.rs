@@ -9,6 +9,7 @@ use crate::filter::Filter;
 use crate::os::dirent::EntryKind;
 use crate::output::format::{Format, SortOrder};
 use crate::output::OutputMode;
+use crate::queue::FRONTIER_LIMIT;
 use crate::threads::{default_spare_threads, default_threads};
 use std::ffi::OsString;
 
@@ -55,6 +56,10 @@ pub struct Config {
     /// spare worker, started at once rather than paced by how busy the CPUs are. Used
     /// by tests to exercise the growing pool on a warm tree.
     pub assume_disk_waits: bool,
+    /// How many directories may be queued before the walk goes depth-first below the
+    /// frontier ([`crate::queue::FRONTIER_LIMIT`]); tests lower it to reach that part
+    /// of the walk on small trees.
+    pub frontier_limit: usize,
 }
 
 impl Config {
@@ -84,6 +89,7 @@ impl Config {
             flush_per_directory: false,
             force_stat: false,
             assume_disk_waits: false,
+            frontier_limit: FRONTIER_LIMIT,
         }
     }
 

@@ -1,29 +1,45 @@
 //! The work-stealing pool that hands directories to workers, and decides when the
 //! walk is over.
 //!
-//! # Structure
+//! # Structure: shallow first
 //!
-//! Every worker owns a LIFO deque (`crossbeam_deque::Worker`, a Chase-Lev deque) of
-//! directories still to read. Pushing and popping the owner's end touches no shared
-//! cache line in the common case. LIFO makes each worker go depth-first, which keeps the
-//! number of queued directories proportional to depth times fan-out instead of the
-//! width of a whole level, and keeps a directory's children near each other in time
-//! (their parent's descriptor can be closed sooner; see `walker.rs`).
+//! Every worker owns two Chase-Lev deques (`crossbeam_deque::Worker`) of directories
+//! still to read: a FIFO one, *breadth*, and a LIFO one, *depth*. Pushing and popping
+//! the owner's end touches no shared cache line in the common case.
 //!
-//! A worker whose deque is empty sweeps every peer's `Stealer` once, taking about half
-//! of the first non-empty deque it finds. If that finds nothing it parks on its own
-//! `crossbeam_utils::sync::Parker` until a producer or the shutdown wakes it.
+//! Directories go to `breadth` while the walk has fewer than [`FRONTIER_LIMIT`]
+//! directories queued or being read, and the owner takes the oldest first, so each
+//! worker reads its part of the tree level by level: what is near a root is listed,
+//! printed and counted toward `--max-results` before what is deep. Most files people
+//! look for sit near the root (bfs is built on the same observation), and a
+//! depth-first walk makes a file at depth 2 wait for whole subtrees.
+//!
+//! A level can be wider than memory should hold, so once the frontier reaches the
+//! limit the children a worker finds go to its `depth` deque instead, and the worker
+//! takes from `depth` first: it walks that subtree depth-first, which keeps the
+//! queue proportional to depth times fan-out (as a purely LIFO pool does) until the
+//! frontier has shrunk below the limit again. The walk is breadth-first while that is
+//! cheap and depth-first below a frontier of bounded size.
+//!
+//! A worker whose deques are empty sweeps every peer's `breadth` stealer, then every
+//! peer's `depth` stealer, taking about half of the first non-empty deque it finds
+//! (the oldest, shallowest directories of a `breadth` deque). If that finds nothing
+//! it parks on its own `crossbeam_utils::sync::Parker` until a producer or the
+//! shutdown wakes it.
 //!
 //! # Quiescence: `dir_pending`
 //!
-//! `dir_pending` counts directories that are queued or being read. A worker that finds
-//! `n` subdirectories calls [`Pool::push_dirs`], which adds `n` *before* pushing them, and
-//! calls [`Pool::finish_dir`] (subtract one) only after it has pushed all children of the
-//! directory it was reading. So while any directory is queued or in progress the count is
-//! positive, and it reaches zero exactly once: when the last directory is finished and
-//! nothing is queued anywhere. The worker whose subtraction takes it to zero calls
-//! [`Pool::stop`], which raises `quit` and unparks every worker *unconditionally*: a
-//! worker that is just about to park will find the unpark token and return at once.
+//! `dir_pending` counts directories that are queued (in either deque of any worker)
+//! or being read. A worker that finds `n` subdirectories calls [`Pool::push_dirs`],
+//! which adds `n` *before* pushing them, and calls [`Pool::finish_dir`] (subtract one)
+//! only after it has pushed all children of the directory it was reading. So while
+//! any directory is queued or in progress the count is positive, and it reaches zero
+//! exactly once: when the last directory is finished and nothing is queued anywhere.
+//! The worker whose subtraction takes it to zero calls [`Pool::stop`], which raises
+//! `quit` and unparks every worker *unconditionally*: a worker that is just about to
+//! park will find the unpark token and return at once. The same count is the
+//! frontier's size that chooses between the two deques; which deque a directory
+//! waits in changes nothing here.
 //!
 //! # Sleeping without losing a wake-up
 //!
@@ -42,19 +58,20 @@
 //! ```
 //!
 //! The two fences are totally ordered. If F1 comes first, the sleeper's L2 sees the
-//! pushed child and does not park. If F2 comes first, the producer's L1 sees the sleeper
-//! and unparks it; and because a `Parker` keeps an unpark that arrives before `park` as
-//! a token, the sleeper cannot miss it either way. When nobody sleeps, the producer's
-//! extra cost is the fence and one load of `parked_count` (`maybe_unpark`).
+//! pushed child (L2 looks at both deques of every worker) and does not park. If F2
+//! comes first, the producer's L1 sees the sleeper and unparks it; and because a
+//! `Parker` keeps an unpark that arrives before `park` as a token, the sleeper cannot
+//! miss it either way. When nobody sleeps, the producer's extra cost is the fence and
+//! one load of `parked_count` (`maybe_unpark`).
 //!
 //! # Growing during the walk
 //!
 //! A pool may have more slots than workers at the start ([`Pool::with_spares`]).
 //! `wanted` says how many slots should have a running worker: a worker that keeps
 //! waiting on the disk raises it ([`Pool::ask_for_worker`]) and the scheduler starts
-//! threads for the new slots. Until then a spare slot is only an empty deque: a steal
-//! finds nothing in it and nobody parks on it (and the unpark `stop` sends it is
-//! harmless). None of this touches the argument above: a worker that starts late
+//! threads for the new slots. Until then a spare slot is only a pair of empty deques:
+//! a steal finds nothing in them and nobody parks on them (and the unpark `stop` sends
+//! is harmless). None of this touches the argument above: a worker that starts late
 //! takes jobs through `next_job` like any other, and `dir_pending` counts jobs, not
 //! workers.
 //!
@@ -71,8 +88,17 @@ use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 
+/// How many directories may wait (or be read) before the children a worker finds go
+/// depth-first instead of joining the breadth-first frontier. It bounds the memory a
+/// wide level can take, and more than that the cost of a breadth-first order: a walk
+/// that keeps thousands of directories between listing a parent and opening its
+/// children finds every kernel structure it needs cold (see docs/design.md).
+pub const FRONTIER_LIMIT: usize = 1024;
+
 /// The shared half of the pool: what every worker can see of every other.
 pub struct Pool<T> {
+    /// Each worker's `breadth` deque, then each worker's `depth` deque: stealing
+    /// sweeps them in that order.
     stealers: Box<[Stealer<T>]>,
     unparkers: Box<[Unparker]>,
     /// `asleep[i]` is true while worker `i` is inside `park`; lets a producer wake
@@ -92,12 +118,19 @@ pub struct Pool<T> {
     /// Of `wanted`, the workers the walk should have whatever the disk does (one per
     /// CPU, or `-j`): started at once, where the rest wait for the growth gate.
     base: AtomicUsize,
+    /// [`FRONTIER_LIMIT`], or a smaller one that tests set to reach the depth-first
+    /// part of the walk on small trees.
+    frontier_limit: usize,
 }
 
-/// The private half of one worker: its own deque and parker. Moved into its thread.
+/// The private half of one worker: its own deques and parker. Moved into its thread.
 pub struct WorkerSlot<T> {
     index: usize,
-    local: Worker<T>,
+    /// FIFO: directories of the breadth-first frontier.
+    breadth: Worker<T>,
+    /// LIFO: directories found while the frontier was at its limit, walked
+    /// depth-first.
+    depth: Worker<T>,
     parker: Parker,
 }
 
@@ -106,9 +139,9 @@ impl<T> WorkerSlot<T> {
         self.index
     }
 
-    /// Jobs waiting in this worker's own deque.
+    /// Jobs waiting in this worker's own deques.
     pub fn queued(&self) -> usize {
-        self.local.len()
+        self.breadth.len() + self.depth.len()
     }
 }
 
@@ -128,12 +161,15 @@ impl<T> Pool<T> {
         let slots: Vec<WorkerSlot<T>> = (0..workers)
             .map(|index| WorkerSlot {
                 index,
-                local: Worker::new_lifo(),
+                breadth: Worker::new_fifo(),
+                depth: Worker::new_lifo(),
                 parker: Parker::new(),
             })
             .collect();
+        let breadth = slots.iter().map(|s| s.breadth.stealer());
+        let depth = slots.iter().map(|s| s.depth.stealer());
         let pool = Pool {
-            stealers: slots.iter().map(|s| s.local.stealer()).collect(),
+            stealers: breadth.chain(depth).collect(),
             unparkers: slots.iter().map(|s| s.parker.unparker().clone()).collect(),
             asleep: (0..workers).map(|_| AtomicBool::new(false)).collect(),
             dir_pending: CachePadded::new(AtomicUsize::new(0)),
@@ -141,14 +177,23 @@ impl<T> Pool<T> {
             quit: AtomicBool::new(false),
             wanted: AtomicUsize::new(wanted),
             base: AtomicUsize::new(wanted),
+            frontier_limit: FRONTIER_LIMIT,
         };
         (pool, slots)
+    }
+
+    /// The same pool with another frontier limit (see [`FRONTIER_LIMIT`]).
+    pub fn with_frontier_limit(self, limit: usize) -> Pool<T> {
+        Pool {
+            frontier_limit: limit,
+            ..self
+        }
     }
 
     /// Asks for one more worker, if there is a slot left for it; the scheduler starts
     /// it. Called by a worker that found itself waiting on the disk.
     pub fn ask_for_worker(&self) {
-        let slots = self.stealers.len();
+        let slots = self.slots();
         let _ = self
             .wanted
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |wanted| {
@@ -158,14 +203,14 @@ impl<T> Pool<T> {
 
     /// Asks for at least `workers` workers in all (as many as there are slots, at most).
     pub fn ask_for_workers(&self, workers: usize) {
-        let workers = workers.min(self.stealers.len());
+        let workers = workers.min(self.slots());
         self.wanted.fetch_max(workers, Ordering::Relaxed);
     }
 
     /// Sets how many workers the walk should have whatever the disk does (as many as
     /// there are slots, at most), and asks for them.
     pub fn set_base_workers(&self, workers: usize) {
-        let workers = workers.min(self.stealers.len());
+        let workers = workers.min(self.slots());
         self.base.store(workers, Ordering::Relaxed);
         self.ask_for_workers(workers);
     }
@@ -182,20 +227,31 @@ impl<T> Pool<T> {
 
     /// True while more workers may still be asked for.
     pub fn can_grow(&self) -> bool {
-        self.wanted_workers() < self.stealers.len()
+        self.wanted_workers() < self.slots()
     }
 
-    /// Queues directories on `slot`'s deque: counts them first, so that a peer that
-    /// steals one and finishes it cannot take `dir_pending` to zero early; then wakes
-    /// sleepers if there are any.
+    /// Worker slots, with a thread or not.
+    fn slots(&self) -> usize {
+        self.unparkers.len()
+    }
+
+    /// Queues directories on one of `slot`'s deques: counts them first, so that a
+    /// peer that steals one and finishes it cannot take `dir_pending` to zero early;
+    /// then wakes sleepers if there are any. They join the breadth-first frontier
+    /// unless it is at its limit (see the module comment).
     pub fn push_dirs(&self, slot: &WorkerSlot<T>, dirs: impl ExactSizeIterator<Item = T>) {
         let count = dirs.len();
         if count == 0 {
             return;
         }
-        self.dir_pending.fetch_add(count, Ordering::SeqCst);
+        let pending = self.dir_pending.fetch_add(count, Ordering::SeqCst);
+        let deque = if pending < self.frontier_limit {
+            &slot.breadth
+        } else {
+            &slot.depth
+        };
         for dir in dirs {
-            slot.local.push(dir);
+            deque.push(dir);
         }
         self.maybe_unpark(count);
     }
@@ -254,7 +310,8 @@ impl<T> Pool<T> {
             if self.is_stopped() {
                 return None;
             }
-            if let Some(job) = slot.local.pop() {
+            // A depth-first excursion is finished before the frontier goes on.
+            if let Some(job) = slot.depth.pop().or_else(|| slot.breadth.pop()) {
                 return Some(job);
             }
             if let Some(job) = self.steal(slot) {
@@ -270,17 +327,22 @@ impl<T> Pool<T> {
         }
     }
 
-    /// One sweep over the peers, starting after our own index so that workers spread
-    /// their steals instead of all hitting worker 0.
+    /// One sweep over the peers' `breadth` deques and then one over their `depth`
+    /// deques, each starting after our own index so that workers spread their steals
+    /// instead of all hitting worker 0. What is stolen lands in our deque of the same
+    /// kind.
     fn steal(&self, slot: &WorkerSlot<T>) -> Option<T> {
-        let n = self.stealers.len();
-        for offset in 1..n {
-            let victim = &self.stealers[(slot.index + offset) % n];
-            loop {
-                match victim.steal_batch_and_pop(&slot.local) {
-                    Steal::Success(job) => return Some(job),
-                    Steal::Empty => break,
-                    Steal::Retry => continue,
+        let n = self.slots();
+        let (breadth, depth) = self.stealers.split_at(n);
+        for (stealers, dest) in [(breadth, &slot.breadth), (depth, &slot.depth)] {
+            for offset in 1..n {
+                let victim = &stealers[(slot.index + offset) % n];
+                loop {
+                    match victim.steal_batch_and_pop(dest) {
+                        Steal::Success(job) => return Some(job),
+                        Steal::Empty => break,
+                        Steal::Retry => continue,
+                    }
                 }
             }
         }
@@ -328,7 +390,19 @@ mod tests {
     /// Runs a synthetic tree walk: job `d` at depth < `depth` has `fanout` children.
     /// Returns how many jobs were processed.
     fn synthetic_walk(workers: usize, fanout: u64, depth: u32, panic_at: Option<u64>) -> u64 {
+        synthetic_walk_limited(workers, fanout, depth, panic_at, FRONTIER_LIMIT)
+    }
+
+    /// [`synthetic_walk`] with a frontier limit.
+    fn synthetic_walk_limited(
+        workers: usize,
+        fanout: u64,
+        depth: u32,
+        panic_at: Option<u64>,
+        limit: usize,
+    ) -> u64 {
         let (pool, slots) = Pool::<(u32, u64)>::new(workers);
+        let pool = pool.with_frontier_limit(limit);
         let processed = AtomicU64::new(0);
         let next_id = AtomicU64::new(1);
         pool.push_dirs(&slots[0], std::iter::once((0, 0)));
@@ -375,6 +449,59 @@ mod tests {
                 assert_eq!(processed, 3280, "workers = {workers}");
             }
         }
+    }
+
+    /// Below the frontier limit, and above it (where part of the walk goes
+    /// depth-first), every job still runs exactly once.
+    #[test]
+    fn every_job_runs_exactly_once_whatever_the_frontier_limit() {
+        for workers in [1, 2, 3, 8] {
+            for limit in [0, 1, 5, 100, 3000] {
+                let processed =
+                    within_timeout(move || synthetic_walk_limited(workers, 3, 7, None, limit));
+                assert_eq!(processed, 3280, "workers = {workers}, limit = {limit}");
+            }
+        }
+    }
+
+    /// One worker walks `fanout`-ary trees of `depth` levels alone and records the
+    /// depth of each job it takes, and the most jobs it ever had queued.
+    fn single_worker_order(fanout: u32, depth: u32, limit: usize) -> (Vec<u32>, usize) {
+        let (pool, mut slots) = Pool::<u32>::new(1);
+        let pool = pool.with_frontier_limit(limit);
+        let slot = slots.remove(0);
+        pool.push_dirs(&slot, std::iter::once(0));
+        let (mut order, mut most_queued) = (Vec::new(), 0);
+        while let Some(level) = pool.next_job(&slot, || {}) {
+            order.push(level);
+            if level < depth {
+                pool.push_dirs(&slot, std::iter::repeat_n(level + 1, fanout as usize));
+            }
+            most_queued = most_queued.max(slot.queued());
+            pool.finish_dir();
+        }
+        (order, most_queued)
+    }
+
+    #[test]
+    fn below_the_limit_directories_are_taken_level_by_level() {
+        let (order, _) = single_worker_order(3, 6, 1 << 20);
+        assert_eq!(order.len(), 1093);
+        assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+    }
+
+    /// A tree far wider than the limit: the queue stays near the limit plus one
+    /// path's worth of siblings, where a breadth-first walk would hold the whole
+    /// last level (4^9 = 262,144 jobs).
+    #[test]
+    fn above_the_limit_the_queue_stays_bounded() {
+        let limit = 1000;
+        let (order, most_queued) = single_worker_order(4, 9, limit);
+        assert_eq!(order.len(), (4usize.pow(10) - 1) / 3);
+        assert!(most_queued <= limit + 4 * 9, "{most_queued} queued at most");
+        // The levels up to the one where the limit is reached still come first.
+        let first_deep = order.iter().position(|&level| level == 5).unwrap();
+        assert!(order[..first_deep].windows(2).all(|w| w[0] <= w[1]));
     }
 
     #[test]

@@ -117,6 +117,7 @@ pub fn run_with_reader(
     // One worker to begin with, this thread; how many more is decided once there is
     // work to share (below).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
+    let pool = pool.with_frontier_limit(config.frontier_limit);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, DIRENT_BUFFER_SIZE);
         Walker::new(config, &pool, output, reporter, reader, limit.as_ref())

@@ -168,6 +168,77 @@ fn a_chain_of_3000_directories_far_beyond_path_max() {
     }
 }
 
+/// A queued directory keeps only its name and a pointer to what its siblings share;
+/// the path is put together again when it is read. Odd names (a newline, bytes that
+/// are not UTF-8, a leading dash, 255 bytes) in chains whose paths run past 4,096 and
+/// 8,192 bytes, each level with siblings queued from the same listing, must come back
+/// exactly at every thread count, with the frontier breadth-first, depth-first from
+/// the start, and mixed.
+#[test]
+fn queued_directories_give_back_exact_paths() {
+    use pfind::output::{Output, OutputMode};
+    use pfind::report::Reporter;
+    let tmp = tempfile::tempdir().unwrap();
+    let long = [b'L'; 255];
+    let names: [&[u8]; 4] = [b"new\nline", b"bad\xff\xfe", b"-dash", &long];
+    let mut expected = Vec::new();
+    let base = open_path(tmp.path());
+    for chain in 0..names.len() {
+        let (mut dir, mut path) = (base, Vec::new());
+        for level in 0..128 {
+            let name = names[(chain + level) % names.len()];
+            // The chains' first names differ in their last byte.
+            let mut own = name.to_vec();
+            if level == 0 {
+                own.truncate(254);
+                own.push(b'0' + chain as u8);
+            }
+            for sibling in 0..3u8 {
+                let side = [&name[..name.len().min(240)], b"_side", &[b'0' + sibling]].concat();
+                let side_dir = mkdir_open(dir, &side);
+                touch_at(side_dir, name);
+                close(side_dir);
+                expected.push([&path[..], &side, b"/", name].concat());
+            }
+            let child = mkdir_open(dir, &own);
+            if dir != base {
+                close(dir);
+            }
+            dir = child;
+            path.extend_from_slice(&own);
+            path.push(b'/');
+            touch_at(dir, b"file");
+            expected.push([&path[..], b"file"].concat());
+        }
+        close(dir);
+    }
+    close(base);
+    assert!(expected
+        .iter()
+        .any(|p| p.len() > 2 * libc::PATH_MAX as usize));
+    for limit in [0, 2, pfind::queue::FRONTIER_LIMIT] {
+        for threads in [1, 2, 3, 8, 16] {
+            let mut config = pfind::Config::new(vec![tmp.path().as_os_str().to_owned()]);
+            config.output = OutputMode::Paths { terminator: 0 };
+            config.threads = threads;
+            config.frontier_limit = limit;
+            let captured = testenv::Captured::default();
+            let output = Output::to_writer(Box::new(captured.clone()));
+            let reporter = Reporter::new();
+            let summary = pfind::run(&config, &output, &reporter);
+            assert!(!reporter.errored());
+            let root = [tmp.path().as_os_str().as_bytes(), b"/"].concat();
+            let got: Vec<Vec<u8>> = split_records(&captured.0.lock().unwrap(), 0)
+                .into_iter()
+                .map(|path| path.strip_prefix(&root[..]).unwrap().to_vec())
+                .collect();
+            let context = format!("frontier limit {limit}, {threads} threads");
+            assert_same_records(&context, &got, &expected);
+            assert_eq!(summary.matches, expected.len() as u64, "{context}");
+        }
+    }
+}
+
 #[test]
 fn sixteen_chains_of_255_byte_names() {
     let tmp = tempfile::tempdir().unwrap();

@@ -56,6 +56,31 @@ fn both_readers_and_the_stat_fallback_agree_with_the_oracle() {
     });
 }
 
+/// Below the frontier limit the walk is breadth-first; above it, part of it goes
+/// depth-first from the workers' second deques. Tiny limits reach every mix of the two
+/// on a small tree: the output must stay exactly the oracle's, at every thread count.
+#[test]
+fn every_frontier_limit_gives_exactly_the_oracle_files() {
+    let tmp = tempfile::tempdir().unwrap();
+    random_tree(tmp.path(), 11, 3_000);
+    let root = tmp.path().as_os_str().to_owned();
+    let expected = oracle_files(root.as_bytes());
+    for limit in [0, 1, 2, 7, 40, 100_000] {
+        for threads in [1, 2, 3, 8, 16] {
+            let mut config = Config::new(vec![root.clone()]);
+            config.output = OutputMode::Paths { terminator: 0 };
+            config.threads = threads;
+            config.frontier_limit = limit;
+            let context = format!("frontier limit {limit}, {threads} threads");
+            for _ in 0..3 {
+                let (paths, matches) = walk(&config, ReaderKind::native());
+                assert_same_records(&context, &paths, &expected);
+                assert_eq!(matches, expected.len() as u64, "{context}");
+            }
+        }
+    }
+}
+
 #[test]
 fn count_mode_counts_without_printing() {
     let tmp = tempfile::tempdir().unwrap();

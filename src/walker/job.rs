@@ -1,8 +1,10 @@
-//! A directory waiting in the pool ([`DirJob`]), the identity chain `-L` checks for
-//! loops ([`DirId`]), and what a walk found ([`Summary`]).
+//! A directory waiting in the pool ([`DirJob`]) and what it shares with its siblings
+//! ([`Siblings`]), the directory a worker is reading ([`Dir`]), the identity chain
+//! `-L` checks for loops ([`DirId`]), and what a walk found ([`Summary`]).
 
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
+use crate::filter::Filter;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
@@ -27,34 +29,73 @@ impl Summary {
     }
 }
 
-/// A directory waiting to be read.
+/// A directory waiting to be read: which listing it was found in, and where its name
+/// is in that listing's [`Siblings`]. 24 bytes, however long its path: the path is
+/// put together only when a worker takes the job ([`DirJob::enter`]). A wide level of
+/// the tree waits in the pool as one `Siblings` per parent and 24 bytes per
+/// directory, where a path per directory took ten times that.
 pub struct DirJob {
-    /// What is printed before each entry's name: the directory's path and a `/`,
-    /// or nothing at all for the implicit `.` root.
-    pub(super) prefix: Vec<u8>,
-    /// Length of the directory's own path at the start of `prefix` (for opening it and
-    /// for error messages); for a root this is the root exactly as typed.
-    pub(super) path_len: usize,
-    /// The nearest open ancestor to open this directory relative to; `None` opens it
-    /// from its root (see `descriptors`).
-    pub(super) anchor: Option<Arc<Anchor>>,
-    /// The anchor is this directory's parent, so the path below it is one name.
-    pub(super) anchor_is_parent: bool,
-    /// The root it was reached from, for when no anchor is left.
-    pub(super) root: Root,
-    /// 0 for a root; the directory's entries are at `depth + 1`.
-    pub(super) depth: usize,
+    from: Arc<Siblings>,
+    /// Where the directory's name starts in `from.bytes`; it ends at the next NUL.
+    name_start: usize,
     /// `-t e`: the directory itself matches if it turns out to have no entries, which
     /// only the worker that lists it can tell.
-    pub(super) print_if_empty: bool,
-    /// `-L`: the identity of the directory this one was found in, linked to its own
-    /// parent's, up to the root: the chain a symbolic link must not lead back into.
-    pub(super) parent_id: Option<Arc<DirId>>,
-    /// `-x`: the device of the root this directory was reached from (`None` for a
-    /// root, whose own device becomes its descendants').
-    pub(super) root_dev: Option<u64>,
+    print_if_empty: bool,
+}
+
+/// What the subdirectories found in one listing share, kept once for all of them
+/// while any is still waiting or being read: the path of the directory they were
+/// found in, their names, and what opening and checking them needs. Each root has one
+/// of its own, whose one name is the root as typed.
+pub struct Siblings {
+    /// The parent's printed prefix (`prefix_len` bytes: its path and a `/`, or
+    /// nothing for the implicit root), then each subdirectory's name and a NUL.
+    bytes: Box<[u8]>,
+    prefix_len: usize,
+    /// True for a root's own: its name is the whole root, printed as typed.
+    is_root: bool,
+    /// The subdirectories' depth: 0 for a root.
+    depth: usize,
+    /// `-p`: how far the parent's path goes into the pattern (for a root, the root's
+    /// own state); each subdirectory's follows from it and its name.
+    path_state: PathState,
+    /// The nearest open ancestor to open a subdirectory relative to; `None` opens it
+    /// from its root (see `descriptors`).
+    anchor: Option<Arc<Anchor>>,
+    /// The anchor is the parent itself, so the path below it is one name.
+    anchor_is_parent: bool,
+    /// The root they were reached from, for when no anchor is left.
+    root: Root,
+    /// `-L`: the parent's identity, linked to its own parent's, up to the root: the
+    /// chain a symbolic link must not lead back into.
+    parent_id: Option<Arc<DirId>>,
+    /// `-x`: the device of the root they were reached from (`None` below a root,
+    /// whose own device becomes its descendants').
+    root_dev: Option<u64>,
+}
+
+/// The directory a worker is reading: its job, with its printed path put together.
+pub struct Dir<'a> {
+    pub(super) job: &'a DirJob,
+    /// What is printed before each entry's name: the directory's path and a `/`,
+    /// or nothing at all for the implicit `.` root.
+    pub(super) prefix: &'a [u8],
+    /// Length of the directory's own path at the start of `prefix` (for opening it
+    /// and for messages); for a root this is the root exactly as typed.
+    pub(super) path_len: usize,
+    /// 0 for a root; the directory's entries are at `depth + 1`.
+    pub(super) depth: usize,
     /// `-p`: how far the directory's path below its root goes into the pattern.
     pub(super) path_state: PathState,
+}
+
+/// A subdirectory found in the directory being listed, until the listing is over
+/// and it is queued ([`Siblings::queue`]).
+#[derive(Clone, Copy)]
+pub struct Child {
+    /// Where its name starts among the names collected in the listing.
+    pub(super) name_start: usize,
+    pub(super) print_if_empty: bool,
 }
 
 /// A directory's identity, and its parent's: one link of the chain of directories on
@@ -94,47 +135,102 @@ impl DirJob {
     /// the implicit `.`, whose entries are printed without a `./` prefix.
     /// `path_state` is the filter's state for a root (`Filter::root_path`).
     pub fn root(root: &[u8], path_state: PathState) -> DirJob {
-        let mut prefix = root.to_vec();
-        if !root.is_empty() && !root.ends_with(b"/") {
-            prefix.push(b'/');
-        }
-        DirJob {
-            prefix,
-            path_len: root.len(),
+        let siblings = Siblings {
+            bytes: [root, b"\0"].concat().into_boxed_slice(),
+            prefix_len: 0,
+            is_root: true,
+            depth: 0,
+            path_state,
             anchor: None,
             anchor_is_parent: false,
             root: Root::new(root.len()),
-            depth: 0,
-            print_if_empty: false,
             parent_id: None,
             root_dev: None,
-            path_state,
-        }
-    }
-
-    pub(super) fn child(&self, name: &[u8], path_state: PathState) -> DirJob {
-        let mut prefix = Vec::with_capacity(self.prefix.len() + name.len() + 1);
-        prefix.extend_from_slice(&self.prefix);
-        prefix.extend_from_slice(name);
-        let path_len = prefix.len();
-        prefix.push(b'/');
+        };
         DirJob {
-            prefix,
-            path_len,
-            anchor: None,
-            anchor_is_parent: false,
-            root: self.root,
-            depth: self.depth + 1,
+            from: Arc::new(siblings),
+            name_start: 0,
             print_if_empty: false,
-            parent_id: None,
-            root_dev: self.root_dev,
+        }
+    }
+
+    /// The root job, known to be the directory `stat` describes (when the walk
+    /// started), so that reopening it later can check it still is.
+    pub fn identified(mut self, stat: &libc::stat) -> DirJob {
+        if let Some(siblings) = Arc::get_mut(&mut self.from) {
+            siblings.root = siblings.root.identified(stat);
+        }
+        self
+    }
+
+    /// The directory's name as found in its parent (a root: as typed).
+    fn name(&self) -> &[u8] {
+        let names = &self.from.bytes[self.name_start..];
+        let end = names.iter().position(|&b| b == 0).unwrap_or(names.len());
+        &names[..end]
+    }
+
+    /// Puts the directory's printed path together in `path` (a buffer the worker
+    /// reuses) and returns the directory as the worker reads it. `filter` gives a
+    /// subdirectory's `-p` state, which follows from its parent's and its name.
+    pub(super) fn enter<'a>(&'a self, path: &'a mut Vec<u8>, filter: &Filter) -> Dir<'a> {
+        let from = &*self.from;
+        let name = self.name();
+        path.clear();
+        path.extend_from_slice(&from.bytes[..from.prefix_len]);
+        path.extend_from_slice(name);
+        let path_len = path.len();
+        let path_state = if from.is_root {
+            if !name.is_empty() && !name.ends_with(b"/") {
+                path.push(b'/');
+            }
+            from.path_state
+        } else {
+            path.push(b'/');
+            filter
+                .subdir_path(from.path_state, name)
+                .unwrap_or_default()
+        };
+        Dir {
+            job: self,
+            prefix: path,
+            path_len,
+            depth: from.depth,
             path_state,
         }
     }
 
+    /// 0 for a root; the directory's entries are at `depth + 1`.
+    pub(super) fn depth(&self) -> usize {
+        self.from.depth
+    }
+
+    /// `-t e`: see the field.
+    pub(super) fn print_if_empty(&self) -> bool {
+        self.print_if_empty
+    }
+
+    /// The nearest open ancestor its subdirectories may be opened relative to, when
+    /// it cannot be kept open itself.
+    pub(super) fn anchor(&self) -> Option<&Arc<Anchor>> {
+        self.from.anchor.as_ref()
+    }
+
+    /// See [`Siblings::parent_id`].
+    pub(super) fn parent_id(&self) -> Option<&Arc<DirId>> {
+        self.from.parent_id.as_ref()
+    }
+
+    /// See [`Siblings::root_dev`].
+    pub(super) fn root_dev(&self) -> Option<u64> {
+        self.from.root_dev
+    }
+}
+
+impl Dir<'_> {
     /// The printed path of the entry `name` of this directory, for messages.
     pub(super) fn entry_path(&self, name: &[u8]) -> Vec<u8> {
-        [&self.prefix[..], name].concat()
+        [self.prefix, name].concat()
     }
 
     /// The directory's path for messages; `.` for the implicit root.
@@ -145,23 +241,56 @@ impl DirJob {
         }
     }
 
-    /// The root job, known to be the directory `stat` describes (when the walk
-    /// started), so that reopening it later can check it still is.
-    pub fn identified(mut self, stat: &libc::stat) -> DirJob {
-        self.root = self.root.identified(stat);
-        self
-    }
-
     /// Opens the directory. Unless `follow`, no symbolic link below the root is
     /// followed, even one that replaced a directory since its parent was listed.
     pub(super) fn open(&self, follow: bool) -> io::Result<OwnedFd> {
+        let from = &*self.job.from;
         open_dir(
             &self.prefix[..self.path_len],
-            self.anchor.as_deref(),
-            self.anchor_is_parent,
-            &self.root,
+            from.anchor.as_deref(),
+            from.anchor_is_parent,
+            &from.root,
             follow,
         )
+    }
+}
+
+/// What the directory `dir` leaves its subdirectories, besides their names.
+pub struct Inherited {
+    pub(super) anchor: Option<Arc<Anchor>>,
+    pub(super) anchor_is_parent: bool,
+    /// `-L`: the directory's own identity (the head of its children's chain).
+    pub(super) id: Option<Arc<DirId>>,
+    pub(super) root_dev: Option<u64>,
+}
+
+impl Siblings {
+    /// Jobs for the subdirectories `children` of `dir`, whose names are in `names`
+    /// (each followed by a NUL), sharing one `Siblings`.
+    pub(super) fn queue<'c>(
+        dir: &Dir<'_>,
+        inherited: Inherited,
+        names: &[u8],
+        children: impl ExactSizeIterator<Item = Child> + 'c,
+    ) -> impl ExactSizeIterator<Item = DirJob> + 'c {
+        let prefix_len = dir.prefix.len();
+        let siblings = Arc::new(Siblings {
+            bytes: [dir.prefix, names].concat().into_boxed_slice(),
+            prefix_len,
+            is_root: false,
+            depth: dir.depth + 1,
+            path_state: dir.path_state,
+            anchor: inherited.anchor,
+            anchor_is_parent: inherited.anchor_is_parent,
+            root: dir.job.from.root,
+            parent_id: inherited.id,
+            root_dev: inherited.root_dev,
+        });
+        children.map(move |child| DirJob {
+            from: siblings.clone(),
+            name_start: prefix_len + child.name_start,
+            print_if_empty: child.print_if_empty,
+        })
     }
 }
 
@@ -169,8 +298,13 @@ impl DirJob {
 mod tests {
     use super::*;
 
+    /// The paths a worker puts together: a root's as typed (no slash doubled), its
+    /// subdirectories' and theirs below, names of any bytes and length.
     #[test]
-    fn root_prefixes_never_double_the_slash() {
+    fn paths_are_put_together_exactly() {
+        let filter = Filter::default();
+        let long = vec![b'n'; 255];
+        let names: [&[u8]; 4] = [b"sub", b"x\ny \xff", &long, b"."];
         let cases: &[(&[u8], &[u8], &[u8])] = &[
             (b"dir", b"dir/", b"dir"),
             (b"dir/", b"dir/", b"dir/"),
@@ -179,16 +313,68 @@ mod tests {
             (b"", b"", b"."),
             (b"a//", b"a//", b"a//"),
         ];
+        let mut buffer = Vec::new();
         for &(root, prefix, display) in cases {
             let job = DirJob::root(root, PathState::default());
-            assert_eq!(job.prefix, prefix);
-            assert_eq!(job.display_path(), display);
-            let child = job.child(b"sub", PathState::default());
-            let mut want = prefix.to_vec();
-            want.extend_from_slice(b"sub/");
-            assert_eq!(child.prefix, want);
-            assert_eq!(child.display_path(), &want[..want.len() - 1]);
+            let dir = job.enter(&mut buffer, &filter);
+            assert_eq!(dir.prefix, prefix);
+            assert_eq!(dir.display_path(), display);
+            assert_eq!(dir.depth, 0);
+            // Each name of the listing, then one level further down.
+            let mut collected = Vec::new();
+            let children: Vec<Child> = names
+                .iter()
+                .map(|name| {
+                    let child = Child {
+                        name_start: collected.len(),
+                        print_if_empty: name.len() == 3,
+                    };
+                    collected.extend_from_slice(name);
+                    collected.push(0);
+                    child
+                })
+                .collect();
+            let inherited = || Inherited {
+                anchor: None,
+                anchor_is_parent: false,
+                id: None,
+                root_dev: Some(7),
+            };
+            let jobs: Vec<DirJob> =
+                Siblings::queue(&dir, inherited(), &collected, children.into_iter()).collect();
+            let prefix = dir.prefix.to_vec();
+            for (job, name) in jobs.iter().zip(names) {
+                let mut child_buffer = Vec::new();
+                let child = job.enter(&mut child_buffer, &filter);
+                let want = [&prefix[..], name, b"/"].concat();
+                assert_eq!(child.prefix, &want[..]);
+                assert_eq!(child.display_path(), &want[..want.len() - 1]);
+                assert_eq!(child.depth, 1);
+                assert_eq!(job.print_if_empty(), name.len() == 3);
+                assert_eq!(job.root_dev(), Some(7));
+                let grandchildren: Vec<DirJob> = Siblings::queue(
+                    &child,
+                    inherited(),
+                    b"g\0",
+                    std::iter::once(Child {
+                        name_start: 0,
+                        print_if_empty: false,
+                    }),
+                )
+                .collect();
+                let mut deeper = Vec::new();
+                let grandchild = grandchildren[0].enter(&mut deeper, &filter);
+                assert_eq!(grandchild.prefix, [&want[..], b"g/"].concat());
+                assert_eq!(grandchild.depth, 2);
+            }
         }
+    }
+
+    /// What a queued directory costs in the pool, besides its name: a pointer to what
+    /// it shares with its siblings and an offset.
+    #[test]
+    fn a_queued_directory_takes_three_words() {
+        assert!(std::mem::size_of::<DirJob>() <= 3 * std::mem::size_of::<usize>());
     }
 
     #[test]

@@ -25,7 +25,7 @@ use crate::output::limit::MatchLimit;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use job::{identity, DirId};
+use job::{identity, DirId, Inherited, Siblings};
 use std::os::fd::AsRawFd;
 #[cfg(test)]
 use std::os::unix::ffi::OsStrExt;
@@ -36,6 +36,8 @@ use visit::Visitor;
 /// The state one worker thread owns for the whole walk.
 pub struct Walker<'a> {
     reader: DirReader,
+    /// The printed path of the directory being read, put together from its job.
+    path: Vec<u8>,
     /// Whether this walk adds workers when directories wait on the disk (no `-j`).
     watch_disk: bool,
     /// Everything the per-entry code touches; a separate field from `reader` so the
@@ -55,6 +57,7 @@ impl<'a> Walker<'a> {
         let watch_disk = config.spare_threads > 0;
         Walker {
             reader,
+            path: Vec::new(),
             watch_disk,
             visitor: Visitor::new(config, pool, output, reporter, limit, watch_disk),
         }
@@ -154,6 +157,13 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_one(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        let visitor = &mut self.visitor;
+        if visitor
+            .pacing
+            .before_directory(job.depth(), !visitor.buffer.is_empty())
+        {
+            visitor.flush();
+        }
         let pool = self.visitor.pool;
         // Timed only while the pool may still take more workers: two clock reads.
         if self.watch_disk && pool.can_grow() {
@@ -167,103 +177,117 @@ impl<'a> Walker<'a> {
             self.walk_dir(job, slot);
         }
         pool.finish_dir();
-        if self.visitor.config.flush_per_directory {
-            self.visitor.flush();
+        let visitor = &mut self.visitor;
+        let holding = !visitor.buffer.is_empty();
+        if visitor.config.flush_per_directory || visitor.pacing.after_directory(holding) {
+            visitor.flush();
         }
     }
 
     fn walk_dir(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
-        let visitor = &mut self.visitor;
+        let Walker {
+            reader,
+            path,
+            visitor,
+            ..
+        } = self;
         let config = visitor.config;
-        let dir = match job.open(config.follow) {
-            Ok(dir) => dir,
-            Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
+        let dir = job.enter(path, &config.filter);
+        let dir_fd = match dir.open(config.follow) {
+            Ok(dir_fd) => dir_fd,
+            Err(err) => return visitor.reporter.path_error(dir.display_path(), &err),
         };
         #[cfg(test)]
-        tests::after_open(job.display_path());
-        let dir_fd = dir.as_raw_fd();
-        let mut root_dev = job.root_dev;
+        tests::after_open(dir.display_path());
+        let fd = dir_fd.as_raw_fd();
+        let mut root_dev = job.root_dev();
         let mut crossing = false;
         visitor.here.id = None;
         if visitor.identify_dirs {
             // One fstat per directory, only with -L or -x.
-            let stat = match fstat(dir_fd) {
+            let stat = match fstat(fd) {
                 Ok(stat) => stat,
-                Err(err) => return visitor.reporter.path_error(job.display_path(), &err),
+                Err(err) => return visitor.reporter.path_error(dir.display_path(), &err),
             };
             let (dev, ino) = identity(&stat);
-            crossing = config.one_file_system && crosses_device(job.root_dev, dev);
+            crossing = config.one_file_system && crosses_device(job.root_dev(), dev);
             // `-x`: not entered. With `-t e` a mount point is still listed, only to
             // see whether it is empty, as `find -xdev -empty`, bfs and fd do.
-            if crossing && !job.print_if_empty {
+            if crossing && !job.print_if_empty() {
                 return;
             }
             root_dev = Some(dev);
             if config.follow {
                 // Links into an ancestor are caught before they are queued; this
                 // catches the rest (a bind mount of an ancestor, say).
-                if let Some(parent) = &job.parent_id {
+                if let Some(parent) = job.parent_id() {
                     if parent.is_on_path(dev, ino) {
-                        return visitor.report_loop(job.display_path());
+                        return visitor.report_loop(dir.display_path());
                     }
                 }
                 visitor.here.id = Some(Arc::new(DirId {
                     dev,
                     ino,
-                    parent: job.parent_id.clone(),
+                    parent: job.parent_id().cloned(),
                 }));
             }
         }
-        visitor.enter(job);
+        visitor.enter(&dir);
         // Seen between batches of entries, so that `-1` or a closed pipe ends the walk
         // inside a directory of a million entries too, not only between directories.
         let pool = visitor.pool;
         let stop = pool.stop_flag();
-        let listed = if job.print_if_empty {
+        let listed = if job.print_if_empty() {
             // Only with `-t e`: note whether the directory has any entry at all.
             // A directory at the maximum depth, or a mount point under `-x`, is
             // listed for this alone.
-            let visit_entries = job.depth < config.filter.max_depth && !crossing;
+            let visit_entries = dir.depth < config.filter.max_depth && !crossing;
             let mut empty = true;
-            let listed = self.reader.read(dir_fd, stop, |entry| {
+            let listed = reader.read(fd, stop, |entry| {
                 if !entry.is_dot_or_dotdot() {
                     empty = false;
                     if visit_entries {
-                        visitor.visit_out_of_line(job, dir_fd, entry);
+                        visitor.visit_out_of_line(&dir, fd, entry);
                     }
                 }
             });
             // A listing cut short by the stop proves nothing about emptiness.
             if listed.is_ok() && empty && !pool.is_stopped() {
-                visitor.match_empty_dir(job, dir_fd);
+                visitor.match_empty_dir(&dir, fd);
             }
             listed
         } else {
-            self.reader
-                .read(dir_fd, stop, |entry| visitor.visit(job, dir_fd, entry))
+            reader.read(fd, stop, |entry| visitor.visit(&dir, fd, entry))
         };
         #[cfg(test)]
         tests::listed(
-            job.display_path(),
+            dir.display_path(),
             std::mem::take(&mut visitor.entries_seen),
         );
         if let Err(err) = listed {
-            visitor.reporter.path_error(job.display_path(), &err);
+            visitor.reporter.path_error(dir.display_path(), &err);
         }
         if !visitor.children.is_empty() {
             // Keep this directory open for its children if the budget allows; otherwise
             // they are opened relative to our own anchor by a longer path.
-            let (anchor, is_parent) = match Anchor::keep(dir, job.prefix.len()) {
+            let (anchor, anchor_is_parent) = match Anchor::keep(dir_fd, dir.prefix.len()) {
                 Ok(anchor) => (Some(anchor), true),
-                Err(_closed_on_drop) => (job.anchor.clone(), false),
+                Err(_closed_on_drop) => (job.anchor().cloned(), false),
             };
-            for child in &mut visitor.children {
-                child.anchor = anchor.clone();
-                child.anchor_is_parent = is_parent;
-                child.parent_id = visitor.here.id.clone();
-                child.root_dev = root_dev;
-            }
-            visitor.pool.push_dirs(slot, visitor.children.drain(..));
+            let inherited = Inherited {
+                anchor,
+                anchor_is_parent,
+                id: visitor.here.id.clone(),
+                root_dev,
+            };
+            let jobs = Siblings::queue(
+                &dir,
+                inherited,
+                &visitor.child_names,
+                visitor.children.drain(..),
+            );
+            pool.push_dirs(slot, jobs);
+            visitor.child_names.clear();
         }
     }
 }

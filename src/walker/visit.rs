@@ -5,7 +5,7 @@
 //! `visit` and the few functions it calls per file are forced inline into the
 //! listing loop; everything rarer is `#[inline(never)]`, so the loop stays short.
 
-use super::job::{identity, DirId, DirJob, Summary};
+use super::job::{identity, Child, Dir, DirId, DirJob, Summary};
 use crate::config::Config;
 use crate::filter::Scope;
 use crate::os::dirent::{EntryKind, RawEntry};
@@ -15,7 +15,9 @@ use crate::output::limit::{MatchLimit, Reservation};
 use crate::output::line::push_line;
 use crate::output::meta::Meta;
 use crate::output::printer::Match;
-use crate::output::sink::{Delivery, Output, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
+use crate::output::sink::{
+    Delivery, Output, Pacing, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY,
+};
 use crate::output::OutputMode;
 use crate::queue::Pool;
 use crate::report::Reporter;
@@ -34,8 +36,10 @@ pub(super) struct Visitor<'a> {
     pub(super) buffer: Vec<u8>,
     /// Matches found by this worker (counted in every output mode), and their sizes.
     pub(super) found: Summary,
-    /// Subdirectories of the directory being read; reused across directories.
-    pub(super) children: Vec<DirJob>,
+    /// Subdirectories of the directory being read, and their names (each followed
+    /// by a NUL); reused across directories.
+    pub(super) children: Vec<Child>,
+    pub(super) child_names: Vec<u8>,
     /// True when files can be accepted on `d_type` alone, without their name.
     pub(super) count_by_type_only: bool,
     /// `-L` or `-x`: each directory is `fstat`ed once when opened.
@@ -56,6 +60,8 @@ pub(super) struct Visitor<'a> {
     pub(super) here: Here,
     /// Whether listing directories made this thread wait on the disk (see `threads`).
     pub(super) disk_watch: DiskWaitWatch,
+    /// When `buffer` goes out before it is full.
+    pub(super) pacing: Pacing,
     /// Entries handed to `visit` in the directory being listed, for the tests of the
     /// early stop.
     #[cfg(test)]
@@ -134,6 +140,7 @@ impl<'a> Visitor<'a> {
             buffer: Vec::with_capacity(OUTPUT_INITIAL_CAPACITY),
             found: Summary::default(),
             children: Vec::new(),
+            child_names: Vec::new(),
             count_by_type_only,
             identify_dirs: config.follow || config.one_file_system,
             stat_files,
@@ -142,6 +149,7 @@ impl<'a> Visitor<'a> {
             slow_others: stat_others || formatted,
             formatted: formatted_output,
             here: Here::default(),
+            pacing: Pacing::default(),
             disk_watch: if watch_disk {
                 DiskWaitWatch::primed()
             } else {
@@ -154,9 +162,9 @@ impl<'a> Visitor<'a> {
 }
 
 impl Visitor<'_> {
-    /// Sets what holds for every entry of the directory `job`.
-    pub(super) fn enter(&mut self, job: &DirJob) {
-        self.here.scope = self.config.filter.scope(job.depth + 1, job.path_state);
+    /// Sets what holds for every entry of the directory `dir`.
+    pub(super) fn enter(&mut self, dir: &Dir<'_>) {
+        self.here.scope = self.config.filter.scope(dir.depth + 1, dir.path_state);
     }
 
     /// The per-entry hot path. `visit`, `visit_candidate` and `emit` are forced inline
@@ -164,7 +172,7 @@ impl Visitor<'_> {
     /// (`visit` has two call sites since `-t e`), which cost the default walk 4-5% at
     /// -j 1 on a million files; the rare branches are `#[inline(never)]` instead.
     #[inline(always)]
-    pub(super) fn visit(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+    pub(super) fn visit(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>) {
         #[cfg(test)]
         {
             self.entries_seen += 1;
@@ -180,7 +188,7 @@ impl Visitor<'_> {
         if kind == EntryKind::Unknown || self.config.force_stat {
             kind = match lstat_at(dir_fd, entry.name_cstr()) {
                 Ok(stat) => EntryKind::from_mode(stat.st_mode),
-                Err(err) => return self.entry_error(job, entry.name(), &err),
+                Err(err) => return self.entry_error(dir, entry.name(), &err),
             };
         }
         match kind {
@@ -191,7 +199,7 @@ impl Visitor<'_> {
                 let name = entry.name();
                 if self.config.filter.name_passes(name) {
                     self.accept(
-                        &job.prefix,
+                        dir.prefix,
                         name,
                         kind,
                         EntryAt {
@@ -201,9 +209,9 @@ impl Visitor<'_> {
                     );
                 }
             }
-            EntryKind::Dir => self.visit_dir(job, dir_fd, entry, None),
+            EntryKind::Dir => self.visit_dir(dir, dir_fd, entry, None),
             EntryKind::Symlink if self.here.scope.links || self.config.follow => {
-                self.visit_symlink(job, dir_fd, entry)
+                self.visit_symlink(dir, dir_fd, entry)
             }
             _ => {}
         }
@@ -212,8 +220,8 @@ impl Visitor<'_> {
     /// [`Self::visit`] as a call, for the listing loops other than the plain one (`-t e`),
     /// so that the hot path is inlined into one loop only.
     #[inline(never)]
-    pub(super) fn visit_out_of_line(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
-        self.visit(job, dir_fd, entry)
+    pub(super) fn visit_out_of_line(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>) {
+        self.visit(dir, dir_fd, entry)
     }
 
     /// An entry of a kind that may match, in directory `dir` (its printed path and
@@ -307,7 +315,7 @@ impl Visitor<'_> {
     #[inline(never)]
     fn visit_dir(
         &mut self,
-        job: &DirJob,
+        dir: &Dir<'_>,
         dir_fd: RawFd,
         entry: RawEntry<'_>,
         stat: Option<libc::stat>,
@@ -324,7 +332,7 @@ impl Visitor<'_> {
         // whenever it may be printed or will not be opened, it is checked here.
         let stat = match stat {
             None if self.config.follow && (scope.dirs || !scope.descend) => {
-                match self.identify_subdir(job, dir_fd, &entry) {
+                match self.identify_subdir(dir, dir_fd, &entry) {
                     Some(stat) => Some(stat),
                     None => return,
                 }
@@ -335,21 +343,24 @@ impl Visitor<'_> {
         let print_if_empty = scope.dirs && filter.types.empty_only && filter.name_passes(name);
         if scope.dirs && !filter.types.empty_only {
             match &stat {
-                Some(stat) => self.visit_candidate(&job.prefix, name, EntryKind::Dir, stat),
+                Some(stat) => self.visit_candidate(dir.prefix, name, EntryKind::Dir, stat),
                 None => {
                     let from = EntryAt {
                         dir_fd,
                         entry: &entry,
                     };
-                    self.visit_candidate(&job.prefix, name, EntryKind::Dir, from)
+                    self.visit_candidate(dir.prefix, name, EntryKind::Dir, from)
                 }
             }
         }
-        let path_state = filter.subdir_path(job.path_state, name);
+        let path_state = filter.subdir_path(dir.path_state, name);
         if (scope.descend && path_state.is_some()) || print_if_empty {
-            let mut child = job.child(name, path_state.unwrap_or_default());
-            child.print_if_empty = print_if_empty;
-            self.children.push(child);
+            self.children.push(Child {
+                name_start: self.child_names.len(),
+                print_if_empty,
+            });
+            self.child_names.extend_from_slice(name);
+            self.child_names.push(0);
         }
     }
 
@@ -358,14 +369,14 @@ impl Visitor<'_> {
     #[inline(never)]
     fn identify_subdir(
         &self,
-        job: &DirJob,
+        dir: &Dir<'_>,
         dir_fd: RawFd,
         entry: &RawEntry<'_>,
     ) -> Option<libc::stat> {
         let stat = match stat_at(dir_fd, entry.name_cstr(), true) {
             Ok(stat) => stat,
             Err(err) => {
-                self.entry_error(job, entry.name(), &err);
+                self.entry_error(dir, entry.name(), &err);
                 return None;
             }
         };
@@ -376,7 +387,7 @@ impl Visitor<'_> {
             .as_ref()
             .is_some_and(|id| id.is_on_path(dev, ino))
         {
-            self.report_loop(&job.entry_path(entry.name()));
+            self.report_loop(&dir.entry_path(entry.name()));
             return None;
         }
         Some(stat)
@@ -385,14 +396,14 @@ impl Visitor<'_> {
     /// A symbolic link: with `-L`, whatever it points to; otherwise (or when it points
     /// nowhere) a link, which matches only with `-t l`.
     #[inline(never)]
-    fn visit_symlink(&mut self, job: &DirJob, dir_fd: RawFd, entry: RawEntry<'_>) {
+    fn visit_symlink(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>) {
         let name = entry.name();
         if self.config.follow {
             match stat_at(dir_fd, entry.name_cstr(), true) {
                 Ok(stat) => {
                     match EntryKind::from_mode(stat.st_mode) {
                         EntryKind::File if self.here.scope.files => {
-                            self.visit_candidate(&job.prefix, name, EntryKind::File, &stat)
+                            self.visit_candidate(dir.prefix, name, EntryKind::File, &stat)
                         }
                         EntryKind::Dir => {
                             let (dev, ino) = identity(&stat);
@@ -402,9 +413,9 @@ impl Visitor<'_> {
                                 .as_ref()
                                 .is_some_and(|id| id.is_on_path(dev, ino));
                             if on_path {
-                                return self.report_loop(&job.entry_path(name));
+                                return self.report_loop(&dir.entry_path(name));
                             }
-                            self.visit_dir(job, dir_fd, entry, Some(stat))
+                            self.visit_dir(dir, dir_fd, entry, Some(stat))
                         }
                         _ => {}
                     }
@@ -412,7 +423,7 @@ impl Visitor<'_> {
                 }
                 // A dangling link stays a link, as with `find -L`.
                 Err(err) if matches!(err.raw_os_error(), Some(libc::ENOENT | libc::ENOTDIR)) => {}
-                Err(err) => return self.entry_error(job, name, &err),
+                Err(err) => return self.entry_error(dir, name, &err),
             }
         }
         if self.here.scope.links {
@@ -420,13 +431,13 @@ impl Visitor<'_> {
                 dir_fd,
                 entry: &entry,
             };
-            self.visit_candidate(&job.prefix, name, EntryKind::Symlink, from);
+            self.visit_candidate(dir.prefix, name, EntryKind::Symlink, from);
         }
     }
 
-    /// `-t e`: the directory `job` has just been listed and had no entries.
+    /// `-t e`: the directory `dir` has just been listed and had no entries.
     #[inline(never)]
-    pub(super) fn match_empty_dir(&mut self, job: &DirJob, dir_fd: RawFd) {
+    pub(super) fn match_empty_dir(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
         let mut stat = None;
         if self.stat_others {
             match fstat(dir_fd) {
@@ -434,10 +445,10 @@ impl Visitor<'_> {
                     stat = Some(found)
                 }
                 Ok(_) => return,
-                Err(err) => return self.reporter.path_error(job.display_path(), &err),
+                Err(err) => return self.reporter.path_error(dir.display_path(), &err),
             }
         }
-        let path_parts = [&job.prefix[..job.path_len], &b""[..]];
+        let path_parts = [&dir.prefix[..dir.path_len], &b""[..]];
         if self.formatted.is_some() {
             let meta = stat.as_ref().map(Meta::from_stat);
             return self.emit_formatted(path_parts, EntryKind::Dir, meta);
@@ -521,8 +532,8 @@ impl Visitor<'_> {
     }
 
     #[inline(never)]
-    fn entry_error(&self, job: &DirJob, name: &[u8], err: &io::Error) {
-        self.reporter.path_error(&job.entry_path(name), err);
+    fn entry_error(&self, dir: &Dir<'_>, name: &[u8], err: &io::Error) {
+        self.reporter.path_error(&dir.entry_path(name), err);
     }
 
     /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
@@ -535,6 +546,7 @@ impl Visitor<'_> {
             self.pool.stop();
         }
         self.buffer.clear();
+        self.pacing.wrote();
         // Waiting for a slow reader, or for another worker's block, is not a wait on
         // the disk.
         self.disk_watch.reset();

@@ -1,0 +1,120 @@
+//! The order of the walk: directories near a root are read before deep ones, so a
+//! search that stops early (`-1`, `--max-results`, `-q`, a closed pipe) finds what is
+//! shallow, and a stream starts with it. The trees here are built so that a
+//! depth-first walk would lose: the shallow match sits in one directory among many
+//! whose only content is a long chain of directories with a match at its end.
+
+mod testenv;
+
+use std::path::Path;
+use testenv::{pfind_command, split_records};
+
+/// `root/d0` .. `root/d{width-1}`, each holding a chain of `chain` directories with
+/// `x.txt` at its end; `root/d{shallow}` also holds `x.txt` itself (depth 2).
+fn tree_where_depth_first_loses(root: &Path, width: usize, chain: usize, shallow: usize) {
+    for d in 0..width {
+        let mut dir = root.join(format!("d{d}"));
+        for level in 0..chain {
+            dir = dir.join(format!("c{level}"));
+        }
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("x.txt"), b"").unwrap();
+    }
+    std::fs::write(root.join(format!("d{shallow}")).join("x.txt"), b"").unwrap();
+}
+
+fn lines(stdout: &[u8]) -> Vec<String> {
+    split_records(stdout, b'\n')
+        .into_iter()
+        .map(|line| String::from_utf8(line).unwrap())
+        .collect()
+}
+
+/// Path depth below the root `.` (whose entries are printed without a prefix).
+fn depth(path: &str) -> usize {
+    path.split('/').count()
+}
+
+#[test]
+fn the_first_match_is_the_shallow_one_where_depth_first_would_find_a_deep_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Whichever of the eight directories a depth-first walk entered first, seven of
+    // them lead only to a match 41 levels down.
+    for shallow in [0, 3, 7] {
+        let root = tmp.path().join(format!("tree{shallow}"));
+        tree_where_depth_first_loses(&root, 8, 40, shallow);
+        for args in [
+            &["-n", "x.txt", "-1"][..],
+            &["-n", "x.txt", "--max-results", "1"],
+        ] {
+            let out = pfind_command(&root, &[args, &["-j", "1"]].concat())
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            assert_eq!(
+                lines(&out.stdout),
+                [format!("d{shallow}/x.txt")],
+                "{args:?}"
+            );
+        }
+        // -q stops at the first match too, and says it found one.
+        let out = pfind_command(&root, &["-n", "x.txt", "-q", "-j", "1"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+    }
+}
+
+#[test]
+fn one_worker_prints_level_by_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    tree_where_depth_first_loses(root, 6, 12, 2);
+    for d in 0..6 {
+        for level in [1, 4, 9] {
+            let mut dir = root.join(format!("d{d}"));
+            for c in 0..level {
+                dir = dir.join(format!("c{c}"));
+            }
+            std::fs::write(dir.join(format!("f{level}")), b"").unwrap();
+        }
+    }
+    let out = pfind_command(root, &["-j", "1"]).output().unwrap();
+    assert!(out.status.success());
+    let printed = lines(&out.stdout);
+    assert_eq!(printed.len(), 6 * 4 + 1);
+    let depths: Vec<usize> = printed.iter().map(|path| depth(path)).collect();
+    assert!(depths.windows(2).all(|w| w[0] <= w[1]), "{printed:?}");
+}
+
+/// At any thread count the first N matches are exactly N distinct matches, whatever
+/// order the workers found them in, and the walk ends.
+#[test]
+fn the_first_n_are_exactly_n_real_matches_at_every_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    tree_where_depth_first_loses(root, 8, 30, 5);
+    let all: Vec<String> = (0..8)
+        .map(|d| {
+            let chain: Vec<String> = (0..30).map(|c| format!("c{c}")).collect();
+            format!("d{d}/{}/x.txt", chain.join("/"))
+        })
+        .chain(["d5/x.txt".to_string()])
+        .collect();
+    for threads in ["1", "2", "3", "8", "16", "64"] {
+        for n in ["1", "2", "5", "9", "100"] {
+            let out = pfind_command(root, &["-n", "x.txt", "--max-results", n, "-j", threads])
+                .output()
+                .unwrap();
+            assert!(out.status.success());
+            let printed = lines(&out.stdout);
+            let want = n.parse::<usize>().unwrap().min(all.len());
+            assert_eq!(printed.len(), want, "-j {threads} --max-results {n}");
+            let mut distinct = printed.clone();
+            distinct.sort();
+            distinct.dedup();
+            assert_eq!(distinct.len(), want, "printed twice: {printed:?}");
+            assert!(printed.iter().all(|p| all.contains(p)), "{printed:?}");
+        }
+    }
+}
