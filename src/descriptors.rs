@@ -359,14 +359,57 @@ fn release_place() {
 }
 
 /// Sets the budget for a walk with `requested` workers and returns how many workers
-/// the descriptor limit allows (at least one).
+/// the descriptor limit allows (at least one). Call it before any worker starts.
 pub fn configure(requested: usize) -> usize {
     let limit = raise_soft_limit();
     let open = count_open_below(limit);
     let (workers, anchors) = split_budget(limit, open, requested);
     ANCHOR_LIMIT.store(anchors, Ordering::Relaxed);
+    let likely = open + SPARE + workers * PER_WORKER + anchors.min(LIKELY_ANCHORS);
+    grow_descriptor_table(likely.min(usize::try_from(limit).unwrap_or(usize::MAX)));
     workers
 }
+
+/// Anchors a walk may well hold at once: the breadth-first frontier's parents (at
+/// most [`crate::queue::FRONTIER_LIMIT`]) and the depth-first paths below them.
+const LIKELY_ANCHORS: usize = crate::queue::FRONTIER_LIMIT + 512;
+
+/// Makes the process's descriptor table hold `count` descriptors now, while only
+/// this thread runs. The kernel grows the table by doubling it, and once other
+/// threads share the table each growth first waits for an RCU grace period, a few
+/// milliseconds here, with the worker asleep: a breadth-first frontier that kept a
+/// thousand directories open grew it five times in the middle of a walk of `/usr`,
+/// and the walk took 60% longer (docs/design.md). Asking for one descriptor at the
+/// top makes the kernel size the table for all of them at once; it is closed again
+/// at once, and the table keeps its size.
+#[cfg(target_os = "linux")]
+fn grow_descriptor_table(count: usize) {
+    let Some(top) = count
+        .checked_sub(1)
+        .and_then(|top| libc::c_int::try_from(top).ok())
+    else {
+        return;
+    };
+    // SAFETY: opening "/" as a path-only descriptor and duplicating it have no
+    // memory effects; both descriptors are ours and are closed here.
+    unsafe {
+        let base = libc::open(c"/".as_ptr(), libc::O_PATH | libc::O_CLOEXEC);
+        if base < 0 {
+            return;
+        }
+        if base < top {
+            let high = libc::fcntl(base, libc::F_DUPFD_CLOEXEC, top);
+            if high >= 0 {
+                libc::close(high);
+            }
+        }
+        libc::close(base);
+    }
+}
+
+/// Elsewhere a growing table is not known to make threads wait.
+#[cfg(not(target_os = "linux"))]
+fn grow_descriptor_table(_count: usize) {}
 
 /// The pure arithmetic of [`configure`]: workers and anchors for a descriptor limit
 /// of which `open` descriptors are already taken.

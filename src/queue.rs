@@ -3,34 +3,42 @@
 //!
 //! # Structure: shallow first
 //!
-//! Every worker owns two Chase-Lev deques (`crossbeam_deque::Worker`) of directories
-//! still to read: a FIFO one, *breadth*, and a LIFO one, *depth*. Pushing and popping
-//! the owner's end touches no shared cache line in the common case.
+//! Directories wait in two kinds of queue. The *frontier* is one FIFO queue shared
+//! by all workers (`crossbeam_deque::Injector`), taken from one directory at a time,
+//! oldest first: while the walk is in it, the tree is read level by level across all
+//! workers, so what is near a root is listed, printed and counted toward
+//! `--max-results` before what is deep. Most files people look for sit near the
+//! root (bfs is built on the same observation), and a depth-first walk makes a file
+//! at depth 2 wait for whole subtrees. One queue rather than one per worker: with
+//! a FIFO deque each, a worker that took a batch of shallow directories read them
+//! one after another while its peers, each with one, had gone on to deeper ones,
+//! and with more workers than CPUs (`-j 8` here) that put a shallow directory's
+//! files after a tenth of the output.
 //!
-//! Directories go to `breadth` while the walk has fewer than [`FRONTIER_LIMIT`]
-//! directories queued or being read, and the owner takes the oldest first, so each
-//! worker reads its part of the tree level by level: what is near a root is listed,
-//! printed and counted toward `--max-results` before what is deep. Most files people
-//! look for sit near the root (bfs is built on the same observation), and a
-//! depth-first walk makes a file at depth 2 wait for whole subtrees.
+//! Breadth-first is also dear. Between listing a directory and opening its children
+//! it reads every other directory of the frontier, so the kernel's structures for
+//! them (dentries, inodes, directory blocks) are cold in the CPU's caches by then;
+//! depth-first opens a child right after its parent was listed. Measured on `/usr`,
+//! a walk kept breadth-first throughout spent 14 to 20% more CPU than depth-first.
+//! So directories join the frontier only until the walk has had [`FRONTIER_LIMIT`]
+//! of them queued or being read at once; from then on it goes depth-first for good.
+//! Every worker owns a LIFO Chase-Lev deque (`crossbeam_deque::Worker`, *depth*)
+//! and the children it finds go there; pushing and popping the owner's end touches
+//! no shared cache line in the common case. A worker empties its own deque first,
+//! then takes the next directory of the frontier, which becomes the root of one
+//! depth-first walk of its subtree. The queues then hold the frontier plus depth
+//! times fan-out, as in a purely LIFO pool, and the frontier's shallow directories
+//! are still read before what lies below them.
 //!
-//! A level can be wider than memory should hold, so once the frontier reaches the
-//! limit the children a worker finds go to its `depth` deque instead, and the worker
-//! takes from `depth` first: it walks that subtree depth-first, which keeps the
-//! queue proportional to depth times fan-out (as a purely LIFO pool does) until the
-//! frontier has shrunk below the limit again. The walk is breadth-first while that is
-//! cheap and depth-first below a frontier of bounded size.
-//!
-//! A worker whose deques are empty sweeps every peer's `breadth` stealer, then every
-//! peer's `depth` stealer, taking about half of the first non-empty deque it finds
-//! (the oldest, shallowest directories of a `breadth` deque). If that finds nothing
-//! it parks on its own `crossbeam_utils::sync::Parker` until a producer or the
-//! shutdown wakes it.
+//! A worker with nothing in its deque nor in the frontier sweeps every peer's
+//! `Stealer` once, taking about half of the first non-empty deque it finds. If that
+//! finds nothing it parks on its own `crossbeam_utils::sync::Parker` until a
+//! producer or the shutdown wakes it.
 //!
 //! # Quiescence: `dir_pending`
 //!
-//! `dir_pending` counts directories that are queued (in either deque of any worker)
-//! or being read. A worker that finds `n` subdirectories calls [`Pool::push_dirs`],
+//! `dir_pending` counts directories that are queued (in the frontier or in any
+//! worker's deque) or being read. A worker that finds `n` subdirectories calls [`Pool::push_dirs`],
 //! which adds `n` *before* pushing them, and calls [`Pool::finish_dir`] (subtract one)
 //! only after it has pushed all children of the directory it was reading. So while
 //! any directory is queued or in progress the count is positive, and it reaches zero
@@ -38,8 +46,8 @@
 //! The worker whose subtraction takes it to zero calls [`Pool::stop`], which raises
 //! `quit` and unparks every worker *unconditionally*: a worker that is just about to
 //! park will find the unpark token and return at once. The same count is the
-//! frontier's size that chooses between the two deques; which deque a directory
-//! waits in changes nothing here.
+//! frontier's size that decides when the walk turns depth-first; which deque a
+//! directory waits in changes nothing here.
 //!
 //! # Sleeping without losing a wake-up
 //!
@@ -58,7 +66,8 @@
 //! ```
 //!
 //! The two fences are totally ordered. If F1 comes first, the sleeper's L2 sees the
-//! pushed child (L2 looks at both deques of every worker) and does not park. If F2
+//! pushed child (L2 looks at the frontier and at every worker's deque) and does not
+//! park. If F2
 //! comes first, the producer's L1 sees the sleeper and unparks it; and because a
 //! `Parker` keeps an unpark that arrives before `park` as a token, the sleeper cannot
 //! miss it either way. When nobody sleeps, the producer's extra cost is the fence and
@@ -69,8 +78,8 @@
 //! A pool may have more slots than workers at the start ([`Pool::with_spares`]).
 //! `wanted` says how many slots should have a running worker: a worker that keeps
 //! waiting on the disk raises it ([`Pool::ask_for_worker`]) and the scheduler starts
-//! threads for the new slots. Until then a spare slot is only a pair of empty deques:
-//! a steal finds nothing in them and nobody parks on them (and the unpark `stop` sends
+//! threads for the new slots. Until then a spare slot is only an empty deque: a steal
+//! finds nothing in it and nobody parks on them (and the unpark `stop` sends
 //! is harmless). None of this touches the argument above: a worker that starts late
 //! takes jobs through `next_job` like any other, and `dir_pending` counts jobs, not
 //! workers.
@@ -83,22 +92,23 @@
 //! `quit` and return, and the scope then re-raises the panic instead of hanging
 //! (ripgrep's `ignore` crate hung exactly this way, its issue 3009).
 
-use crossbeam_deque::{Steal, Stealer, Worker};
+use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 
-/// How many directories may wait (or be read) before the children a worker finds go
-/// depth-first instead of joining the breadth-first frontier. It bounds the memory a
-/// wide level can take, and more than that the cost of a breadth-first order: a walk
-/// that keeps thousands of directories between listing a parent and opening its
-/// children finds every kernel structure it needs cold (see docs/design.md).
+/// How many directories may wait (or be read) at once before the walk turns
+/// depth-first (see the module comment). Enough for the shallow levels of real trees
+/// (on `/usr`, every directory to depth 2 and most at depth 3, so a file at depth 4
+/// is found before most of the tree is read); small enough that the breadth-first part
+/// of a full walk costs it no more than the noise (docs/design.md has the figures).
 pub const FRONTIER_LIMIT: usize = 1024;
 
 /// The shared half of the pool: what every worker can see of every other.
 pub struct Pool<T> {
-    /// Each worker's `breadth` deque, then each worker's `depth` deque: stealing
-    /// sweeps them in that order.
+    /// The breadth-first frontier, shared by all workers.
+    frontier: Injector<T>,
+    /// Each worker's deque, for stealing.
     stealers: Box<[Stealer<T>]>,
     unparkers: Box<[Unparker]>,
     /// `asleep[i]` is true while worker `i` is inside `park`; lets a producer wake
@@ -121,15 +131,15 @@ pub struct Pool<T> {
     /// [`FRONTIER_LIMIT`], or a smaller one that tests set to reach the depth-first
     /// part of the walk on small trees.
     frontier_limit: usize,
+    /// Raised once the frontier has reached the limit: every directory found from
+    /// then on is walked depth-first.
+    depth_first: AtomicBool,
 }
 
-/// The private half of one worker: its own deques and parker. Moved into its thread.
+/// The private half of one worker: its own deque and parker. Moved into its thread.
 pub struct WorkerSlot<T> {
     index: usize,
-    /// FIFO: directories of the breadth-first frontier.
-    breadth: Worker<T>,
-    /// LIFO: directories found while the frontier was at its limit, walked
-    /// depth-first.
+    /// LIFO: directories found once the walk went depth-first.
     depth: Worker<T>,
     parker: Parker,
 }
@@ -137,11 +147,6 @@ pub struct WorkerSlot<T> {
 impl<T> WorkerSlot<T> {
     pub fn index(&self) -> usize {
         self.index
-    }
-
-    /// Jobs waiting in this worker's own deques.
-    pub fn queued(&self) -> usize {
-        self.breadth.len() + self.depth.len()
     }
 }
 
@@ -161,15 +166,13 @@ impl<T> Pool<T> {
         let slots: Vec<WorkerSlot<T>> = (0..workers)
             .map(|index| WorkerSlot {
                 index,
-                breadth: Worker::new_fifo(),
                 depth: Worker::new_lifo(),
                 parker: Parker::new(),
             })
             .collect();
-        let breadth = slots.iter().map(|s| s.breadth.stealer());
-        let depth = slots.iter().map(|s| s.depth.stealer());
         let pool = Pool {
-            stealers: breadth.chain(depth).collect(),
+            frontier: Injector::new(),
+            stealers: slots.iter().map(|s| s.depth.stealer()).collect(),
             unparkers: slots.iter().map(|s| s.parker.unparker().clone()).collect(),
             asleep: (0..workers).map(|_| AtomicBool::new(false)).collect(),
             dir_pending: CachePadded::new(AtomicUsize::new(0)),
@@ -178,6 +181,7 @@ impl<T> Pool<T> {
             wanted: AtomicUsize::new(wanted),
             base: AtomicUsize::new(wanted),
             frontier_limit: FRONTIER_LIMIT,
+            depth_first: AtomicBool::new(false),
         };
         (pool, slots)
     }
@@ -230,28 +234,38 @@ impl<T> Pool<T> {
         self.wanted_workers() < self.slots()
     }
 
+    /// Jobs waiting that `slot`'s worker can take without stealing: in the frontier
+    /// and in its own deque.
+    pub fn queued_for(&self, slot: &WorkerSlot<T>) -> usize {
+        self.frontier.len() + slot.depth.len()
+    }
+
     /// Worker slots, with a thread or not.
     fn slots(&self) -> usize {
         self.unparkers.len()
     }
 
-    /// Queues directories on one of `slot`'s deques: counts them first, so that a
-    /// peer that steals one and finishes it cannot take `dir_pending` to zero early;
-    /// then wakes sleepers if there are any. They join the breadth-first frontier
-    /// unless it is at its limit (see the module comment).
+    /// Queues directories: counts them first, so that a peer that takes one and
+    /// finishes it cannot take `dir_pending` to zero early; then wakes sleepers if
+    /// there are any. They join the breadth-first frontier until it has reached its
+    /// limit, and `slot`'s own deque after that (see the module comment).
     pub fn push_dirs(&self, slot: &WorkerSlot<T>, dirs: impl ExactSizeIterator<Item = T>) {
         let count = dirs.len();
         if count == 0 {
             return;
         }
         let pending = self.dir_pending.fetch_add(count, Ordering::SeqCst);
-        let deque = if pending < self.frontier_limit {
-            &slot.breadth
+        // Relaxed: the flag only chooses an order, and a worker that sees it late
+        // queues a few more directories breadth-first.
+        if !self.depth_first.load(Ordering::Relaxed) && pending < self.frontier_limit {
+            for dir in dirs {
+                self.frontier.push(dir);
+            }
         } else {
-            &slot.depth
-        };
-        for dir in dirs {
-            deque.push(dir);
+            self.depth_first.store(true, Ordering::Relaxed);
+            for dir in dirs {
+                slot.depth.push(dir);
+            }
         }
         self.maybe_unpark(count);
     }
@@ -310,8 +324,8 @@ impl<T> Pool<T> {
             if self.is_stopped() {
                 return None;
             }
-            // A depth-first excursion is finished before the frontier goes on.
-            if let Some(job) = slot.depth.pop().or_else(|| slot.breadth.pop()) {
+            // A depth-first walk is finished before the frontier goes on.
+            if let Some(job) = slot.depth.pop().or_else(|| self.take_from_frontier()) {
                 return Some(job);
             }
             if let Some(job) = self.steal(slot) {
@@ -327,22 +341,28 @@ impl<T> Pool<T> {
         }
     }
 
-    /// One sweep over the peers' `breadth` deques and then one over their `depth`
-    /// deques, each starting after our own index so that workers spread their steals
-    /// instead of all hitting worker 0. What is stolen lands in our deque of the same
-    /// kind.
+    /// The oldest directory of the frontier, if there is one.
+    fn take_from_frontier(&self) -> Option<T> {
+        loop {
+            match self.frontier.steal() {
+                Steal::Success(job) => return Some(job),
+                Steal::Empty => return None,
+                Steal::Retry => continue,
+            }
+        }
+    }
+
+    /// One sweep over the peers, starting after our own index so that workers spread
+    /// their steals instead of all hitting worker 0.
     fn steal(&self, slot: &WorkerSlot<T>) -> Option<T> {
-        let n = self.slots();
-        let (breadth, depth) = self.stealers.split_at(n);
-        for (stealers, dest) in [(breadth, &slot.breadth), (depth, &slot.depth)] {
-            for offset in 1..n {
-                let victim = &stealers[(slot.index + offset) % n];
-                loop {
-                    match victim.steal_batch_and_pop(dest) {
-                        Steal::Success(job) => return Some(job),
-                        Steal::Empty => break,
-                        Steal::Retry => continue,
-                    }
+        let n = self.stealers.len();
+        for offset in 1..n {
+            let victim = &self.stealers[(slot.index + offset) % n];
+            loop {
+                match victim.steal_batch_and_pop(&slot.depth) {
+                    Steal::Success(job) => return Some(job),
+                    Steal::Empty => break,
+                    Steal::Retry => continue,
                 }
             }
         }
@@ -353,7 +373,7 @@ impl<T> Pool<T> {
         self.asleep[slot.index].store(true, Ordering::SeqCst);
         self.parked_count.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst); // F2: pairs with F1 in `maybe_unpark`.
-        let work_visible = self.stealers.iter().any(|s| !s.is_empty());
+        let work_visible = !self.frontier.is_empty() || self.stealers.iter().any(|s| !s.is_empty());
         if !work_visible && !self.is_stopped() && self.dir_pending.load(Ordering::SeqCst) != 0 {
             slot.parker.park();
         }
@@ -477,7 +497,7 @@ mod tests {
             if level < depth {
                 pool.push_dirs(&slot, std::iter::repeat_n(level + 1, fanout as usize));
             }
-            most_queued = most_queued.max(slot.queued());
+            most_queued = most_queued.max(pool.queued_for(&slot));
             pool.finish_dir();
         }
         (order, most_queued)
@@ -498,7 +518,11 @@ mod tests {
         let limit = 1000;
         let (order, most_queued) = single_worker_order(4, 9, limit);
         assert_eq!(order.len(), (4usize.pow(10) - 1) / 3);
-        assert!(most_queued <= limit + 4 * 9, "{most_queued} queued at most");
+        // The frontier, the push that reached the limit, and one path of siblings.
+        assert!(
+            most_queued <= limit + 4 + 4 * 9,
+            "{most_queued} queued at most"
+        );
         // The levels up to the one where the limit is reached still come first.
         let first_deep = order.iter().position(|&level| level == 5).unwrap();
         assert!(order[..first_deep].windows(2).all(|w| w[0] <= w[1]));

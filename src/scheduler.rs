@@ -17,6 +17,7 @@ use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::path::WorkingDir;
 use crate::os::stat::stat_at;
 use crate::output::limit::MatchLimit;
+use crate::output::pacing::ShallowFirst;
 use crate::output::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
@@ -118,9 +119,18 @@ pub fn run_with_reader(
     // work to share (below).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
     let pool = pool.with_frontier_limit(config.frontier_limit);
+    let shallow = ShallowFirst::new(root_dirs.len());
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, DIRENT_BUFFER_SIZE);
-        Walker::new(config, &pool, output, reporter, reader, limit.as_ref())
+        Walker::new(
+            config,
+            &pool,
+            output,
+            reporter,
+            reader,
+            limit.as_ref(),
+            &shallow,
+        )
     };
     // This thread is worker 0. It starts alone and brings in the others only once it
     // has directories to share: small trees are dominated by start-up, and starting a
@@ -168,9 +178,16 @@ pub fn run_with_reader(
         // A worker that cannot have its listing buffer (the address space is full)
         // does not start: the walk goes on with the others.
         match DirReader::try_new(reader, DIRENT_BUFFER_SIZE) {
-            Some(buffer) => {
-                Walker::new(config, &pool, output, reporter, buffer, limit.as_ref()).run(slot)
-            }
+            Some(buffer) => Walker::new(
+                config,
+                &pool,
+                output,
+                reporter,
+                buffer,
+                limit.as_ref(),
+                &shallow,
+            )
+            .run(slot),
             None => Summary::default(),
         }
     };

@@ -10,7 +10,8 @@
 //!   (through [`template`], [`json`], [`color`], [`hyperlink`], with [`meta`] for
 //!   what a `stat` tells), or [`sort`] keeps it for the end of the walk.
 //! * [`limit`]: `--max-results`, exact across workers.
-//! * [`sink`]: the shared [`Output`] that workers hand whole blocks to.
+//! * [`sink`]: the shared [`Output`] that workers hand whole blocks to; [`pacing`]
+//!   decides when a worker hands over a block before it is full.
 
 pub mod color;
 pub mod format;
@@ -20,6 +21,7 @@ pub mod json;
 pub mod limit;
 pub mod line;
 pub mod meta;
+pub mod pacing;
 pub mod printer;
 pub mod sink;
 pub mod sizes;

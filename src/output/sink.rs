@@ -19,7 +19,6 @@ use crate::report::Reporter;
 use std::io::{self, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
 
 /// Initial capacity of a worker's output buffer. Small on purpose: workers that find
 /// little never pay for a large allocation, and on a tiny tree a large per-thread
@@ -29,67 +28,6 @@ pub const OUTPUT_INITIAL_CAPACITY: usize = 4 * 1024;
 /// A worker hands its output buffer to stdout once it holds this many bytes, so the
 /// stdout lock is taken once per 256 KiB rather than once per line.
 pub const OUTPUT_FLUSH_THRESHOLD: usize = 256 * 1024;
-
-/// Output a worker holds no longer than about this before it writes it, however
-/// little it is: a reader (`fzf`, `head`, a person) sees results flow while a slow
-/// walk, waiting on the disk, goes on. Checked between directories.
-pub const HOLD_AT_MOST: Duration = Duration::from_millis(2);
-
-/// When a worker writes what it holds before its block is full, besides the end of
-/// the walk and going idle: so that the stream starts at once and starts shallow.
-///
-/// * Its first output goes out as soon as the directory that found it is listed:
-///   the first path reaches a pipe after one directory, not after a 256 KiB block.
-/// * Before it lists a directory deeper than any it has listed, it writes what it
-///   holds: the walk is breadth-first, so that is everything found nearer the root,
-///   which then comes before anything deeper that this worker finds.
-/// * Output held for [`HOLD_AT_MOST`] goes out after the directory being listed.
-///
-/// Each costs a write only a few times per worker on a warm walk (once, once per
-/// level, once per 2 ms), and a clock read per directory while something is held.
-#[derive(Debug, Default)]
-pub struct Pacing {
-    wrote_any: bool,
-    deepest: usize,
-    held_since: Option<Instant>,
-}
-
-impl Pacing {
-    /// Before listing a directory at `depth`: true when what is held must go first.
-    #[inline]
-    pub fn before_directory(&mut self, depth: usize, holding: bool) -> bool {
-        if depth <= self.deepest {
-            return false;
-        }
-        self.deepest = depth;
-        holding
-    }
-
-    /// After listing a directory: true when what is held should go out now.
-    #[inline]
-    pub fn after_directory(&mut self, holding: bool) -> bool {
-        if !holding {
-            return false;
-        }
-        if !self.wrote_any {
-            return true;
-        }
-        match self.held_since {
-            None => {
-                self.held_since = Some(Instant::now());
-                false
-            }
-            Some(since) => since.elapsed() >= HOLD_AT_MOST,
-        }
-    }
-
-    /// What was held has been written.
-    #[inline]
-    pub fn wrote(&mut self) {
-        self.wrote_any = true;
-        self.held_since = None;
-    }
-}
 
 /// Where matches go: normally stdout, in tests any writer.
 pub struct Output {
@@ -226,29 +164,6 @@ mod tests {
         fn flush(&mut self) -> io::Result<()> {
             Ok(())
         }
-    }
-
-    #[test]
-    fn pacing_writes_the_first_output_each_new_level_and_what_was_held_too_long() {
-        let mut pacing = Pacing::default();
-        // Nothing held: nothing to write, whatever happens.
-        assert!(!pacing.before_directory(1, false));
-        assert!(!pacing.after_directory(false));
-        // The first output goes at once.
-        assert!(pacing.after_directory(true));
-        pacing.wrote();
-        // Later output waits, at the same depth and shallower ones.
-        assert!(!pacing.after_directory(true));
-        assert!(!pacing.before_directory(1, true));
-        assert!(!pacing.before_directory(0, true));
-        // A deeper level than any before: what is held goes first, once per level.
-        assert!(pacing.before_directory(2, true));
-        pacing.wrote();
-        assert!(!pacing.before_directory(2, true));
-        // Held for longer than the limit: written after the next directory.
-        assert!(!pacing.after_directory(true));
-        std::thread::sleep(HOLD_AT_MOST);
-        assert!(pacing.after_directory(true));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use crate::descriptors::Anchor;
 use crate::os::dirent::{DirReader, EntryKind};
 use crate::os::stat::fstat;
 use crate::output::limit::MatchLimit;
+use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
@@ -53,13 +54,14 @@ impl<'a> Walker<'a> {
         reporter: &'a Reporter,
         reader: DirReader,
         limit: Option<&'a MatchLimit>,
+        shallow: &'a ShallowFirst,
     ) -> Walker<'a> {
         let watch_disk = config.spare_threads > 0;
         Walker {
             reader,
             path: Vec::new(),
             watch_disk,
-            visitor: Visitor::new(config, pool, output, reporter, limit, watch_disk),
+            visitor: Visitor::new(config, pool, output, reporter, limit, shallow, watch_disk),
         }
     }
 
@@ -110,13 +112,13 @@ impl<'a> Walker<'a> {
     /// no subdirectory, or a single chain of them, never pays for starting threads.
     ///
     /// Only the first worker may call this, before any other worker runs: with no
-    /// peer, every directory pending is in this worker's own deque, so `next_job`
-    /// never has a reason to park.
+    /// peer, every directory pending is in the frontier or this worker's own deque, so
+    /// `next_job` never has a reason to park.
     pub fn run_until_shareable(&mut self, slot: &WorkerSlot<DirJob>) -> bool {
         let pool = self.visitor.pool;
         let _guard = pool.guard();
         loop {
-            if slot.queued() > 1 {
+            if pool.queued_for(slot) > 1 {
                 return true;
             }
             match pool.next_job(slot, || {}) {
@@ -157,10 +159,12 @@ impl<'a> Walker<'a> {
     }
 
     fn walk_one(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        let depth = job.depth();
         let visitor = &mut self.visitor;
+        let holding = !visitor.buffer.is_empty();
         if visitor
             .pacing
-            .before_directory(job.depth(), !visitor.buffer.is_empty())
+            .before_directory(depth, holding, visitor.shallow)
         {
             visitor.flush();
         }
@@ -179,7 +183,10 @@ impl<'a> Walker<'a> {
         pool.finish_dir();
         let visitor = &mut self.visitor;
         let holding = !visitor.buffer.is_empty();
-        if visitor.config.flush_per_directory || visitor.pacing.after_directory(holding) {
+        if visitor
+            .pacing
+            .after_directory(depth, holding, visitor.shallow)
+        {
             visitor.flush();
         }
     }
@@ -280,6 +287,9 @@ impl<'a> Walker<'a> {
                 id: visitor.here.id.clone(),
                 root_dev,
             };
+            if dir.depth == 0 {
+                visitor.shallow.queued(visitor.children.len());
+            }
             let jobs = Siblings::queue(
                 &dir,
                 inherited,

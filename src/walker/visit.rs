@@ -14,10 +14,9 @@ use crate::output::formatted::FormattedOutput;
 use crate::output::limit::{MatchLimit, Reservation};
 use crate::output::line::push_line;
 use crate::output::meta::Meta;
+use crate::output::pacing::{Pacing, ShallowFirst, OUTPUT_HOLD_CAP};
 use crate::output::printer::Match;
-use crate::output::sink::{
-    Delivery, Output, Pacing, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY,
-};
+use crate::output::sink::{Delivery, Output, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
 use crate::output::OutputMode;
 use crate::queue::Pool;
 use crate::report::Reporter;
@@ -62,6 +61,8 @@ pub(super) struct Visitor<'a> {
     pub(super) disk_watch: DiskWaitWatch,
     /// When `buffer` goes out before it is full.
     pub(super) pacing: Pacing,
+    /// Whether the directories at depth 0 and 1 have all been listed.
+    pub(super) shallow: &'a ShallowFirst,
     /// Entries handed to `visit` in the directory being listed, for the tests of the
     /// early stop.
     #[cfg(test)]
@@ -116,6 +117,7 @@ impl<'a> Visitor<'a> {
         output: &'a Output,
         reporter: &'a Reporter,
         limit: Option<&'a MatchLimit>,
+        shallow: &'a ShallowFirst,
         watch_disk: bool,
     ) -> Visitor<'a> {
         let count_by_type_only = config.output == OutputMode::Count
@@ -149,7 +151,8 @@ impl<'a> Visitor<'a> {
             slow_others: stat_others || formatted,
             formatted: formatted_output,
             here: Here::default(),
-            pacing: Pacing::default(),
+            pacing: Pacing::new(config.flush_per_directory),
+            shallow,
             disk_watch: if watch_disk {
                 DiskWaitWatch::primed()
             } else {
@@ -486,7 +489,7 @@ impl Visitor<'_> {
             self.flush();
             self.pool.stop();
         } else if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
-            self.flush();
+            self.flush_full();
         }
     }
 
@@ -505,7 +508,7 @@ impl Visitor<'_> {
         self.found.bytes += u128::from(size);
         push_line(&mut self.buffer, self.config.output, path_parts, size);
         if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
-            self.flush();
+            self.flush_full();
         }
     }
 
@@ -536,6 +539,17 @@ impl Visitor<'_> {
         self.reporter.path_error(&dir.entry_path(name), err);
     }
 
+    /// The block has reached its size: written, unless what it holds must wait for
+    /// the first two levels (see `output::pacing`), in which case it grows up to
+    /// [`OUTPUT_HOLD_CAP`] first.
+    #[inline(never)]
+    fn flush_full(&mut self) {
+        if self.buffer.len() < OUTPUT_HOLD_CAP && !self.pacing.may_write_block(self.shallow) {
+            return;
+        }
+        self.flush();
+    }
+
     /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
     #[inline(never)]
     pub(super) fn flush(&mut self) {
@@ -546,7 +560,7 @@ impl Visitor<'_> {
             self.pool.stop();
         }
         self.buffer.clear();
-        self.pacing.wrote();
+        self.pacing.wrote(self.shallow);
         // Waiting for a slow reader, or for another worker's block, is not a wait on
         // the disk.
         self.disk_watch.reset();
