@@ -14,6 +14,8 @@
 //! hold a valid one, and one byte otherwise; internally an invalid byte `b` is the
 //! code point `0xDC00 + b` (a lone surrogate, which no valid UTF-8 holds: Python's
 //! "surrogateescape"), so ranges and classes treat it as a character of its own.
+//! Ranges compare code points; named classes follow glibc's C.UTF-8 definitions
+//! ([`Named::contains`]).
 //!
 //! With `-i`, characters are compared lowercased, as glibc's `FNM_CASEFOLD` does:
 //! the name's character is lowercased, and so are the pattern's characters and the
@@ -262,8 +264,13 @@ impl Class {
 }
 
 impl Named {
-    /// ASCII characters as in the C locale; other characters by their Unicode
-    /// properties; bytes that are not UTF-8 belong to no class.
+    /// ASCII characters as in the C locale. Other characters as glibc's C.UTF-8
+    /// (its generator, `localedata/unicode-gen/unicode_utils.py`), on Rust's Unicode
+    /// tables: `upper` and `lower` also hold what has a case mapping (the titlecase
+    /// `ǅ` is both); `alpha` also holds decimal digits beyond ASCII, as `digit` and
+    /// `xdigit` hold ASCII only; `punct` is every graphic character not in `alpha`;
+    /// no-break spaces are not `space` or `blank`. Bytes that are not UTF-8 belong
+    /// to no class.
     fn contains(self, c: u32) -> bool {
         let Some(ch) = char::from_u32(c) else {
             return false;
@@ -284,21 +291,125 @@ impl Named {
                 Named::Xdigit => ch.is_ascii_hexdigit(),
             };
         }
+        let separator = matches!(ch, '\u{2028}' | '\u{2029}');
         match self {
-            Named::Alnum => ch.is_alphanumeric(),
-            Named::Alpha => ch.is_alphabetic(),
-            Named::Blank => ch.is_whitespace() && !matches!(ch, '\u{85}' | '\u{2028}' | '\u{2029}'),
-            Named::Cntrl => ch.is_control(),
+            Named::Alnum | Named::Alpha => is_alpha(ch),
+            Named::Blank => is_space(ch) && !separator,
+            Named::Cntrl => ch.is_control() || separator,
             Named::Digit | Named::Xdigit => false,
-            Named::Graph => !ch.is_control() && !ch.is_whitespace(),
-            Named::Lower => ch.is_lowercase(),
-            Named::Print => !ch.is_control(),
-            Named::Punct => !ch.is_control() && !ch.is_whitespace() && !ch.is_alphanumeric(),
-            Named::Space => ch.is_whitespace(),
-            Named::Upper => ch.is_uppercase(),
+            Named::Graph => is_print(ch) && !is_space(ch),
+            Named::Lower => ch.is_lowercase() || maps_to_another(ch.to_uppercase(), ch),
+            Named::Print => is_print(ch),
+            Named::Punct => is_print(ch) && !is_space(ch) && !is_alpha(ch),
+            Named::Space => is_space(ch),
+            Named::Upper => ch.is_uppercase() || maps_to_another(ch.to_lowercase(), ch),
         }
     }
 }
+
+/// True when a case mapping of `ch` is one other character: glibc's tables hold
+/// Unicode's simple mappings, and where the full one Rust gives is longer, the
+/// simple one is the character itself or it is cased anyway (`ß`, `ᾀ`).
+fn maps_to_another(mut mapped: impl ExactSizeIterator<Item = char>, ch: char) -> bool {
+    mapped.len() == 1 && mapped.next() != Some(ch)
+}
+
+/// `alpha` beyond ASCII: Unicode's alphabetic characters and decimal digits.
+fn is_alpha(ch: char) -> bool {
+    ch.is_alphabetic() || is_decimal_digit(ch)
+}
+
+/// `space` beyond ASCII: Unicode's spaces and line and paragraph separators, but not
+/// the control `U+0085` or the no-break spaces.
+fn is_space(ch: char) -> bool {
+    ch.is_whitespace() && !matches!(ch, '\u{85}' | '\u{a0}' | '\u{2007}' | '\u{202f}')
+}
+
+/// `print` beyond ASCII: not a control, a line or paragraph separator, or a
+/// noncharacter. (glibc also leaves out code points its Unicode does not assign,
+/// which Rust's standard library cannot tell.)
+fn is_print(ch: char) -> bool {
+    let c = u32::from(ch);
+    let noncharacter = (0xfdd0..=0xfdef).contains(&c) || c & 0xfffe == 0xfffe;
+    !ch.is_control() && !matches!(ch, '\u{2028}' | '\u{2029}') && !noncharacter
+}
+
+/// True for a decimal digit (Unicode category Nd) beyond ASCII.
+fn is_decimal_digit(ch: char) -> bool {
+    let c = u32::from(ch);
+    match DECIMAL_DIGITS.binary_search_by(|&(first, _)| first.cmp(&c)) {
+        Ok(_) => true,
+        Err(0) => false,
+        Err(after) => c <= DECIMAL_DIGITS[after - 1].1,
+    }
+}
+
+/// The runs of decimal digits (Nd) beyond ASCII in Unicode 14.0, glibc 2.36's: first
+/// and last of each. Rust's standard library has no test for Nd (`is_numeric` also
+/// takes `²` and `½`, which glibc counts as `punct`).
+const DECIMAL_DIGITS: &[(u32, u32)] = &[
+    (0x660, 0x669),
+    (0x6f0, 0x6f9),
+    (0x7c0, 0x7c9),
+    (0x966, 0x96f),
+    (0x9e6, 0x9ef),
+    (0xa66, 0xa6f),
+    (0xae6, 0xaef),
+    (0xb66, 0xb6f),
+    (0xbe6, 0xbef),
+    (0xc66, 0xc6f),
+    (0xce6, 0xcef),
+    (0xd66, 0xd6f),
+    (0xde6, 0xdef),
+    (0xe50, 0xe59),
+    (0xed0, 0xed9),
+    (0xf20, 0xf29),
+    (0x1040, 0x1049),
+    (0x1090, 0x1099),
+    (0x17e0, 0x17e9),
+    (0x1810, 0x1819),
+    (0x1946, 0x194f),
+    (0x19d0, 0x19d9),
+    (0x1a80, 0x1a89),
+    (0x1a90, 0x1a99),
+    (0x1b50, 0x1b59),
+    (0x1bb0, 0x1bb9),
+    (0x1c40, 0x1c49),
+    (0x1c50, 0x1c59),
+    (0xa620, 0xa629),
+    (0xa8d0, 0xa8d9),
+    (0xa900, 0xa909),
+    (0xa9d0, 0xa9d9),
+    (0xa9f0, 0xa9f9),
+    (0xaa50, 0xaa59),
+    (0xabf0, 0xabf9),
+    (0xff10, 0xff19),
+    (0x104a0, 0x104a9),
+    (0x10d30, 0x10d39),
+    (0x11066, 0x1106f),
+    (0x110f0, 0x110f9),
+    (0x11136, 0x1113f),
+    (0x111d0, 0x111d9),
+    (0x112f0, 0x112f9),
+    (0x11450, 0x11459),
+    (0x114d0, 0x114d9),
+    (0x11650, 0x11659),
+    (0x116c0, 0x116c9),
+    (0x11730, 0x11739),
+    (0x118e0, 0x118e9),
+    (0x11950, 0x11959),
+    (0x11c50, 0x11c59),
+    (0x11d50, 0x11d59),
+    (0x11da0, 0x11da9),
+    (0x16a60, 0x16a69),
+    (0x16ac0, 0x16ac9),
+    (0x16b50, 0x16b59),
+    (0x1d7ce, 0x1d7ff),
+    (0x1e140, 0x1e149),
+    (0x1e2f0, 0x1e2f9),
+    (0x1e950, 0x1e959),
+    (0x1fbf0, 0x1fbf9),
+];
 
 /// `c` lowercased for `-i`: ASCII by table, other characters by Unicode's simple
 /// lowercase mapping (the first character of the full mapping, which differs only
@@ -860,4 +971,142 @@ mod tests {
             "too few matches to mean anything: {matched}"
         );
     }
+
+    /// glibc's C.UTF-8 locale, for `fnmatch` and `iswctype` calls of this thread only:
+    /// `uselocale` leaves the process's C locale, which the tests running at the same
+    /// time read, as it is.
+    struct Utf8Locale(libc::locale_t);
+
+    extern "C" {
+        fn wctype(name: *const libc::c_char) -> libc::c_ulong;
+        fn iswctype(wc: libc::c_uint, class: libc::c_ulong) -> libc::c_int;
+    }
+
+    impl Utf8Locale {
+        fn new() -> Utf8Locale {
+            // SAFETY: a NUL-terminated name, every category, no base locale.
+            let locale = unsafe {
+                libc::newlocale(libc::LC_ALL_MASK, c"C.UTF-8".as_ptr(), std::ptr::null_mut())
+            };
+            assert!(
+                !locale.is_null(),
+                "glibc has had C.UTF-8 built in since 2.35"
+            );
+            Utf8Locale(locale)
+        }
+
+        /// `fnmatch` in C.UTF-8. There glibc matches characters and, when that fails,
+        /// tries again byte by byte ([`fnmatch`] in the C locale); pfind only does the
+        /// first.
+        fn fnmatch(&self, pattern: &[u8], name: &[u8], ignore_case: bool) -> bool {
+            let (pattern, name) = (CString::new(pattern).unwrap(), CString::new(name).unwrap());
+            let flags = if ignore_case { FNM_CASEFOLD } else { 0 };
+            // SAFETY: `self.0` is a live locale; the thread's own is put back before
+            // returning; both strings are NUL-terminated and outlive the call.
+            unsafe {
+                let previous = libc::uselocale(self.0);
+                let matched = libc::fnmatch(pattern.as_ptr(), name.as_ptr(), flags) == 0;
+                libc::uselocale(previous);
+                matched
+            }
+        }
+
+        /// True when glibc's C.UTF-8 puts `c` in the class `name`: what `fnmatch`
+        /// asks of a `[[:name:]]`.
+        fn in_class(&self, name: &str, c: u32) -> bool {
+            let name = CString::new(name).unwrap();
+            // SAFETY: as in `fnmatch`; `wctype` gets a NUL-terminated name and
+            // `iswctype` the class it returned.
+            unsafe {
+                let previous = libc::uselocale(self.0);
+                let class = wctype(name.as_ptr());
+                assert_ne!(class, 0);
+                let member = iswctype(c, class) != 0;
+                libc::uselocale(previous);
+                member
+            }
+        }
+    }
+
+    impl Drop for Utf8Locale {
+        fn drop(&mut self) {
+            // SAFETY: made by `newlocale`, and no thread uses it any more: every call
+            // above puts the thread's own locale back.
+            unsafe { libc::freelocale(self.0) };
+        }
+    }
+
+    /// Issue 20, defect 11: the titlecase `ǅ` (U+01C5) was in neither `[[:upper:]]`
+    /// nor `[[:lower:]]`; glibc puts a character with a lowercase mapping in `upper`
+    /// and one with an uppercase mapping in `lower`, so `ǅ` is in both.
+    #[test]
+    fn titlecase_letters_are_upper_and_lower_as_in_glibc() {
+        let locale = Utf8Locale::new();
+        for (pattern, name, want) in [
+            ("[[:upper:]]", "ǅ", true),
+            ("[[:lower:]]", "ǅ", true),
+            ("[[:alpha:]]", "ǅ", true),
+            ("[[:upper:]]", "Ǆ", true),
+            ("[[:lower:]]", "Ǆ", false),
+            ("[[:lower:]]", "ǆ", true),
+            ("[[:upper:]]", "ᾈ", true), // titlecase with no single uppercase
+            ("[[:lower:]]", "ᾈ", false),
+            ("[[:lower:]]", "ß", true),
+            ("[![:upper:]]", "ǅ", false),
+        ] {
+            let shown = format!("{pattern} on {name}");
+            assert_eq!(
+                locale.fnmatch(pattern.as_bytes(), name.as_bytes(), false),
+                want,
+                "{shown}"
+            );
+            assert_eq!(
+                glob(pattern.as_bytes()).matches(name.as_bytes()),
+                want,
+                "{shown}"
+            );
+        }
+    }
+
+    /// Every class against glibc's C.UTF-8 on every code point of the planes in use
+    /// (0 to 3 and 14 to 16). Not compared: code points glibc 2.36's Unicode 14 does
+    /// not assign (in neither `print` nor `cntrl` there), which glibc puts in no
+    /// class and pfind cannot tell from assigned ones; and the few whose properties
+    /// changed in later Unicode, which Rust's tables follow.
+    #[test]
+    fn classes_agree_with_glibc_on_every_code_point() {
+        let locale = Utf8Locale::new();
+        let mut compared = 0;
+        let planes = (0..0x40000).chain(0xe0000..0x110000);
+        for c in planes.filter(|c| !(0xd800..0xe000).contains(c)) {
+            if !locale.in_class("print", c) && !locale.in_class("cntrl", c) {
+                continue;
+            }
+            let changed = NEWER_UNICODE.iter().any(|range| range.contains(&c));
+            for &(name, named) in NAMED {
+                let glibc = locale.in_class(name, c);
+                assert!(
+                    named.contains(c) == glibc || changed,
+                    "U+{c:04X} is in [:{name}:] for glibc: {glibc}"
+                );
+                compared += 1;
+            }
+        }
+        assert!(compared > 3_000_000, "{compared}");
+    }
+
+    /// Code points whose properties changed after Unicode 14.0, glibc 2.36's: made
+    /// `Alphabetic` (combining Latin letters, a few signs) or `Lowercase` (modifier
+    /// letters). Rust's tables have the change, glibc's do not.
+    const NEWER_UNICODE: &[std::ops::RangeInclusive<u32>] = &[
+        0x0295..=0x0295,
+        0x0363..=0x036f,
+        0x0c04..=0x0c04,
+        0x0f82..=0x0f83,
+        0x10fc..=0x10fc,
+        0x1dd3..=0x1de6,
+        0xa7f2..=0xa7f4,
+        0xab69..=0xab69,
+        0x11080..=0x11081,
+    ];
 }
