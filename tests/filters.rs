@@ -476,6 +476,67 @@ fn bad_globs_exit_2_naming_the_value() {
     }
 }
 
+/// Issue 20, defects 1 and 11, through the binary: bracket expressions glibc gives no
+/// single meaning are refused, naming the option and saying why (`find` matches
+/// nothing with `[[.]`, and reads `[a-[:alpha:]]` as the range `a-[`), and a long
+/// hostile pattern is refused at once (it took a minute, then matched nothing).
+#[test]
+fn glob_corners_glibc_reads_no_single_way_are_refused_saying_why() {
+    let env = TestEnv::new(&[], &["[", "=", "-", "a", "[.]", "a]"]);
+    let hostile = "[[.".repeat(3_000);
+    for (args, mentions) in [
+        (
+            &["-n", "[[.]"][..],
+            &["--name", "'[.' begins a collating symbol"][..],
+        ),
+        (&["-E", "[a-[:alpha:]]"], &["--exclude", "ends in a class"]),
+        (&["-p", "src/[a[=]"], &["--full-path", "equivalence class"]),
+        (&["-n", &hostile], &["--name", "collating symbol"]),
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        assert_usage_error(&env, &args, mentions);
+    }
+    // Where glibc has one meaning, pfind has it too.
+    for pattern in ["[[.[.]]", "[[=.=]]", "[[:]", "[[.a.]-]"] {
+        let args = [os(b"-n"), OsStr::new(pattern)];
+        assert_like_find(&env, "C.UTF-8", &args, &[os(b"-name"), OsStr::new(pattern)]);
+    }
+}
+
+/// Issue 20, defect 11: the titlecase `ǅ` was in neither `[[:upper:]]` nor
+/// `[[:lower:]]`, where glibc's C.UTF-8 has it in both. Every class, on names of one
+/// character that glibc classes in ways Rust's predicates alone do not, against
+/// `find -name` in C.UTF-8.
+#[test]
+fn classes_match_like_find_in_c_utf8() {
+    let names = [
+        "ǅ", "Ǆ", "ǆ", "ᾈ", "ß", "²", "٣", "\u{a0}", "\u{2028}", "\u{2003}", "\u{85}", "é", "a",
+        "Z", "5", "_",
+    ];
+    let env = TestEnv::new(&[], &names);
+    let mut total = 0;
+    for class in [
+        "alnum", "alpha", "blank", "cntrl", "digit", "graph", "lower", "print", "punct", "space",
+        "upper", "xdigit",
+    ] {
+        for pattern in [format!("[[:{class}:]]"), format!("[![:{class}:]]")] {
+            let args = [os(b"-n"), OsStr::new(&pattern)];
+            let find_args = [os(b"-name"), OsStr::new(&pattern)];
+            total += assert_like_find(&env, "C.UTF-8", &args, &find_args);
+        }
+    }
+    assert!(total > 100, "too few matches to mean anything: {total}");
+    let upper = [os(b"-n"), os(b"[[:upper:]]")];
+    let lower = [os(b"-n"), os(b"[[:lower:]]")];
+    for args in [&upper, &lower] {
+        let (stdout, _, _) = run(&env, &[&[os(b"."), os(b"-0")][..], args].concat());
+        assert!(
+            split_records(&stdout, 0).contains(&"./ǅ".as_bytes().to_vec()),
+            "{args:?}"
+        );
+    }
+}
+
 /// A generated tree for `-p`: directories and files from small sets of names, so
 /// that patterns match at several depths.
 fn path_tree() -> TestEnv {

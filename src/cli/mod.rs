@@ -12,9 +12,9 @@
 mod values;
 
 use crate::config::Config;
-use crate::filter::glob::Glob;
+use crate::filter::glob::{Glob, GlobPattern};
 use crate::filter::owner::OwnerFilter;
-use crate::filter::path::PathGlob;
+use crate::filter::path::{PathGlob, PathPattern};
 use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
 use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
@@ -72,7 +72,7 @@ pub struct Cli {
         value_parser = bytes(parse_pattern),
         help_heading = "Filters"
     )]
-    pub name: Option<Box<[u8]>>,
+    pub name: Option<GlobPattern>,
 
     /// Skip files and whole directories whose basename matches GLOB (same syntax as
     /// --name). Repeatable: `-E .git -E '*.tmp'`.
@@ -84,7 +84,7 @@ pub struct Cli {
         value_parser = bytes(parse_pattern),
         help_heading = "Filters"
     )]
-    pub exclude: Vec<Box<[u8]>>,
+    pub exclude: Vec<GlobPattern>,
 
     /// Only entries whose path below the root (what follows `ROOT/`) matches GLOB:
     /// `-p 'src/**/*.rs'`. `*`, `?` and sets do not match `/`; a `**` component matches
@@ -98,7 +98,7 @@ pub struct Cli {
         value_parser = bytes(parse_path_pattern),
         help_heading = "Filters"
     )]
-    pub full_path: Option<Box<[u8]>>,
+    pub full_path: Option<PathPattern>,
 
     /// Ignore case in -n, -E and -p globs: `-i -n '*.jpg'` matches `IMG.JPG`. -e
     /// always ignores ASCII case.
@@ -447,15 +447,13 @@ impl Cli {
         let filter = &mut config.filter;
         filter.extensions = Extensions::new(extensions);
         filter.types = TypeFilter::from_kinds(&kinds);
-        // Each pattern was compiled once by `parse_pattern`, which refused what is
-        // wrong with it; `-i` changes how it matches, never whether it compiles.
-        let compile = |pattern: &[u8]| {
-            Glob::new(pattern, self.ignore_case).expect("checked by parse_pattern")
-        };
-        filter.name_glob = self.name.as_deref().map(compile);
-        filter.exclude_globs = self.exclude.iter().map(|glob| compile(glob)).collect();
+        // Each pattern was read once by `parse_pattern`, which refused what is wrong
+        // with it; `-i` changes how it matches, never whether it compiles.
+        let compile = |pattern: &GlobPattern| Glob::compile(pattern, self.ignore_case);
+        filter.name_glob = self.name.as_ref().map(compile);
+        filter.exclude_globs = self.exclude.iter().map(compile).collect();
         if let Some(pattern) = &self.full_path {
-            let path = PathGlob::new(pattern, self.ignore_case).expect("checked by parse");
+            let path = PathGlob::compile(pattern, self.ignore_case);
             // Its last component is tested on the name, with the other name globs.
             if let Some(last) = path.last() {
                 filter.add_name_glob(last.clone());
@@ -688,7 +686,8 @@ mod tests {
         // A Latin-1 pattern: `?` then the byte 0xff.
         let cli = parse_os(&[b"-n", b"?\xff", b"-E", b"-*", b"-e", b"\xE9T\xC9,.-x"]).unwrap();
         assert_eq!(cli.name.as_deref(), Some(&b"?\xff"[..]));
-        assert_eq!(cli.exclude, [Box::from(&b"-*"[..])]);
+        let excludes: Vec<&[u8]> = cli.exclude.iter().map(|e| &**e).collect();
+        assert_eq!(excludes, [&b"-*"[..]]);
         let exts: Vec<&[u8]> = cli.extensions.iter().map(|e| &**e).collect();
         assert_eq!(exts, [&b"\xE9t\xC9"[..], b"-x"]);
         assert!(

@@ -1,9 +1,9 @@
 //! The value parsers of the command line: each takes one option's value as typed
 //! and gives it back checked and typed, or a message that says what is allowed.
 
-use crate::filter::glob::Glob;
+use crate::filter::glob::GlobPattern;
 use crate::filter::normalize_extension;
-use crate::filter::path::PathGlob;
+use crate::filter::path::PathPattern;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::threads::MAX_THREADS;
@@ -40,16 +40,14 @@ pub(super) fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
     Ok(ext)
 }
 
-/// One `-p` glob, checked by compiling it.
-pub(super) fn parse_path_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
-    PathGlob::new(value, false).map_err(|err| err.to_string())?;
-    Ok(value.into())
+/// One `-p` glob, read (once: `into_config` compiles what this returns).
+pub(super) fn parse_path_pattern(value: &[u8]) -> Result<PathPattern, String> {
+    PathPattern::parse(value).map_err(|err| err.to_string())
 }
 
-/// One `-n`/`-E` glob, checked by compiling it.
-pub(super) fn parse_pattern(value: &[u8]) -> Result<Box<[u8]>, String> {
-    Glob::new(value, false).map_err(|err| err.to_string())?;
-    Ok(value.into())
+/// One `-n`/`-E` glob, read (once: `into_config` compiles what this returns).
+pub(super) fn parse_pattern(value: &[u8]) -> Result<GlobPattern, String> {
+    GlobPattern::parse(value).map_err(|err| err.to_string())
 }
 
 /// `--newer FILE`: FILE's modification time, its own and (when it is a link to

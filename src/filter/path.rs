@@ -7,7 +7,8 @@
 //! `a`, but not `a` itself). Any other component is a glob with the syntax of `-n`
 //! ([`Glob`]), matched against one path component, so its `*`, `?` and sets never
 //! match a `/`; a `**` that is not a whole component is an ordinary `*`, as in
-//! `.gitignore`.
+//! `.gitignore`. The command line reads a pattern once, into a [`PathPattern`], and
+//! compiles that with [`PathGlob::compile`] once `-i` is known.
 //!
 //! The walk never builds an entry's relative path. Instead each directory carries a
 //! [`PathState`]: the set of how many leading components of the pattern its own path
@@ -18,11 +19,53 @@
 //! last component" and its name matches the last component ([`PathGlob::last`],
 //! which the filter tests with the other name globs), or the last component is `**`.
 
-use super::glob::{Glob, GlobError};
+use super::glob::{Glob, GlobError, GlobPattern};
+use std::ops::Deref;
 
 /// The most components a `-p` pattern may have: one bit of [`PathState`] each, plus
 /// one for "all consumed".
 pub const MAX_COMPONENTS: usize = 63;
+
+/// A `-p` pattern as typed, checked and read, before `-i` is known (see
+/// [`GlobPattern`]). Dereferences to the pattern's bytes.
+#[derive(Clone, Debug)]
+pub struct PathPattern {
+    text: Box<[u8]>,
+    /// Each component: `None` for `**`.
+    components: Box<[Option<GlobPattern>]>,
+}
+
+impl PathPattern {
+    /// Reads `pattern`, or says why it is refused.
+    pub fn parse(pattern: &[u8]) -> Result<PathPattern, GlobError> {
+        let parts: Vec<&[u8]> = pattern.split(|&b| b == b'/').collect();
+        if parts.len() > MAX_COMPONENTS {
+            return Err(GlobError::new(format!(
+                "a path pattern may have at most {MAX_COMPONENTS} components, this one has {}",
+                parts.len()
+            )));
+        }
+        let components = parts
+            .into_iter()
+            .map(|part| match part {
+                b"**" => Ok(None),
+                _ => GlobPattern::parse(part).map(Some),
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(PathPattern {
+            text: pattern.into(),
+            components,
+        })
+    }
+}
+
+impl Deref for PathPattern {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        &self.text
+    }
+}
 
 #[derive(Clone, Debug)]
 pub struct PathGlob {
@@ -45,21 +88,23 @@ pub struct PathState(u64);
 impl PathGlob {
     /// Compiles `pattern`; `ignore_case` is `-i`.
     pub fn new(pattern: &[u8], ignore_case: bool) -> Result<PathGlob, GlobError> {
-        let parts: Vec<&[u8]> = pattern.split(|&b| b == b'/').collect();
-        if parts.len() > MAX_COMPONENTS {
-            return Err(GlobError::new(format!(
-                "a path pattern may have at most {MAX_COMPONENTS} components, this one has {}",
-                parts.len()
-            )));
-        }
-        let components = parts
-            .into_iter()
-            .map(|part| match part {
-                b"**" => Ok(Component::Any),
-                _ => Glob::new(part, ignore_case).map(Component::Name),
+        Ok(PathGlob::compile(
+            &PathPattern::parse(pattern)?,
+            ignore_case,
+        ))
+    }
+
+    /// Builds the matcher of a pattern already read; `ignore_case` is `-i`.
+    pub fn compile(pattern: &PathPattern, ignore_case: bool) -> PathGlob {
+        let components = pattern
+            .components
+            .iter()
+            .map(|component| match component {
+                None => Component::Any,
+                Some(part) => Component::Name(Glob::compile(part, ignore_case)),
             })
-            .collect::<Result<_, _>>()?;
-        Ok(PathGlob { components })
+            .collect();
+        PathGlob { components }
     }
 
     /// Why the pattern can never match, if it cannot: a path below the root has no

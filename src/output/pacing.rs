@@ -259,7 +259,7 @@ mod tests {
         let shallow = ShallowFirst::new(2);
         let mut pacing = Pacing::default();
         pacing.wrote(&shallow); // past its first output
-        // Listing a shallow directory: a full block goes.
+                                // Listing a shallow directory: a full block goes.
         pacing.before_directory(1, false, &shallow);
         assert!(pacing.may_write_block(&shallow));
         // Listing a deep one while another worker has shallow files to write: it
