@@ -350,7 +350,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         return 2
     pfind_path = named_program(args.pfind)
     if pfind_path is None:
-        log(f"benchmark.py: pfind binary {args.pfind} not found; run `bash scripts/build-release.sh` first")
+        log(f"benchmark.py: pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
         return 2
     pfind = make_pfind(pfind_path, args.pfind_extra)
     peers, skipped_tools, path_ref = find_peers(args)
