@@ -9,7 +9,6 @@ use crate::filter::Filter;
 use crate::os::dirent::EntryKind;
 use crate::output::format::{Format, SortOrder};
 use crate::output::OutputMode;
-use crate::queue::FRONTIER_LIMIT;
 use crate::threads::{default_spare_threads, default_threads};
 use std::ffi::OsString;
 
@@ -57,9 +56,9 @@ pub struct Config {
     /// by tests to exercise the growing pool on a warm tree.
     pub assume_disk_waits: bool,
     /// How many directories may be queued before the walk goes depth-first below the
-    /// frontier ([`crate::queue::FRONTIER_LIMIT`]); tests lower it to reach that part
-    /// of the walk on small trees.
-    pub frontier_limit: usize,
+    /// frontier; `None` leaves it to the walk ([`crate::queue::frontier_limit`]).
+    /// Tests set it to reach every mix of the two orders on small trees.
+    pub frontier_limit: Option<usize>,
 }
 
 impl Config {
@@ -89,7 +88,7 @@ impl Config {
             flush_per_directory: false,
             force_stat: false,
             assume_disk_waits: false,
-            frontier_limit: FRONTIER_LIMIT,
+            frontier_limit: None,
         }
     }
 

@@ -359,20 +359,20 @@ fn release_place() {
 }
 
 /// Sets the budget for a walk with `requested` workers and returns how many workers
-/// the descriptor limit allows (at least one). Call it before any worker starts.
-pub fn configure(requested: usize) -> usize {
+/// the descriptor limit allows (at least one). `frontier` is the walk's frontier
+/// limit (`queue`), which bounds the anchors it is likely to hold. Call it before
+/// any worker starts.
+pub fn configure(requested: usize, frontier: usize) -> usize {
     let limit = raise_soft_limit();
     let open = count_open_below(limit);
     let (workers, anchors) = split_budget(limit, open, requested);
     ANCHOR_LIMIT.store(anchors, Ordering::Relaxed);
-    let likely = open + SPARE + workers * PER_WORKER + anchors.min(LIKELY_ANCHORS);
+    // The frontier's parents, and the depth-first paths below them.
+    let likely_anchors = anchors.min(frontier.saturating_add(512));
+    let likely = open + SPARE + workers * PER_WORKER + likely_anchors;
     grow_descriptor_table(likely.min(usize::try_from(limit).unwrap_or(usize::MAX)));
     workers
 }
-
-/// Anchors a walk may well hold at once: the breadth-first frontier's parents (at
-/// most [`crate::queue::FRONTIER_LIMIT`]) and the depth-first paths below them.
-const LIKELY_ANCHORS: usize = crate::queue::FRONTIER_LIMIT + 512;
 
 /// Makes the process's descriptor table hold `count` descriptors now, while only
 /// this thread runs. The kernel grows the table by doubling it, and once other

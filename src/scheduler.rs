@@ -19,7 +19,7 @@ use crate::os::stat::stat_at;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
 use crate::output::Output;
-use crate::queue::{Pool, WorkerSlot};
+use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::threads::{cpus_within_quota, CpuSpread, GrowthGate, COLD_START_PER_CPU};
 use crate::walker::{DirJob, Summary, Walker};
@@ -106,19 +106,24 @@ pub fn run_with_reader(
             Err(err) => reporter.root_error(root, &err),
         }
     }
+    // Breadth-first for longer when the walk stops at its first matches.
+    let frontier = config
+        .frontier_limit
+        .unwrap_or_else(|| queue::frontier_limit(limit.is_some()));
     // Without a directory to walk, there is no budget to set nor peer to start.
     let (threads, spares) = if root_dirs.is_empty() {
         (1, 0)
     } else {
         let requested = config.threads + config.spare_threads;
-        let affordable = descriptors::configure(memory::affordable_workers(requested));
+        let workers = memory::affordable_workers(requested);
+        let affordable = descriptors::configure(workers, frontier);
         let threads = config.threads.min(affordable);
         (threads, affordable - threads)
     };
     // One worker to begin with, this thread; how many more is decided once there is
     // work to share (below).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
-    let pool = pool.with_frontier_limit(config.frontier_limit);
+    let pool = pool.with_frontier_limit(frontier);
     let shallow = ShallowFirst::new(root_dirs.len());
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, DIRENT_BUFFER_SIZE);

@@ -221,7 +221,7 @@ fn queued_directories_give_back_exact_paths() {
             let mut config = pfind::Config::new(vec![tmp.path().as_os_str().to_owned()]);
             config.output = OutputMode::Paths { terminator: 0 };
             config.threads = threads;
-            config.frontier_limit = limit;
+            config.frontier_limit = Some(limit);
             let captured = testenv::Captured::default();
             let output = Output::to_writer(Box::new(captured.clone()));
             let reporter = Reporter::new();

@@ -70,7 +70,7 @@ fn every_frontier_limit_gives_exactly_the_oracle_files() {
             let mut config = Config::new(vec![root.clone()]);
             config.output = OutputMode::Paths { terminator: 0 };
             config.threads = threads;
-            config.frontier_limit = limit;
+            config.frontier_limit = Some(limit);
             let context = format!("frontier limit {limit}, {threads} threads");
             for _ in 0..3 {
                 let (paths, matches) = walk(&config, ReaderKind::native());

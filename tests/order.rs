@@ -118,3 +118,33 @@ fn the_first_n_are_exactly_n_real_matches_at_every_thread_count() {
         }
     }
 }
+
+/// A walk that stops at its first matches stays breadth-first well past the
+/// 1,024 directories after which a full walk goes depth-first: here 1,500
+/// directories at depth 1 each lead to a match 4 levels down, and only the last
+/// one listed holds a match at depth 2.
+#[test]
+fn a_search_stays_breadth_first_past_the_full_walks_frontier() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path();
+    for d in 0..1500 {
+        let chain = root.join(format!("d{d:04}/a/b/c"));
+        std::fs::create_dir_all(&chain).unwrap();
+        std::fs::write(chain.join("x.txt"), b"").unwrap();
+    }
+    // Whichever directory is listed last, the shallow match is in it.
+    let last = pfind_command(root, &["-t", "d", "-d", "1", "-j", "1"])
+        .output()
+        .unwrap();
+    let last = lines(&last.stdout).pop().unwrap();
+    std::fs::write(root.join(&last).join("x.txt"), b"").unwrap();
+    for args in [&["-1"][..], &["--max-results", "1"], &["-q"]] {
+        let out = pfind_command(root, &[&["-n", "x.txt", "-j", "1"], args].concat())
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        if args != ["-q"] {
+            assert_eq!(lines(&out.stdout), [format!("{last}/x.txt")], "{args:?}");
+        }
+    }
+}
