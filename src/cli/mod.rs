@@ -105,9 +105,10 @@ pub struct Cli {
     #[arg(short = 'i', long = "ignore-case", help_heading = "Filters")]
     pub ignore_case: bool,
 
-    /// Only entries of this kind: f(ile), d(irectory), l (symlink), x (executable),
-    /// e (empty), or a family of extensions (listed below). Repeatable: kinds f, d, l
-    /// add up; x and e restrict the others (`-t e` alone: empty files and directories).
+    /// Only entries of this kind: f(ile), d(irectory), l (symlink), s(ocket), p(ipe),
+    /// c(har-device), b(lock-device), x (executable), e (empty), or a family of
+    /// extensions (listed below). Repeatable: kinds f, d, l, s, p, c, b add up; x and e
+    /// restrict the others (`-t e` alone: empty files and directories).
     /// Default: regular files.
     #[arg(
         short = 't',
@@ -252,7 +253,7 @@ pub struct Cli {
     pub print0: bool,
 
     /// Print each match as TEMPLATE: {} path, {/} basename, {//} parent, {.} path
-    /// without extension, {/.} basename without extension, {type} (f, d, l); and,
+    /// without extension, {/.} basename without extension, {type} (f, d, l, s, p, c, b); and,
     /// at the cost of a stat per match, {size}, {mtime}, {mode}, {uid}, {gid},
     /// {owner}, {group}. {{ and }} are braces; \n, \t, \0 and \\ are escapes.
     #[arg(

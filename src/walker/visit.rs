@@ -216,7 +216,31 @@ impl Visitor<'_> {
             EntryKind::Symlink if self.here.scope.links || self.config.follow => {
                 self.visit_symlink(dir, dir_fd, entry)
             }
+            // Tested after the common kinds, and only where `-t` named one, so that
+            // telling FIFOs, sockets and devices apart costs the walk nothing.
+            _ if self.here.scope.specials && kind.is_special() => {
+                self.visit_special(dir, dir_fd, entry, kind)
+            }
             _ => {}
+        }
+    }
+
+    /// A FIFO, socket or device, in a directory where `-t s`, `p`, `c` or `b` may
+    /// match: a candidate if its kind was asked for. Never opened.
+    #[inline(never)]
+    fn visit_special(
+        &mut self,
+        dir: &Dir<'_>,
+        dir_fd: RawFd,
+        entry: RawEntry<'_>,
+        kind: EntryKind,
+    ) {
+        if self.config.filter.types.accepts_special(kind) {
+            let from = EntryAt {
+                dir_fd,
+                entry: &entry,
+            };
+            self.visit_candidate(dir.prefix, entry.name(), kind, from);
         }
     }
 
@@ -407,6 +431,11 @@ impl Visitor<'_> {
                     match EntryKind::from_mode(stat.st_mode) {
                         EntryKind::File if self.here.scope.files => {
                             self.visit_candidate(dir.prefix, name, EntryKind::File, &stat)
+                        }
+                        kind if self.here.scope.specials
+                            && self.config.filter.types.accepts_special(kind) =>
+                        {
+                            self.visit_candidate(dir.prefix, name, kind, &stat)
                         }
                         EntryKind::Dir => {
                             let (dev, ino) = identity(&stat);
