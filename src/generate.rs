@@ -30,7 +30,7 @@ pub fn render(what: Generate) -> Vec<u8> {
 /// clap_mangen has no source for, says what each status means.
 fn render_man(command: clap::Command, out: &mut Vec<u8>) {
     let extra = command
-        .get_after_help()
+        .get_after_long_help()
         .map(|text| text.to_string())
         .unwrap_or_default();
     let man = clap_mangen::Man::new(command);
