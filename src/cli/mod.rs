@@ -10,6 +10,7 @@
 //! values must be text, and a value that is not says which option it was given to.
 
 mod values;
+mod warnings;
 
 use crate::config::Config;
 use crate::filter::glob::{Glob, GlobPattern};
@@ -28,10 +29,11 @@ use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::{ArgAction, Parser, ValueEnum};
 use std::ffi::OsString;
 use std::io::IsTerminal;
+pub use values::List;
 use values::{
-    bytes, parse_depth, parse_extension, parse_max_results, parse_max_size, parse_min_size,
-    parse_newer, parse_path_pattern, parse_pattern, parse_size_arg, parse_threads, parse_when,
-    text, Reference,
+    bytes, parse_depth, parse_extension_list, parse_max_results, parse_max_size, parse_min_size,
+    parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list, parse_size_arg,
+    parse_threads, parse_when, text, Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -41,8 +43,10 @@ use values::{
 /// neither followed nor printed (like `find ROOT -type f`); -t and -L change that.
 ///
 /// Different options must all match (AND): `-e rs -n 'test_*'` is test files ending
-/// in .rs. Repeating -e or a -t kind, or giving -e a comma list, means any of them
-/// (OR): `-e rs -e toml`, `-t f -t l`; -E skips what any of its globs matches.
+/// in .rs. Repeating -n, -e or a -t kind, or giving -e a comma list, means any of
+/// them (OR): `-n '*.rs' -n Makefile`, `-e rs,toml`, `-t f -t l`; -E skips what any
+/// of its globs matches (`-E target,.git`). Two globs a name must both match: `-n
+/// GLOB1 -p '**/GLOB2'`.
 #[derive(Parser, Debug)]
 #[command(
     name = "pfind",
@@ -64,23 +68,24 @@ pub struct Cli {
     /// Only names ending in .EXT; a list: -e jpg,png.
     ///
     /// ASCII case is ignored, and a leading dot is optional. Repeat it or give a
-    /// comma-separated list: `-e jpg -e png`, `-e jpg,png`; any of them may match.
+    /// comma-separated list: `-e jpg -e png`, `-e jpg,png`; any of them may match. A
+    /// comma that belongs to an extension is written `\,`.
     #[arg(
         short = 'e',
         long = "extension",
         value_name = "EXT",
-        value_delimiter = ',',
         allow_hyphen_values = true,
-        value_parser = bytes(parse_extension),
+        value_parser = bytes(parse_extension_list),
         help_heading = "Filters"
     )]
-    pub extensions: Vec<Box<[u8]>>,
+    pub extensions: Vec<List<Box<[u8]>>>,
 
     /// Only basenames matching GLOB, as find -name.
     ///
     /// `*` is any run of characters, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` one of
     /// (or not of) a set, `\` makes the next character literal. Case-sensitive unless
-    /// -i. Quote it from the shell: `-n '*.[ch]'`. Combined with -e, both must match.
+    /// -i. Quote it from the shell: `-n '*.[ch]'`. Repeatable, any may match: `-n
+    /// '*.rs' -n Makefile`. Combined with -e, both must match.
     #[arg(
         short = 'n',
         long = "name",
@@ -89,21 +94,22 @@ pub struct Cli {
         value_parser = bytes(parse_pattern),
         help_heading = "Filters"
     )]
-    pub name: Option<GlobPattern>,
+    pub name: Vec<GlobPattern>,
 
     /// Skip files and whole directories matching GLOB.
     ///
-    /// GLOB is tested on the basename, with the syntax of --name. Repeatable:
-    /// `-E .git -E '*.tmp'`.
+    /// GLOB is tested on the basename, with the syntax of --name. Repeat it or give a
+    /// comma-separated list, as for -e: `-E .git -E '*.tmp'`, `-E .git,target`. A comma
+    /// that belongs to a glob is written `\,` (inside `[...]` it needs no escape).
     #[arg(
         short = 'E',
         long = "exclude",
         value_name = "GLOB",
         allow_hyphen_values = true,
-        value_parser = bytes(parse_pattern),
+        value_parser = bytes(parse_pattern_list),
         help_heading = "Filters"
     )]
-    pub exclude: Vec<GlobPattern>,
+    pub exclude: Vec<List<GlobPattern>>,
 
     /// Only paths below the root matching GLOB.
     ///
@@ -474,7 +480,7 @@ pub enum Generate {
 
 /// The text after the summary of `-h`.
 const SHORT_AFTER_HELP: &str = "\
-Different options must all match; a repeated -e or -t kind, or a list
+Different options must all match; a repeated -n, -e or -t kind, or a list
 (-e jpg,png), is any of them. --help: the details, type families and examples.";
 
 /// The text after the options of `--help`: the type families, from their table, and
@@ -513,7 +519,9 @@ impl Cli {
         let record_format = self.record_format(stdout_is_terminal);
         let mut config = Config::new(self.roots);
         let mut kinds = Vec::new();
-        let mut extensions = self.extensions;
+        let mut extensions: Vec<Box<[u8]>> = (self.extensions.iter())
+            .flat_map(|list| list.0.iter().map(|ext| normalize_extension(ext)))
+            .collect();
         for arg in self.types {
             match arg {
                 TypeArg::Kind(kind) => kinds.push(kind),
@@ -534,8 +542,12 @@ impl Cli {
         // Each pattern was read once by `parse_pattern`, which refused what is wrong
         // with it; `-i` changes how it matches, never whether it compiles.
         let compile = |pattern: &GlobPattern| Glob::compile(pattern, self.ignore_case);
-        filter.name_glob = self.name.as_ref().map(compile);
-        filter.exclude_globs = self.exclude.iter().map(compile).collect();
+        if !self.name.is_empty() {
+            filter.name_glob = Some(Glob::any_of(self.name.iter().map(compile).collect()));
+        }
+        filter.exclude_globs = (self.exclude.iter())
+            .flat_map(|list| list.0.iter().map(compile))
+            .collect();
         if let Some(pattern) = &self.full_path {
             let path = PathGlob::compile(pattern, self.ignore_case);
             // Its last component is tested on the name, with the other name globs.
@@ -641,32 +653,23 @@ impl Cli {
 
 impl Cli {
     /// Warnings about options that are valid but cannot do what was probably meant,
-    /// for `main` to print before the walk: one line each, without the `pfind: `.
+    /// for `main` to print before the walk: one line each, without the `pfind: `
+    /// (see [`warnings`]).
     pub fn warnings(&self) -> Vec<Vec<u8>> {
-        let mut warnings = Vec::new();
-        let patterns = self.name.iter().map(|p| ("-n", p, "matches"));
-        let excludes = self.exclude.iter().map(|p| ("-E", p, "excludes"));
-        for (option, pattern, effect) in patterns.chain(excludes) {
-            // As `find -name` warns: a basename never contains a slash.
-            if pattern.contains(&b'/') {
-                let because = format!(
-                    "' contains '/', which no file name does, so it {effect} nothing \
-                     (-n and -E test names, not paths)"
-                );
-                let option = format!("{option} '");
-                warnings.push([option.as_bytes(), pattern, because.as_bytes()].concat());
-            }
+        let mut lines = Vec::new();
+        for pattern in &self.name {
+            lines.extend(warnings::name_glob("-n", pattern));
+        }
+        for pattern in self.exclude.iter().flat_map(|list| &list.0) {
+            lines.extend(warnings::name_glob("-E", pattern));
+        }
+        for ext in self.extensions.iter().flat_map(|list| &list.0) {
+            lines.extend(warnings::extension(ext));
         }
         if let Some(pattern) = &self.full_path {
-            if let Some(why) = PathGlob::never_matches(pattern) {
-                let because = format!(
-                    "' {why}, which no path below a root does, so it matches nothing \
-                     (-p matches what follows ROOT/, as in 'src/*.rs')"
-                );
-                warnings.push([b"-p '", &pattern[..], because.as_bytes()].concat());
-            }
+            lines.extend(warnings::full_path(pattern));
         }
-        warnings
+        lines
     }
 }
 
@@ -773,15 +776,30 @@ mod tests {
         };
         // A Latin-1 pattern: `?` then the byte 0xff.
         let cli = parse_os(&[b"-n", b"?\xff", b"-E", b"-*", b"-e", b"\xE9T\xC9,.-x"]).unwrap();
-        assert_eq!(cli.name.as_deref(), Some(&b"?\xff"[..]));
-        let excludes: Vec<&[u8]> = cli.exclude.iter().map(|e| &**e).collect();
+        let names: Vec<&[u8]> = cli.name.iter().map(|n| &**n).collect();
+        assert_eq!(names, [&b"?\xff"[..]]);
+        let excludes: Vec<&[u8]> = cli
+            .exclude
+            .iter()
+            .flat_map(|l| &l.0)
+            .map(|e| &**e)
+            .collect();
         assert_eq!(excludes, [&b"-*"[..]]);
-        let exts: Vec<&[u8]> = cli.extensions.iter().map(|e| &**e).collect();
-        assert_eq!(exts, [&b"\xE9t\xC9"[..], b"-x"]);
+        // Kept as typed on the command line; normalised in the configuration.
+        assert_eq!(
+            cli.extensions,
+            [List(vec![
+                Box::from(&b"\xE9T\xC9"[..]),
+                Box::from(&b".-x"[..])
+            ])]
+        );
         assert!(
             cli.roots.is_empty(),
             "a pattern starting with '-' is not a root"
         );
+        let config = cli.into_config();
+        let exts: Vec<&[u8]> = config.filter.extensions.iter().map(|e| &**e).collect();
+        assert_eq!(exts, [&b"-x"[..], b"\xE9t\xC9"]); // sorted
         let config = parse_os(&[b"-n", b"?\xff", b"-E", b"-*"])
             .unwrap()
             .into_config();
@@ -824,6 +842,30 @@ mod tests {
         assert!(first.contains("matches nothing"), "{first}");
         let second = String::from_utf8_lossy(&warnings[1]);
         assert!(second.starts_with("-E 'x/'") && second.contains("excludes nothing"));
+    }
+
+    #[test]
+    fn names_repeat_and_lists_split_with_escaped_commas() {
+        let config = parse(&["-n", "*.rs", "--name", "Makefile", "-E", "target,.git"]).unwrap();
+        let filter = &config.filter;
+        assert!(filter.name_passes(b"main.rs") && filter.name_passes(b"Makefile"));
+        assert!(!filter.name_passes(b"main.c"));
+        assert_eq!(filter.exclude_globs.len(), 2);
+        assert!(filter.is_excluded(b"target") && filter.is_excluded(b".git"));
+        let config = parse(&["-E", "a\\,b,[,;]", "-e", "x\\,y,z"]).unwrap();
+        let filter = &config.filter;
+        assert!(filter.is_excluded(b"a,b") && filter.is_excluded(b";"));
+        assert!(!filter.is_excluded(b"a") && !filter.is_excluded(b"b"));
+        let exts: Vec<&[u8]> = config.filter.extensions.iter().map(|e| &**e).collect();
+        assert_eq!(exts, [&b"x,y"[..], b"z"]);
+        for bad in [
+            &["-E", "a,,b"][..],
+            &["-E", "a,"],
+            &["-e", "jpg,,png"],
+            &["-E", "[z-a],b"],
+        ] {
+            assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The value parsers of the command line: each takes one option's value as typed
 //! and gives it back checked and typed, or a message that says what is allowed.
 
-use crate::filter::glob::GlobPattern;
+use crate::filter::glob::{self, GlobPattern};
 use crate::filter::normalize_extension;
 use crate::filter::path::PathPattern;
 use crate::filter::size::{parse_size, SizeFilter};
@@ -31,13 +31,48 @@ where
     OsStringValueParser::new().try_map(move |value: OsString| parse(value.as_bytes()))
 }
 
-/// One `-e` value, normalised (no leading dot, lowercase).
-pub(super) fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
-    let ext = normalize_extension(value);
-    if ext.is_empty() {
+/// The values of one occurrence of an option that takes a comma-separated list
+/// (`-e jpg,png`, `-E .git,target`), each as typed (without the list's escapes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct List<T>(pub Vec<T>);
+
+/// `-e EXT[,EXT...]`: split at each comma; `\,` is a literal comma and `\\` a
+/// backslash, as in a glob list (see [`parse_pattern_list`]). Each extension is
+/// kept as typed, for the warnings; [`normalize_extension`] makes it what the
+/// matcher wants.
+pub(super) fn parse_extension_list(value: &[u8]) -> Result<List<Box<[u8]>>, String> {
+    let mut list = vec![Vec::new()];
+    let mut bytes = value.iter().copied().peekable();
+    while let Some(byte) = bytes.next() {
+        match (byte, bytes.peek()) {
+            (b'\\', Some(&escaped @ (b',' | b'\\'))) => {
+                bytes.next();
+                list.last_mut().expect("never empty").push(escaped);
+            }
+            (b',', _) => list.push(Vec::new()),
+            _ => list.last_mut().expect("never empty").push(byte),
+        }
+    }
+    if list.iter().any(|ext| normalize_extension(ext).is_empty()) {
         return Err("an extension cannot be empty (use e.g. -e jpg)".to_string());
     }
-    Ok(ext)
+    Ok(List(list.into_iter().map(Vec::into_boxed_slice).collect()))
+}
+
+/// `-E GLOB[,GLOB...]`: split where [`glob::split_list`] says, each glob checked by
+/// compiling it.
+pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<GlobPattern>, String> {
+    let pieces = glob::split_list(value);
+    if pieces.len() > 1 && pieces.iter().any(|piece| piece.is_empty()) {
+        return Err(
+            "a list of globs has an empty one (write a comma in a glob as \\,)".to_string(),
+        );
+    }
+    let mut list = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        list.push(parse_pattern(piece)?);
+    }
+    Ok(List(list))
 }
 
 /// One `-p` glob, read (once: `into_config` compiles what this returns).
