@@ -684,3 +684,151 @@ fn help_is_grouped_and_lists_the_families() {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }
 }
+
+#[test]
+fn exact_depth_is_min_and_max_depth_at_once() {
+    let env = TestEnv::new(&["a/b/c"], &["f0", "a/f1", "a/b/f2", "a/b/c/f3"]);
+    env.assert_output(&["--exact-depth", "2"], &["a/f1"]);
+    env.assert_output(&["--exact-depth", "3", "-t", "d"], &["a/b/c"]);
+    env.assert_output(&["--exact-depth", "1", "-t", "f", "-t", "d"], &["f0", "a"]);
+    assert_like_find(
+        env.root(),
+        ".",
+        &["--exact-depth", "3"],
+        &["-mindepth", "3", "-maxdepth", "3", "-type", "f"],
+    );
+    for other in [&["-d", "2"][..], &["--min-depth", "1"]] {
+        let out = env.run(&[&["--exact-depth", "2"][..], other].concat());
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
+}
+
+#[test]
+fn prune_stops_below_directories_that_matched() {
+    let env = TestEnv::new(
+        &["node_modules/x/node_modules/y", "a/node_modules/z", "b/c"],
+        &[
+            "node_modules/x/node_modules/y/f",
+            "a/node_modules/z/g",
+            "b/c/node_modules_not_a_dir",
+        ],
+    );
+    let outer = &["node_modules", "a/node_modules"];
+    env.assert_output(&["-t", "d", "-n", "node_modules", "--prune"], outer);
+    env.assert_output(
+        &["-t", "d", "-n", "node_modules"],
+        &[
+            "node_modules",
+            "a/node_modules",
+            "node_modules/x/node_modules",
+        ],
+    );
+    // The same through the paths that stat (-l) and that format (--format).
+    for (lines, stderr, code) in run_all(&env, &["-t", "d", "-n", "node_modules", "--prune", "-l"])
+    {
+        assert_eq!((stderr.as_str(), code, lines.len()), ("", Some(0), 2));
+    }
+    env.assert_output(
+        &[
+            "-t",
+            "d",
+            "-n",
+            "node_modules",
+            "--prune",
+            "--format",
+            "{type} {}",
+        ],
+        &["d node_modules", "d a/node_modules"],
+    );
+    // As find's -prune: `find . -type d -name node_modules -prune`.
+    assert_like_find(
+        env.root(),
+        ".",
+        &["-t", "d", "-n", "node_modules", "--prune"],
+        &["-type", "d", "-name", "node_modules", "-prune"],
+    );
+    // Files still match everywhere not pruned; every directory matching prunes all.
+    env.assert_output(
+        &["-t", "d", "-t", "f", "--prune"],
+        &["node_modules", "a", "b"],
+    );
+    // Without -t d no directory matches, so nothing is pruned: pfind says so.
+    for (lines, stderr, code) in run_all(&env, &["-n", "node_modules", "--prune"]) {
+        assert_eq!(lines.len(), 0);
+        assert_eq!(code, Some(0));
+        assert_eq!(
+            stderr,
+            "pfind: warning: --prune does not descend into a directory that matched, and \
+             without -t d no directory can match: it changes nothing\n"
+        );
+    }
+}
+
+#[test]
+fn base_directory_runs_as_if_started_there() {
+    let env = TestEnv::new(&["sub/dir", "other"], &["sub/dir/f", "sub/top", "other/g"]);
+    env.assert_output(&["-C", "sub"], &["dir/f", "top"]);
+    env.assert_output(&["--base-directory", "sub", "dir"], &["dir/f"]);
+    env.assert_output(&["-C", "sub", ".", "-t", "d"], &["./dir"]);
+    env.assert_output(&["-C", "sub/", "../other"], &["../other/g"]);
+    let sub = env.root().join("sub");
+    let absolute = |p: &str| sub.join(p).to_str().unwrap().to_string();
+    env.assert_output(
+        &["-C", "sub", "-a"],
+        &[&absolute("dir/f"), &absolute("top")],
+    );
+    // --newer's FILE is found there too.
+    env.write("sub/stamp", b"");
+    let out = env.run(&["-C", "sub", "--newer", "stamp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    // A missing root is named as typed, relative to DIR.
+    for (lines, stderr, code) in run_all(&env, &["-C", "sub", "dir", "nope"]) {
+        assert_eq!(lines, records(&["dir/f"]));
+        assert_eq!(
+            stderr,
+            "pfind: nope: No such file or directory (roots are directories to search; match \
+             names with -n GLOB or -e EXT)\n"
+        );
+        assert_eq!(code, Some(1));
+    }
+    let out = env.run(&["-C", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: invalid value 'nowhere' for '--base-directory <DIR>': No such file or \
+         directory\n\nFor more information, try '--help'.\n"
+    );
+    let out = env.run(&["-C", "sub/top"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Not a directory"));
+}
+
+#[test]
+fn strip_cwd_prefix_drops_the_dot_slash_of_a_root() {
+    let env = TestEnv::new(&["sub/dir"], &["sub/dir/f", "top"]);
+    env.assert_output(&[".", "--strip-cwd-prefix"], &["sub/dir/f", "top"]);
+    env.assert_output(
+        &["./", "--strip-cwd-prefix", "-t", "d"],
+        &["sub", "sub/dir"],
+    );
+    env.assert_output(&["./sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&[".//sub/", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&["./top", "--strip-cwd-prefix"], &["top"]); // a file root
+    env.assert_output(&["sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&["--strip-cwd-prefix"], &["sub/dir/f", "top"]);
+    // Without it, as typed; with -a, absolute either way.
+    env.assert_output(&["."], &["./sub/dir/f", "./top"]);
+    let top = env.root().join("top");
+    env.assert_output(
+        &["./top", "-a", "--strip-cwd-prefix"],
+        &[top.to_str().unwrap()],
+    );
+    // Errors name the root as typed.
+    for (_, stderr, code) in run_all(&env, &["./nope", "--strip-cwd-prefix"]) {
+        assert_eq!(stderr, "pfind: ./nope: No such file or directory\n");
+        assert_eq!(code, Some(1));
+    }
+}

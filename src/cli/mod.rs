@@ -18,7 +18,7 @@ use crate::filter::owner::OwnerFilter;
 use crate::filter::path::{PathGlob, PathPattern};
 use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
-use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
+use crate::filter::types::{families_help, parse_type, Kind, TypeArg, TypeFilter};
 use crate::filter::{normalize_extension, Extensions};
 use crate::output::color::Palette;
 use crate::output::format::{Format, Shape, SortKey, SortOrder};
@@ -26,8 +26,8 @@ use crate::output::hyperlink::Hyperlinks;
 use crate::output::template::Template;
 use crate::output::OutputMode;
 use clap::builder::{OsStringValueParser, TypedValueParser};
-use clap::{ArgAction, Parser, ValueEnum};
-use std::ffi::OsString;
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use std::ffi::{OsStr, OsString};
 use std::io::IsTerminal;
 pub use values::List;
 use values::{
@@ -209,13 +209,12 @@ pub struct Cli {
     ///
     /// As `find -newer`: FILE's own time if it is a link, its target's with -L.
     /// `--newer build.stamp`. For a date or a duration, use --changed-within.
-    #[arg(
-        long = "newer",
-        value_name = "FILE",
-        value_parser = OsStringValueParser::new().try_map(parse_newer),
-        help_heading = "Filters"
-    )]
-    pub newer: Option<Reference>,
+    #[arg(long = "newer", value_name = "FILE", help_heading = "Filters")]
+    pub newer: Option<OsString>,
+
+    /// `--newer`'s FILE, read by [`parse`] once it is in `-C`'s directory.
+    #[arg(skip)]
+    newer_reference: Option<Reference>,
 
     /// Only entries of USER, USER:GROUP or :GROUP.
     ///
@@ -249,6 +248,25 @@ pub struct Cli {
         help_heading = "Filters"
     )]
     pub min_depth: Option<usize>,
+
+    /// Print only entries exactly N levels deep.
+    ///
+    /// Same as --min-depth N -d N (fd's option).
+    #[arg(
+        long = "exact-depth",
+        value_name = "N",
+        value_parser = text(parse_depth),
+        conflicts_with_all = ["max_depth", "min_depth"],
+        help_heading = "Filters"
+    )]
+    pub exact_depth: Option<usize>,
+
+    /// Do not descend into directories that matched.
+    ///
+    /// As fd's --prune: a directory that is printed is not walked further, so it needs
+    /// -t d: `pfind -t d -n node_modules --prune` lists the outermost ones only.
+    #[arg(long = "prune", help_heading = "Filters")]
+    pub prune: bool,
 
     /// Follow symbolic links.
     ///
@@ -391,6 +409,28 @@ pub struct Cli {
     #[arg(short = 'a', long = "absolute-path", help_heading = "Output")]
     pub absolute: bool,
 
+    /// Run as if in DIR (paths relative to it).
+    ///
+    /// pfind starts by changing to DIR (fd's --base-directory): roots, --newer's FILE
+    /// and every path printed or reported are relative to it, as if pfind had been
+    /// started there. `pfind -C /srv/www -e php` prints paths such as
+    /// `blog/index.php`.
+    #[arg(
+        short = 'C',
+        long = "base-directory",
+        value_name = "DIR",
+        help_heading = "Output"
+    )]
+    pub base_directory: Option<OsString>,
+
+    /// Print a root . or ./x without its ./ prefix.
+    ///
+    /// Without a root, pfind prints the current directory's paths without `./`
+    /// anyway; with this, a root typed as `.` or starting with `./` loses it too:
+    /// `pfind . --strip-cwd-prefix` prints `src/main.rs`, not `./src/main.rs`.
+    #[arg(long = "strip-cwd-prefix", help_heading = "Output")]
+    pub strip_cwd_prefix: bool,
+
     /// Stop after N matches.
     ///
     /// With --sort, the first N in that order.
@@ -440,6 +480,57 @@ pub struct Cli {
     /// Print the version.
     #[arg(short = 'V', long = "version", action = ArgAction::Version, help_heading = "Other")]
     version: Option<bool>,
+}
+
+/// Why a command line is not run.
+#[derive(Debug)]
+pub enum Usage {
+    /// clap's own message; also `--help` and `--version`, which clap prints.
+    Clap(clap::Error),
+}
+
+/// Reads the command line `args` (the program's name first), once per process (what
+/// clap built for it is left for the process's end to free): clap parses it, then
+/// `-C`'s directory is entered and `--newer`'s file read, in that order and only
+/// then, so that the file is found where the roots are.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let command = Cli::command();
+    // The definition and the matches are never freed: this runs once per process,
+    // and freeing them took 45,000 instructions at every start, an eighth of a run
+    // on an empty directory (callgrind, static build).
+    let mut command = std::mem::ManuallyDrop::new(command);
+    let matches = command
+        .try_get_matches_from_mut(args)
+        .map_err(Usage::Clap)?;
+    let mut matches = std::mem::ManuallyDrop::new(matches);
+    let mut cli = Cli::from_arg_matches_mut(&mut matches)
+        .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
+    if let Some(dir) = &cli.base_directory {
+        std::env::set_current_dir(dir).map_err(|err| {
+            let why = crate::report::describe(&err);
+            invalid_value("base_directory", dir, &why)
+        })?;
+    }
+    if let Some(file) = &cli.newer {
+        let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
+        cli.newer_reference = Some(reference);
+    }
+    Ok(cli)
+}
+
+/// A usage error about `value` given to the option whose field is `id`, made by
+/// clap's own value-parser machinery so that it reads as clap's other errors do.
+fn invalid_value(id: &str, value: &OsStr, why: &str) -> Usage {
+    let mut command = Cli::command();
+    command.build();
+    let arg = command.get_arguments().find(|arg| arg.get_id() == id);
+    let why = why.to_string();
+    let refuse = OsStringValueParser::new().try_map(move |_| Err::<(), _>(why.clone()));
+    match refuse.parse_ref(&command, arg, value) {
+        Err(err) => Usage::Clap(err),
+        Ok(()) => unreachable!("the parser refuses every value"),
+    }
 }
 
 /// `--sort` keys.
@@ -557,15 +648,16 @@ impl Cli {
             filter.path = Some(path);
         }
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
-        filter.min_depth = self.min_depth.unwrap_or(0);
-        filter.max_depth = self.max_depth.unwrap_or(usize::MAX);
+        filter.min_depth = self.min_depth.or(self.exact_depth).unwrap_or(0);
+        filter.max_depth = self.max_depth.or(self.exact_depth).unwrap_or(usize::MAX);
         if let Some(time) = self.changed_within {
             config.filter.time.changed_after(time);
         }
         if let Some(time) = self.changed_before {
             config.filter.time.changed_before(time);
         }
-        if let Some(reference) = self.newer {
+        if self.newer.is_some() {
+            let reference = self.newer_reference.expect("--newer is read by cli::parse");
             config
                 .filter
                 .time
@@ -577,6 +669,8 @@ impl Cli {
         config.follow = self.follow;
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;
+        config.prune = self.prune;
+        config.strip_cwd_prefix = self.strip_cwd_prefix;
         config.max_results = if self.first {
             Some(1)
         } else {
@@ -668,6 +762,10 @@ impl Cli {
         }
         if let Some(pattern) = &self.full_path {
             lines.extend(warnings::full_path(pattern));
+        }
+        let dirs = (self.types.iter()).any(|arg| matches!(arg, TypeArg::Kind(Kind::Dir)));
+        if self.prune && !dirs {
+            lines.push(warnings::prune_without_dirs());
         }
         lines
     }

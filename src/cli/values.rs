@@ -8,7 +8,7 @@ use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::threads::MAX_THREADS;
 use clap::builder::{OsStringValueParser, TypedValueParser};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// A value parser for an option whose value is text: `parse` gets it as `&str`, and
@@ -103,10 +103,11 @@ impl Reference {
     }
 }
 
-pub(super) fn parse_newer(path: OsString) -> Result<Reference, String> {
+/// `--newer FILE`, read now.
+pub(super) fn parse_newer(path: &OsStr) -> Result<Reference, String> {
     let describe = |err: std::io::Error| crate::report::describe(&err);
-    let own = std::fs::symlink_metadata(&path).map_err(describe)?;
-    let target = std::fs::metadata(&path).ok();
+    let own = std::fs::symlink_metadata(path).map_err(describe)?;
+    let target = std::fs::metadata(path).ok();
     let nanos = |meta: &std::fs::Metadata| {
         use std::os::unix::fs::MetadataExt;
         Nanos::from(meta.mtime()) * 1_000_000_000 + Nanos::from(meta.mtime_nsec())

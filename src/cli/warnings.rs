@@ -81,6 +81,14 @@ pub fn full_path(pattern: &[u8]) -> Option<Vec<u8>> {
     Some([quoted("-p", pattern), because.into_bytes()].concat())
 }
 
+/// The warning for `--prune` without `-t d`: only a directory that matched is not
+/// descended into, and without `-t d` no directory matches.
+pub fn prune_without_dirs() -> Vec<u8> {
+    b"--prune does not descend into a directory that matched, and without -t d no \
+      directory can match: it changes nothing"
+        .to_vec()
+}
+
 /// `OPTION 'VALUE` (the closing quote is the caller's).
 fn quoted(option: &str, value: &[u8]) -> Vec<u8> {
     [format!("{option} '").as_bytes(), value].concat()
