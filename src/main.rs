@@ -57,6 +57,10 @@ fn run() -> ExitStatus {
     let stdout = Output::stdout();
     let cli = match cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
+        Err(Usage::Hint(hint)) => {
+            reporter.refusal(&hint);
+            return ExitStatus::Usage;
+        }
         Err(Usage::Clap(stop)) => return parse_stop(&stop, stdout.is_ok(), &reporter),
     };
     let quiet = cli.quiet && cli.generate.is_none();

@@ -9,6 +9,7 @@
 //! bytes, as with `find -name`, since the names they match need not be UTF-8; other
 //! values must be text, and a value that is not says which option it was given to.
 
+pub mod hints;
 mod values;
 mod warnings;
 
@@ -485,17 +486,25 @@ pub struct Cli {
 /// Why a command line is not run.
 #[derive(Debug)]
 pub enum Usage {
+    /// Something a find or fd user typed, with the pfind spelling of it (see
+    /// [`hints`]): one line, without the `pfind: ` before it.
+    Hint(Vec<u8>),
     /// clap's own message; also `--help` and `--version`, which clap prints.
     Clap(clap::Error),
 }
 
 /// Reads the command line `args` (the program's name first), once per process (what
-/// clap built for it is left for the process's end to free): clap parses it, then
-/// `-C`'s directory is entered and `--newer`'s file read, in that order and only
-/// then, so that the file is found where the roots are.
+/// clap built for it is left for the process's end to free), in three steps: what
+/// find and fd users type that pfind would misread is refused with a hint; clap
+/// parses the rest; then `-C`'s directory is entered and `--newer`'s file read, in
+/// that order and only then, so that the file is found where the roots are.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     let args: Vec<OsString> = args.into_iter().collect();
     let command = Cli::command();
+    let options = args.get(1..).unwrap_or_default();
+    if let Some(hint) = hints::refusal(options, &command, &hints::System) {
+        return Err(Usage::Hint(hint));
+    }
     // The definition and the matches are never freed: this runs once per process,
     // and freeing them took 45,000 instructions at every start, an eighth of a run
     // on an empty directory (callgrind, static build).

@@ -103,10 +103,30 @@ impl Reference {
     }
 }
 
-/// `--newer FILE`, read now.
+/// `--newer FILE`, read now. A FILE that does not exist but reads as a time is what
+/// fd's `--newer` (its `--changed-within`) takes: the message says where it goes.
 pub(super) fn parse_newer(path: &OsStr) -> Result<Reference, String> {
-    let describe = |err: std::io::Error| crate::report::describe(&err);
-    let own = std::fs::symlink_metadata(path).map_err(describe)?;
+    let own = std::fs::symlink_metadata(path).map_err(|err| {
+        let cause = crate::report::describe(&err);
+        let when = path.to_str().filter(|text| {
+            err.kind() == std::io::ErrorKind::NotFound
+                && time::parse_when(text, time::now()).is_ok()
+        });
+        match when {
+            Some(when) => {
+                let when = if when.contains(' ') {
+                    format!("'{when}'")
+                } else {
+                    when.to_string()
+                };
+                format!(
+                    "{cause} (--newer takes a FILE whose time to compare with; for a date \
+                     or a duration, use --changed-within {when} or --changed-before {when})"
+                )
+            }
+            None => cause,
+        }
+    })?;
     let target = std::fs::metadata(path).ok();
     let nanos = |meta: &std::fs::Metadata| {
         use std::os::unix::fs::MetadataExt;
