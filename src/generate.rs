@@ -122,7 +122,17 @@ mod tests {
         for what in [Generate::Bash, Generate::Zsh, Generate::Fish, Generate::Man] {
             // roff writes a hyphen in an option name as `\-`.
             let text = String::from_utf8(render(what)).unwrap().replace("\\-", "-");
-            for option in ["extension", "max-results", "json", "hyperlink", "generate"] {
+            for option in [
+                "extension",
+                "max-results",
+                "json",
+                "hyperlink",
+                "generate",
+                "exact-depth",
+                "prune",
+                "base-directory",
+                "strip-cwd-prefix",
+            ] {
                 assert!(text.contains(option), "{what:?} lacks --{option}");
             }
         }

@@ -27,7 +27,7 @@ use crate::output::hyperlink::Hyperlinks;
 use crate::output::template::Template;
 use crate::output::OutputMode;
 use clap::builder::{OsStringValueParser, TypedValueParser};
-use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum};
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum, ValueHint};
 use std::ffi::{OsStr, OsString};
 use std::io::IsTerminal;
 pub use values::List;
@@ -63,7 +63,7 @@ pub struct Cli {
     ///
     /// The current directory is printed without `./`. A root that is a regular file is
     /// itself a candidate.
-    #[arg(value_name = "ROOT")]
+    #[arg(value_name = "ROOT", value_hint = ValueHint::AnyPath)]
     pub roots: Vec<OsString>,
 
     /// Only names ending in .EXT; a list: -e jpg,png.
@@ -210,7 +210,12 @@ pub struct Cli {
     ///
     /// As `find -newer`: FILE's own time if it is a link, its target's with -L.
     /// `--newer build.stamp`. For a date or a duration, use --changed-within.
-    #[arg(long = "newer", value_name = "FILE", help_heading = "Filters")]
+    #[arg(
+        long = "newer",
+        value_name = "FILE",
+        value_hint = ValueHint::AnyPath,
+        help_heading = "Filters"
+    )]
     pub newer: Option<OsString>,
 
     /// `--newer`'s FILE, read by [`parse`] once it is in `-C`'s directory.
@@ -420,6 +425,7 @@ pub struct Cli {
         short = 'C',
         long = "base-directory",
         value_name = "DIR",
+        value_hint = ValueHint::DirPath,
         help_heading = "Output"
     )]
     pub base_directory: Option<OsString>,
@@ -596,7 +602,10 @@ fn after_long_help() -> String {
         pfind src -n '*.[ch]'       globs take sets and ranges, as find -name\n  \
         pfind /data -i -n '*.jpg'   ignore case: also IMG.JPG\n  \
         pfind . -p 'src/**/*.rs'    path below the root matches; ** is any depth\n  \
+        pfind . -n '*.rs' -n Makefile   either glob (a repeated -n is any of them)\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
+        pfind . -E target,.git -e rs    skip two directories (a list, as -e takes)\n  \
+        pfind . -t d -n node_modules --prune   the outermost node_modules only\n  \
         pfind /data -t d -t e       empty directories\n  \
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
         pfind /data -S +1mi -l      files of at least 1 MiB, with their sizes\n  \
