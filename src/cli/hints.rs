@@ -452,7 +452,9 @@ pub fn refusal(args: &[OsString], options: &impl Options, paths: &impl Paths) ->
                 Some(eq) => (&long[..eq], true),
                 None => (long, false),
             };
-            let name = std::str::from_utf8(name).ok()?;
+            let Ok(name) = std::str::from_utf8(name) else {
+                continue; // not an option of anyone's; clap says so
+            };
             match options.long_takes_value(name) {
                 Some(true) if !inline_value => i += 1,
                 Some(_) => {}
