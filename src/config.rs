@@ -32,6 +32,10 @@ pub struct Config {
     /// Print paths from `/`: relative roots are joined with the working directory
     /// (`-a`).
     pub absolute: bool,
+    /// Print a root typed as `.` or `./PATH` without its `./` (`--strip-cwd-prefix`).
+    pub strip_cwd_prefix: bool,
+    /// Do not list a directory that matched (`--prune`).
+    pub prune: bool,
     pub output: OutputMode,
     /// How records are printed when `output` is [`OutputMode::Formatted`]; set both
     /// from [`Format::resolve`]. With `--sort`, the walk keeps the matches and
@@ -80,6 +84,8 @@ impl Config {
             one_file_system: false,
             max_results: None,
             absolute: false,
+            strip_cwd_prefix: false,
+            prune: false,
             output: OutputMode::Paths { terminator: b'\n' },
             format: None,
             threads,

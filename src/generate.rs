@@ -30,7 +30,7 @@ pub fn render(what: Generate) -> Vec<u8> {
 /// clap_mangen has no source for, says what each status means.
 fn render_man(command: clap::Command, out: &mut Vec<u8>) {
     let extra = command
-        .get_after_help()
+        .get_after_long_help()
         .map(|text| text.to_string())
         .unwrap_or_default();
     let man = clap_mangen::Man::new(command);
@@ -122,7 +122,17 @@ mod tests {
         for what in [Generate::Bash, Generate::Zsh, Generate::Fish, Generate::Man] {
             // roff writes a hyphen in an option name as `\-`.
             let text = String::from_utf8(render(what)).unwrap().replace("\\-", "-");
-            for option in ["extension", "max-results", "json", "hyperlink", "generate"] {
+            for option in [
+                "extension",
+                "max-results",
+                "json",
+                "hyperlink",
+                "generate",
+                "exact-depth",
+                "prune",
+                "base-directory",
+                "strip-cwd-prefix",
+            ] {
                 assert!(text.contains(option), "{what:?} lacks --{option}");
             }
         }

@@ -10,8 +10,7 @@
 //! with a panic hook that names the main thread as the runtime would have.
 #![no_main]
 
-use clap::Parser;
-use pfind::cli::Cli;
+use pfind::cli::{self, Usage};
 use pfind::generate;
 use pfind::output::sink::reader_left;
 use pfind::output::sizes::size_summary;
@@ -56,9 +55,13 @@ fn run() -> ExitStatus {
     // Checked before anything else opens a descriptor that could land on 1; whether
     // a closed stdout matters depends on what is asked, known once parsed.
     let stdout = Output::stdout();
-    let cli = match Cli::try_parse() {
+    let cli = match cli::parse(std::env::args_os()) {
         Ok(cli) => cli,
-        Err(stop) => return parse_stop(&stop, stdout.is_ok(), &reporter),
+        Err(Usage::Hint(hint)) => {
+            reporter.refusal(&hint);
+            return ExitStatus::Usage;
+        }
+        Err(Usage::Clap(stop)) => return parse_stop(&stop, stdout.is_ok(), &reporter),
     };
     let quiet = cli.quiet && cli.generate.is_none();
     let output = match stdout {

@@ -73,6 +73,15 @@ impl Reporter {
         let _ = io::stderr().lock().write_all(&message_line(subject, cause));
     }
 
+    /// Prints `pfind: MESSAGE`: why a command line is not run (see `cli::hints`). The
+    /// caller exits with [`ExitStatus::Usage`].
+    pub fn refusal(&self, message: &[u8]) {
+        let mut line = b"pfind: ".to_vec();
+        escape(message, &mut line);
+        line.push(b'\n');
+        let _ = io::stderr().lock().write_all(&line);
+    }
+
     /// Prints `pfind: warning: MESSAGE`: something on the command line that is valid
     /// but probably not what was meant. It does not change the exit status.
     pub fn warning(&self, message: &[u8]) {

@@ -86,6 +86,8 @@ pub fn run_with_reader(
             }
         } else if config.implicit_root {
             Vec::new()
+        } else if config.strip_cwd_prefix {
+            without_dot_slash(root).to_vec()
         } else {
             root.to_vec()
         };
@@ -345,6 +347,21 @@ where
     }
 }
 
+/// `--strip-cwd-prefix`: `root` as printed without a leading `./` (and the slashes
+/// after it, so that `.//x` does not become the absolute `/x`); `.` and `./` become
+/// the empty prefix of the implicit root.
+fn without_dot_slash(root: &[u8]) -> &[u8] {
+    let mut rest = root;
+    while let Some(after) = rest.strip_prefix(b"./") {
+        rest = &after[after.iter().take_while(|&&b| b == b'/').count()..];
+    }
+    if rest == b"." {
+        &[]
+    } else {
+        rest
+    }
+}
+
 /// The root's kind and `stat`: its own, or with `-L` its target's. Under `-L` a
 /// dangling link is still a link, as with `find -L`.
 fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat)> {
@@ -356,4 +373,36 @@ fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat
         result => result?,
     };
     Ok((EntryKind::from_mode(stat.st_mode), stat))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strip_cwd_prefix_table() {
+        let cases: &[(&[u8], &[u8])] = &[
+            (b".", b""),
+            (b"./", b""),
+            (b"./src", b"src"),
+            (b"./src/", b"src/"),
+            (b".//src", b"src"),
+            (b"././src", b"src"),
+            (b"./.", b""),
+            (b"./.hidden", b".hidden"),
+            (b"..", b".."),
+            (b"../x", b"../x"),
+            (b".x", b".x"),
+            (b"src", b"src"),
+            (b"/abs", b"/abs"),
+        ];
+        for &(root, want) in cases {
+            assert_eq!(
+                without_dot_slash(root),
+                want,
+                "{}",
+                String::from_utf8_lossy(root)
+            );
+        }
+    }
 }

@@ -339,3 +339,101 @@ fn records_are_never_split_between_workers() {
         &expected,
     );
 }
+
+/// `pfind` with `args` and `COLUMNS=columns`, stdout not a terminal: its stdout.
+fn help_text(args: &[&str], columns: &str) -> String {
+    let out = pfind_command(std::path::Path::new("."), args)
+        .env("COLUMNS", columns)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{args:?}");
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// `-h` is a one-screen summary, as fd's and rg's are: every option on one line,
+/// grouped, with --generate, -h and -V last; all of it within 80 columns.
+#[test]
+fn short_help_is_one_screen_with_one_line_per_option() {
+    use clap::CommandFactory;
+    let short = help_text(&["-h"], "80");
+    let lines: Vec<&str> = short.lines().collect();
+    assert!(
+        lines.len() <= 63,
+        "{} lines (fd's -h: 63):\n{short}",
+        lines.len()
+    );
+    for line in &lines {
+        assert!(line.chars().count() <= 80, "wider than 80: {line:?}");
+    }
+    // Each option's line names it and says what it does; nothing wraps onto a
+    // line of its own.
+    let command = pfind::cli::Cli::command();
+    for arg in command.get_arguments() {
+        let Some(long) = arg
+            .get_long()
+            .map(|l| format!("--{l}"))
+            .or_else(|| arg.get_short().map(|s| format!("-{s}")))
+        else {
+            continue;
+        };
+        let line = lines
+            .iter()
+            .find(|line| line.trim_start().split([',', ' ']).any(|w| w == long))
+            .unwrap_or_else(|| panic!("-h lacks {long}:\n{short}"));
+        let summary = line.split("  ").filter(|part| !part.is_empty()).nth(1);
+        assert!(
+            summary.is_some(),
+            "{long} has no summary on its line: {line:?}"
+        );
+    }
+    for line in &lines {
+        let indent = line.len() - line.trim_start().len();
+        assert!(indent <= 6, "a wrapped line: {line:?}");
+    }
+    let headings: Vec<&str> = lines
+        .iter()
+        .copied()
+        .filter(|line| line.ends_with(':') && !line.starts_with(' '))
+        .collect();
+    assert_eq!(
+        headings,
+        [
+            "Arguments:",
+            "Filters:",
+            "Output:",
+            "Performance:",
+            "Other:"
+        ]
+    );
+    let other = &short[short.find("\nOther:").unwrap()..];
+    let at = |needle: &str| other.find(needle).unwrap_or_else(|| panic!("{needle}"));
+    assert!(at("--generate") < at("--help") && at("--help") < at("--version"));
+    assert!(short.contains("--help: the details"), "{short}");
+}
+
+/// `--help` is the full text, wrapped to the terminal (COLUMNS when stdout is not
+/// one) up to 100 columns; `-h` wraps the same way.
+#[test]
+fn help_wraps_to_the_terminal_width() {
+    let long = help_text(&["--help"], "80");
+    assert!(long.lines().count() > 150, "{long}");
+    for needle in [
+        "comma-separated list",
+        "Examples:",
+        "Type families",
+        "(AND)",
+        "(OR)",
+    ] {
+        assert!(long.contains(needle), "--help lacks {needle:?}");
+    }
+    for (columns, widest) in [("80", 80), ("60", 60), ("200", 100)] {
+        for args in [&["--help"][..], &["-h"]] {
+            let text = help_text(args, columns);
+            let wide = text.lines().map(|l| l.chars().count()).max().unwrap();
+            assert!(wide <= widest, "{args:?} at {columns}: a line of {wide}");
+            if columns == "200" && args == ["--help"] {
+                assert!(wide > 80, "{args:?} does not use the room it has");
+            }
+        }
+    }
+}

@@ -5,7 +5,7 @@
 mod testenv;
 
 use std::collections::BTreeSet;
-use std::os::unix::ffi::OsStrExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
 use testenv::{assert_same_records, pfind_command, split_records, TestEnv, THREAD_COUNTS};
 
@@ -130,6 +130,136 @@ fn type_directory_and_symlink_print_like_files() {
     // A symbolic link given as a root is a candidate for -t l, not followed.
     env.assert_output(&["-t", "l", "link_dir"], &["link_dir"]);
     env.assert_output(&["link_dir"], &[]);
+}
+
+/// Asserts that `pfind ROOT PFIND_ARGS -0` prints what `find ROOT -mindepth 1
+/// FIND_ARGS -print0` does (`find -L` when PFIND_ARGS has `-L`), run in `cwd`, at
+/// every thread count.
+fn assert_like_find(cwd: &std::path::Path, root: &str, pfind_args: &[&str], find_args: &[&str]) {
+    let follow: &[&str] = if pfind_args.contains(&"-L") {
+        &["-L"]
+    } else {
+        &[]
+    };
+    let find = std::process::Command::new("find")
+        .current_dir(cwd)
+        .args(follow)
+        .args([root, "-mindepth", "1"])
+        .args(find_args)
+        .arg("-print0")
+        .output()
+        .expect("GNU find is needed for this test");
+    let expected = split_records(&find.stdout, 0);
+    for threads in THREAD_COUNTS {
+        let args = [&[root, "-0", "-j", threads], pfind_args].concat();
+        let out = pfind_command(cwd, &args).output().unwrap();
+        let context = format!("pfind {args:?} against find {follow:?} {find_args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{context}");
+        assert_same_records(&context, &split_records(&out.stdout, 0), &expected);
+    }
+}
+
+#[test]
+fn type_sockets_pipes_and_devices_match_find_type() {
+    let env = TestEnv::new(&["d/sub"], &["f", "d/g"]);
+    env.mkfifo("pipe");
+    env.mkfifo("d/sub/pipe2");
+    let _sockets = ["sock", "d/sock2"].map(|name| {
+        std::os::unix::net::UnixListener::bind(env.root().join(name)).expect("bind a socket")
+    });
+    env.symlink("pipe", "link_to_pipe");
+    env.symlink("d/sock2", "link_to_sock");
+    // Devices can only be made by root; elsewhere /dev has them (next test).
+    let devices = make_devices(&env);
+    for (pfind_args, find_args) in [
+        (&["-t", "p"][..], &["-type", "p"][..]),
+        (&["-t", "pipe"], &["-type", "p"]),
+        (&["-t", "s"], &["-type", "s"]),
+        (&["-t", "socket", "-t", "fifo"], &["-type", "s,p"]),
+        (&["-t", "c"], &["-type", "c"]),
+        (&["-t", "b"], &["-type", "b"]),
+        (
+            &["-t", "char-device", "-t", "block-device"],
+            &["-type", "c,b"],
+        ),
+        (&["-t", "s", "-t", "f", "-t", "l"], &["-type", "s,f,l"]),
+        (
+            &["-t", "p", "-n", "pipe*"],
+            &["-type", "p", "-name", "pipe*"],
+        ),
+        (&["-t", "p", "-d", "1"], &["-maxdepth", "1", "-type", "p"]),
+        // Links to them are followed with -L and printed under the link's path.
+        (&["-L", "-t", "p", "-t", "s"], &["-type", "p,s"]),
+        // A FIFO, socket or device has no size and is never empty, as a link.
+        (&["-t", "p", "-S", "-1k"], &["-false"]),
+        (&["-t", "p", "-t", "e"], &["-false"]),
+    ] {
+        assert_like_find(env.root(), ".", pfind_args, find_args);
+    }
+    // Each kind has its letter in --format and JSON, as find -printf %y.
+    let find = std::process::Command::new("find")
+        .current_dir(env.root())
+        .args([".", "-mindepth", "1", "-printf", "%y %p\\n"])
+        .output()
+        .unwrap();
+    let expected = split_records(&find.stdout, b'\n');
+    let all_kinds = [
+        "-t", "f", "-t", "d", "-t", "l", "-t", "s", "-t", "p", "-t", "c", "-t", "b",
+    ];
+    for threads in THREAD_COUNTS {
+        let args = [
+            &["."][..],
+            &all_kinds,
+            &["--format", "{type} {}", "-j", threads],
+        ]
+        .concat();
+        let out = pfind_command(env.root(), &args).output().unwrap();
+        assert_same_records("{type}", &split_records(&out.stdout, b'\n'), &expected);
+    }
+    // A root that is a FIFO is a candidate like any entry, and still never opened.
+    env.assert_output(&["pipe", "-t", "p"], &["pipe"]);
+    env.assert_output(&["pipe", "-t", "s"], &[]);
+    env.assert_output(&["-t", "c", "-c"], &[if devices { "1" } else { "0" }]);
+}
+
+/// Makes a character device and a block device in the tree when running as root
+/// (`mknod` needs `CAP_MKNOD`); true if it did.
+fn make_devices(env: &TestEnv) -> bool {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("SKIPPED: devices in the test tree (mknod needs root); /dev is checked");
+        return false;
+    }
+    for (name, mode, (major, minor)) in [
+        ("d/null_copy", libc::S_IFCHR, (1, 3)),
+        ("d/sub/loop_copy", libc::S_IFBLK, (7, 200)),
+    ] {
+        let mut path = env.root().join(name).into_os_string().into_vec();
+        path.push(0);
+        let dev = libc::makedev(major, minor);
+        // SAFETY: a NUL-terminated path; mknod has no other memory requirements.
+        let rc = unsafe { libc::mknod(path.as_ptr().cast(), mode | 0o600, dev) };
+        assert_eq!(rc, 0, "mknod {name}: {}", std::io::Error::last_os_error());
+    }
+    true
+}
+
+#[test]
+fn type_devices_match_find_on_dev() {
+    let dev = std::path::Path::new("/dev");
+    for (pfind_args, find_args) in [
+        (&["-t", "c"][..], &["-type", "c"][..]),
+        (&["-t", "b"], &["-type", "b"]),
+        (
+            &["-t", "c", "-t", "b", "-t", "p", "-t", "s"],
+            &["-type", "c,b,p,s"],
+        ),
+    ] {
+        assert_like_find(dev, "/dev", pfind_args, find_args);
+    }
+    if std::path::Path::new("/run").is_dir() {
+        assert_like_find(dev, "/run", &["-t", "s", "-t", "p"], &["-type", "s,p"]);
+    }
 }
 
 #[test]
@@ -552,5 +682,153 @@ fn help_is_grouped_and_lists_the_families() {
         "images       jpg jpeg png webp bmp tiff gif",
     ] {
         assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
+    }
+}
+
+#[test]
+fn exact_depth_is_min_and_max_depth_at_once() {
+    let env = TestEnv::new(&["a/b/c"], &["f0", "a/f1", "a/b/f2", "a/b/c/f3"]);
+    env.assert_output(&["--exact-depth", "2"], &["a/f1"]);
+    env.assert_output(&["--exact-depth", "3", "-t", "d"], &["a/b/c"]);
+    env.assert_output(&["--exact-depth", "1", "-t", "f", "-t", "d"], &["f0", "a"]);
+    assert_like_find(
+        env.root(),
+        ".",
+        &["--exact-depth", "3"],
+        &["-mindepth", "3", "-maxdepth", "3", "-type", "f"],
+    );
+    for other in [&["-d", "2"][..], &["--min-depth", "1"]] {
+        let out = env.run(&[&["--exact-depth", "2"][..], other].concat());
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
+}
+
+#[test]
+fn prune_stops_below_directories_that_matched() {
+    let env = TestEnv::new(
+        &["node_modules/x/node_modules/y", "a/node_modules/z", "b/c"],
+        &[
+            "node_modules/x/node_modules/y/f",
+            "a/node_modules/z/g",
+            "b/c/node_modules_not_a_dir",
+        ],
+    );
+    let outer = &["node_modules", "a/node_modules"];
+    env.assert_output(&["-t", "d", "-n", "node_modules", "--prune"], outer);
+    env.assert_output(
+        &["-t", "d", "-n", "node_modules"],
+        &[
+            "node_modules",
+            "a/node_modules",
+            "node_modules/x/node_modules",
+        ],
+    );
+    // The same through the paths that stat (-l) and that format (--format).
+    for (lines, stderr, code) in run_all(&env, &["-t", "d", "-n", "node_modules", "--prune", "-l"])
+    {
+        assert_eq!((stderr.as_str(), code, lines.len()), ("", Some(0), 2));
+    }
+    env.assert_output(
+        &[
+            "-t",
+            "d",
+            "-n",
+            "node_modules",
+            "--prune",
+            "--format",
+            "{type} {}",
+        ],
+        &["d node_modules", "d a/node_modules"],
+    );
+    // As find's -prune: `find . -type d -name node_modules -prune`.
+    assert_like_find(
+        env.root(),
+        ".",
+        &["-t", "d", "-n", "node_modules", "--prune"],
+        &["-type", "d", "-name", "node_modules", "-prune"],
+    );
+    // Files still match everywhere not pruned; every directory matching prunes all.
+    env.assert_output(
+        &["-t", "d", "-t", "f", "--prune"],
+        &["node_modules", "a", "b"],
+    );
+    // Without -t d no directory matches, so nothing is pruned: pfind says so.
+    for (lines, stderr, code) in run_all(&env, &["-n", "node_modules", "--prune"]) {
+        assert_eq!(lines.len(), 0);
+        assert_eq!(code, Some(0));
+        assert_eq!(
+            stderr,
+            "pfind: warning: --prune does not descend into a directory that matched, and \
+             without -t d no directory can match: it changes nothing\n"
+        );
+    }
+}
+
+#[test]
+fn base_directory_runs_as_if_started_there() {
+    let env = TestEnv::new(&["sub/dir", "other"], &["sub/dir/f", "sub/top", "other/g"]);
+    env.assert_output(&["-C", "sub"], &["dir/f", "top"]);
+    env.assert_output(&["--base-directory", "sub", "dir"], &["dir/f"]);
+    env.assert_output(&["-C", "sub", ".", "-t", "d"], &["./dir"]);
+    env.assert_output(&["-C", "sub/", "../other"], &["../other/g"]);
+    let sub = env.root().join("sub");
+    let absolute = |p: &str| sub.join(p).to_str().unwrap().to_string();
+    env.assert_output(
+        &["-C", "sub", "-a"],
+        &[&absolute("dir/f"), &absolute("top")],
+    );
+    // --newer's FILE is found there too.
+    env.write("sub/stamp", b"");
+    let out = env.run(&["-C", "sub", "--newer", "stamp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    // A missing root is named as typed, relative to DIR.
+    for (lines, stderr, code) in run_all(&env, &["-C", "sub", "dir", "nope"]) {
+        assert_eq!(lines, records(&["dir/f"]));
+        assert_eq!(
+            stderr,
+            "pfind: nope: No such file or directory (roots are directories to search; match \
+             names with -n GLOB or -e EXT)\n"
+        );
+        assert_eq!(code, Some(1));
+    }
+    let out = env.run(&["-C", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: invalid value 'nowhere' for '--base-directory <DIR>': No such file or \
+         directory\n\nFor more information, try '--help'.\n"
+    );
+    let out = env.run(&["-C", "sub/top"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Not a directory"));
+}
+
+#[test]
+fn strip_cwd_prefix_drops_the_dot_slash_of_a_root() {
+    let env = TestEnv::new(&["sub/dir"], &["sub/dir/f", "top"]);
+    env.assert_output(&[".", "--strip-cwd-prefix"], &["sub/dir/f", "top"]);
+    env.assert_output(
+        &["./", "--strip-cwd-prefix", "-t", "d"],
+        &["sub", "sub/dir"],
+    );
+    env.assert_output(&["./sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&[".//sub/", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&["./top", "--strip-cwd-prefix"], &["top"]); // a file root
+    env.assert_output(&["sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&["--strip-cwd-prefix"], &["sub/dir/f", "top"]);
+    // Without it, as typed; with -a, absolute either way.
+    env.assert_output(&["."], &["./sub/dir/f", "./top"]);
+    let top = env.root().join("top");
+    env.assert_output(
+        &["./top", "-a", "--strip-cwd-prefix"],
+        &[top.to_str().unwrap()],
+    );
+    // Errors name the root as typed.
+    for (_, stderr, code) in run_all(&env, &["./nope", "--strip-cwd-prefix"]) {
+        assert_eq!(stderr, "pfind: ./nope: No such file or directory\n");
+        assert_eq!(code, Some(1));
     }
 }

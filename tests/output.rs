@@ -721,6 +721,9 @@ fn man_page_renders_without_warnings() {
         "--format",
         "--generate",
         "checkpoints",
+        // The full text of each option, as --help has it, not -h's summary.
+        "comma-separated",
+        "(AND)",
     ] {
         assert!(rendered.contains(wanted), "man page lacks {wanted}");
     }

@@ -9,7 +9,9 @@
 //! bytes, as with `find -name`, since the names they match need not be UTF-8; other
 //! values must be text, and a value that is not says which option it was given to.
 
+pub mod hints;
 mod values;
+mod warnings;
 
 use crate::config::Config;
 use crate::filter::glob::{Glob, GlobPattern};
@@ -17,7 +19,7 @@ use crate::filter::owner::OwnerFilter;
 use crate::filter::path::{PathGlob, PathPattern};
 use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
-use crate::filter::types::{families_help, parse_type, TypeArg, TypeFilter};
+use crate::filter::types::{families_help, parse_type, Kind, TypeArg, TypeFilter};
 use crate::filter::{normalize_extension, Extensions};
 use crate::output::color::Palette;
 use crate::output::format::{Format, Shape, SortKey, SortOrder};
@@ -25,13 +27,14 @@ use crate::output::hyperlink::Hyperlinks;
 use crate::output::template::Template;
 use crate::output::OutputMode;
 use clap::builder::{OsStringValueParser, TypedValueParser};
-use clap::{Parser, ValueEnum};
-use std::ffi::OsString;
+use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum, ValueHint};
+use std::ffi::{OsStr, OsString};
 use std::io::IsTerminal;
+pub use values::List;
 use values::{
-    bytes, parse_depth, parse_extension, parse_max_results, parse_max_size, parse_min_size,
-    parse_newer, parse_path_pattern, parse_pattern, parse_size_arg, parse_threads, parse_when,
-    text, Reference,
+    bytes, parse_depth, parse_extension_list, parse_max_results, parse_max_size, parse_min_size,
+    parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list, parse_size_arg,
+    parse_threads, parse_when, text, Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -39,31 +42,51 @@ use values::{
 /// Prints every regular file under each ROOT, one path per line, in no particular
 /// order. Hidden files are included, no ignore files are read, and symbolic links are
 /// neither followed nor printed (like `find ROOT -type f`); -t and -L change that.
+///
+/// Different options must all match (AND): `-e rs -n 'test_*'` is test files ending
+/// in .rs. Repeating -n, -e or a -t kind, or giving -e a comma list, means any of
+/// them (OR): `-n '*.rs' -n Makefile`, `-e rs,toml`, `-t f -t l`; -E skips what any
+/// of its globs matches (`-E target,.git`). Two globs a name must both match: `-n
+/// GLOB1 -p '**/GLOB2'`.
 #[derive(Parser, Debug)]
-#[command(name = "pfind", version, after_help = after_help())]
+#[command(
+    name = "pfind",
+    version,
+    max_term_width = 100,
+    disable_help_flag = true,
+    disable_version_flag = true,
+    after_help = SHORT_AFTER_HELP,
+    after_long_help = after_long_help()
+)]
 pub struct Cli {
-    /// Directories to search (default: the current directory, printed without `./`).
-    /// A root that is a regular file is itself a candidate.
-    #[arg(value_name = "ROOT")]
+    /// Directories to search [default: .].
+    ///
+    /// The current directory is printed without `./`. A root that is a regular file is
+    /// itself a candidate.
+    #[arg(value_name = "ROOT", value_hint = ValueHint::AnyPath)]
     pub roots: Vec<OsString>,
 
-    /// Only names ending in .EXT, ignoring ASCII case. Repeat it or give a
-    /// comma-separated list: `-e jpg -e png`, `-e jpg,png`. A leading dot is optional.
+    /// Only names ending in .EXT; a list: -e jpg,png.
+    ///
+    /// ASCII case is ignored, and a leading dot is optional. Repeat it or give a
+    /// comma-separated list: `-e jpg -e png`, `-e jpg,png`; any of them may match. A
+    /// comma that belongs to an extension is written `\,`.
     #[arg(
         short = 'e',
         long = "extension",
         value_name = "EXT",
-        value_delimiter = ',',
         allow_hyphen_values = true,
-        value_parser = bytes(parse_extension),
+        value_parser = bytes(parse_extension_list),
         help_heading = "Filters"
     )]
-    pub extensions: Vec<Box<[u8]>>,
+    pub extensions: Vec<List<Box<[u8]>>>,
 
-    /// Only entries whose basename matches GLOB, as `find -name` does: `*` is any run
-    /// of characters, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` one of (or not of)
-    /// a set, `\` makes the next character literal. Case-sensitive unless -i. Quote
-    /// it from the shell: `-n '*.[ch]'`. Combined with -e, both must match.
+    /// Only basenames matching GLOB, as find -name.
+    ///
+    /// `*` is any run of characters, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` one of
+    /// (or not of) a set, `\` makes the next character literal. Case-sensitive unless
+    /// -i. Quote it from the shell: `-n '*.[ch]'`. Repeatable, any may match: `-n
+    /// '*.rs' -n Makefile`. Combined with -e, both must match.
     #[arg(
         short = 'n',
         long = "name",
@@ -72,24 +95,28 @@ pub struct Cli {
         value_parser = bytes(parse_pattern),
         help_heading = "Filters"
     )]
-    pub name: Option<GlobPattern>,
+    pub name: Vec<GlobPattern>,
 
-    /// Skip files and whole directories whose basename matches GLOB (same syntax as
-    /// --name). Repeatable: `-E .git -E '*.tmp'`.
+    /// Skip files and whole directories matching GLOB.
+    ///
+    /// GLOB is tested on the basename, with the syntax of --name. Repeat it or give a
+    /// comma-separated list, as for -e: `-E .git -E '*.tmp'`, `-E .git,target`. A comma
+    /// that belongs to a glob is written `\,` (inside `[...]` it needs no escape).
     #[arg(
         short = 'E',
         long = "exclude",
         value_name = "GLOB",
         allow_hyphen_values = true,
-        value_parser = bytes(parse_pattern),
+        value_parser = bytes(parse_pattern_list),
         help_heading = "Filters"
     )]
-    pub exclude: Vec<GlobPattern>,
+    pub exclude: Vec<List<GlobPattern>>,
 
-    /// Only entries whose path below the root (what follows `ROOT/`) matches GLOB:
-    /// `-p 'src/**/*.rs'`. `*`, `?` and sets do not match `/`; a `**` component matches
-    /// any number of directories, none included. Directories that cannot lead to a
-    /// match are not listed.
+    /// Only paths below the root matching GLOB.
+    ///
+    /// The path is what follows `ROOT/`: `-p 'src/**/*.rs'`. `*`, `?` and sets do not
+    /// match `/`; a `**` component matches any number of directories, none included.
+    /// Directories that cannot lead to a match are not listed.
     #[arg(
         short = 'p',
         long = "full-path",
@@ -100,15 +127,18 @@ pub struct Cli {
     )]
     pub full_path: Option<PathPattern>,
 
-    /// Ignore case in -n, -E and -p globs: `-i -n '*.jpg'` matches `IMG.JPG`. -e
-    /// always ignores ASCII case.
+    /// Ignore case in -n, -E and -p.
+    ///
+    /// `-i -n '*.jpg'` matches `IMG.JPG`. -e always ignores ASCII case.
     #[arg(short = 'i', long = "ignore-case", help_heading = "Filters")]
     pub ignore_case: bool,
 
-    /// Only entries of this kind: f(ile), d(irectory), l (symlink), x (executable),
-    /// e (empty), or a family of extensions (listed below). Repeatable: kinds f, d, l
-    /// add up; x and e restrict the others (`-t e` alone: empty files and directories).
-    /// Default: regular files.
+    /// Only f, d, l, s, p, c, b, x, e, or a family.
+    ///
+    /// Kinds: f(ile), d(irectory), l (symlink), s(ocket), p(ipe), c(har-device),
+    /// b(lock-device), x (executable), e (empty); or a family of extensions (listed
+    /// below). Repeatable: kinds f, d, l, s, p, c, b add up; x and e restrict the
+    /// others (`-t e` alone: empty files and directories). Default: regular files.
     #[arg(
         short = 't',
         long = "type",
@@ -118,10 +148,11 @@ pub struct Cli {
     )]
     pub types: Vec<TypeArg>,
 
-    /// Only files whose size satisfies SIZE: `+N` at least, `-N` at most, `N` exactly,
-    /// with units b, k, m, g, t (powers of 1000) or ki, mi, gi, ti (powers of 1024).
-    /// Repeat to give a range: `-S +1k -S -10mi`. Only files that passed the name
-    /// filters are stat'ed.
+    /// Only files of SIZE: +N at least, -N at most.
+    ///
+    /// `+N` at least, `-N` at most, `N` exactly, with units b, k, m, g, t (powers of
+    /// 1000) or ki, mi, gi, ti (powers of 1024). Repeat to give a range: `-S +1k -S
+    /// -10mi`. Only files that passed the name filters are stat'ed.
     #[arg(
         short = 'S',
         long = "size",
@@ -132,7 +163,7 @@ pub struct Cli {
     )]
     pub size: Vec<SizeFilter>,
 
-    /// Same as `-S +SIZE`.
+    /// Same as -S +SIZE.
     #[arg(
         long = "min-size",
         value_name = "SIZE",
@@ -141,7 +172,7 @@ pub struct Cli {
     )]
     pub min_size: Vec<SizeFilter>,
 
-    /// Same as `-S -SIZE`.
+    /// Same as -S -SIZE.
     #[arg(
         long = "max-size",
         value_name = "SIZE",
@@ -150,7 +181,62 @@ pub struct Cli {
     )]
     pub max_size: Vec<SizeFilter>,
 
-    /// Descend at most N levels: a root's children are at depth 1.
+    /// Only entries modified after WHEN (2h, 2026-01-01).
+    ///
+    /// WHEN is a duration back from now (30s, 10min, 2h, 3d, 1w, 1d12h), a local date or
+    /// date-time (2026-11-01, '2026-11-01 08:30', 2026-11-01T08:30:00), or @ and seconds
+    /// since 1970. `--changed-within 1d`: changed in the last day.
+    #[arg(
+        long = "changed-within",
+        value_name = "WHEN",
+        value_parser = text(parse_when),
+        help_heading = "Filters"
+    )]
+    pub changed_within: Option<Nanos>,
+
+    /// Only entries modified before WHEN.
+    ///
+    /// Same forms as --changed-within: `--changed-before 2026-01-01`. Both together give
+    /// a window.
+    #[arg(
+        long = "changed-before",
+        value_name = "WHEN",
+        value_parser = text(parse_when),
+        help_heading = "Filters"
+    )]
+    pub changed_before: Option<Nanos>,
+
+    /// Only entries modified after FILE was.
+    ///
+    /// As `find -newer`: FILE's own time if it is a link, its target's with -L.
+    /// `--newer build.stamp`. For a date or a duration, use --changed-within.
+    #[arg(
+        long = "newer",
+        value_name = "FILE",
+        value_hint = ValueHint::AnyPath,
+        help_heading = "Filters"
+    )]
+    pub newer: Option<OsString>,
+
+    /// `--newer`'s FILE, read by [`parse`] once it is in `-C`'s directory.
+    #[arg(skip)]
+    newer_reference: Option<Reference>,
+
+    /// Only entries of USER, USER:GROUP or :GROUP.
+    ///
+    /// Names or ids; `!` before either side excludes it: `--owner alice`, `--owner
+    /// '!root'`, `--owner :staff`.
+    #[arg(
+        long = "owner",
+        value_name = "USER:GROUP",
+        value_parser = text(OwnerFilter::parse),
+        help_heading = "Filters"
+    )]
+    pub owner: Option<OwnerFilter>,
+
+    /// Descend at most N levels (children are at 1).
+    ///
+    /// A root's children are at depth 1, as with `find -maxdepth`.
     #[arg(
         short = 'd',
         long = "max-depth",
@@ -169,62 +255,46 @@ pub struct Cli {
     )]
     pub min_depth: Option<usize>,
 
-    /// Follow symbolic links, roots included; a loop is reported and not entered.
+    /// Print only entries exactly N levels deep.
+    ///
+    /// Same as --min-depth N -d N (fd's option).
+    #[arg(
+        long = "exact-depth",
+        value_name = "N",
+        value_parser = text(parse_depth),
+        conflicts_with_all = ["max_depth", "min_depth"],
+        help_heading = "Filters"
+    )]
+    pub exact_depth: Option<usize>,
+
+    /// Do not descend into directories that matched.
+    ///
+    /// As fd's --prune: a directory that is printed is not walked further, so it needs
+    /// -t d: `pfind -t d -n node_modules --prune` lists the outermost ones only.
+    #[arg(long = "prune", help_heading = "Filters")]
+    pub prune: bool,
+
+    /// Follow symbolic links.
+    ///
+    /// Links are followed inside the tree and as roots; a loop is reported and not
+    /// entered.
     #[arg(short = 'L', long = "follow", help_heading = "Filters")]
     pub follow: bool,
 
+    /// Stay on each root's file system.
+    ///
     /// Do not descend into directories on another file system than their root.
     #[arg(short = 'x', long = "one-file-system", help_heading = "Filters")]
     pub one_file_system: bool,
 
-    /// Only entries modified after WHEN: a duration back from now (30s, 10min, 2h, 3d,
-    /// 1w, 1d12h), a local date or date-time (2026-11-01, '2026-11-01 08:30',
-    /// 2026-11-01T08:30:00), or @ and seconds since 1970. `--changed-within 1d`:
-    /// changed in the last day.
-    #[arg(
-        long = "changed-within",
-        value_name = "WHEN",
-        value_parser = text(parse_when),
-        help_heading = "Filters"
-    )]
-    pub changed_within: Option<Nanos>,
-
-    /// Only entries modified before WHEN (same forms as --changed-within):
-    /// `--changed-before 2026-01-01`. Both together give a window.
-    #[arg(
-        long = "changed-before",
-        value_name = "WHEN",
-        value_parser = text(parse_when),
-        help_heading = "Filters"
-    )]
-    pub changed_before: Option<Nanos>,
-
-    /// Only entries modified after FILE was, as `find -newer` (FILE's own time if it
-    /// is a link, its target's with -L): `--newer build.stamp`.
-    #[arg(
-        long = "newer",
-        value_name = "FILE",
-        value_parser = OsStringValueParser::new().try_map(parse_newer),
-        help_heading = "Filters"
-    )]
-    pub newer: Option<Reference>,
-
-    /// Only entries owned by USER, USER:GROUP or :GROUP (names or ids); `!` before
-    /// either side excludes it: `--owner alice`, `--owner '!root'`, `--owner :staff`.
-    #[arg(
-        long = "owner",
-        value_name = "USER:GROUP",
-        value_parser = text(OwnerFilter::parse),
-        help_heading = "Filters"
-    )]
-    pub owner: Option<OwnerFilter>,
-
-    /// Print each match's size in bytes, right-aligned, then a space and the path.
-    /// With --json, add size, mtime and mode to each object.
+    /// Print each match's size, then its path.
+    ///
+    /// The size in bytes, right-aligned, then a space and the path. With --json, add
+    /// size, mtime and mode to each object.
     #[arg(short = 'l', long = "long", help_heading = "Output")]
     pub long: bool,
 
-    /// Print only the number of matches and their total size.
+    /// Print only the number of matches and their size.
     #[arg(
         short = 's',
         long = "sum-size",
@@ -242,7 +312,10 @@ pub struct Cli {
     )]
     pub count: bool,
 
-    /// End each path with a NUL byte instead of a newline, for `xargs -0`.
+    /// End each path with NUL, for xargs -0.
+    ///
+    /// A NUL byte instead of a newline, safe for any file name: `pfind -0 | xargs -0
+    /// CMD` runs CMD on the matches.
     #[arg(
         short = '0',
         long = "print0",
@@ -251,10 +324,12 @@ pub struct Cli {
     )]
     pub print0: bool,
 
-    /// Print each match as TEMPLATE: {} path, {/} basename, {//} parent, {.} path
-    /// without extension, {/.} basename without extension, {type} (f, d, l); and,
-    /// at the cost of a stat per match, {size}, {mtime}, {mode}, {uid}, {gid},
-    /// {owner}, {group}. {{ and }} are braces; \n, \t, \0 and \\ are escapes.
+    /// Print each match as TEMPLATE: '{size} {}'.
+    ///
+    /// {} path, {/} basename, {//} parent, {.} path without extension, {/.} basename
+    /// without extension, {type} (f, d, l, s, p, c, b); and, at the cost of a stat per
+    /// match, {size}, {mtime}, {mode}, {uid}, {gid}, {owner}, {group}. {{ and }} are
+    /// braces; \n, \t, \0 and \\ are escapes.
     #[arg(
         long = "format",
         value_name = "TEMPLATE",
@@ -264,8 +339,10 @@ pub struct Cli {
     )]
     pub format: Option<Template>,
 
-    /// Print one JSON object per line: path (and path_b64, the exact bytes, when the
-    /// path is not UTF-8) and type; with -l also size, mtime, mtime_iso and mode.
+    /// Print one JSON object per match.
+    ///
+    /// One per line: path (and path_b64, the exact bytes, when the path is not UTF-8)
+    /// and type; with -l also size, mtime, mtime_iso and mode.
     #[arg(
         long = "json",
         conflicts_with_all = ["count", "sum_size", "print0", "format"],
@@ -273,12 +350,15 @@ pub struct Cli {
     )]
     pub json: bool,
 
-    /// Print the matches in this order, after the walk: by path (bytewise, as
-    /// `LC_ALL=C sort`), size or mtime (then by path). Keeps every match in memory.
+    /// Sort by path, size or mtime (after the walk).
+    ///
+    /// By path (bytewise, as `LC_ALL=C sort`), size or mtime (then by path). The
+    /// matches are printed once the walk is over, and kept in memory until then.
     #[arg(
         long = "sort",
         value_name = "KEY",
         value_enum,
+        hide_possible_values = true,
         conflicts_with_all = ["count", "sum_size"],
         help_heading = "Output"
     )]
@@ -288,8 +368,9 @@ pub struct Cli {
     #[arg(long = "reverse", requires = "sort", help_heading = "Output")]
     pub reverse: bool,
 
-    /// Print nothing; stop at the first match. Exit status 0 if anything matched,
-    /// 1 if nothing did.
+    /// Print nothing; exit 0 on the first match.
+    ///
+    /// Stops at the first match. Exit status 0 if anything matched, 1 if nothing did.
     #[arg(
         short = 'q',
         long = "quiet",
@@ -301,34 +382,65 @@ pub struct Cli {
     )]
     pub quiet: bool,
 
-    /// Colour paths by kind and extension, from LS_COLORS: auto (when stdout is a
-    /// terminal and NO_COLOR is not set), always or never.
+    /// Colour paths: auto, always or never.
+    ///
+    /// By kind and extension, from LS_COLORS. auto (the default): when stdout is a
+    /// terminal and NO_COLOR is not set.
     #[arg(
         long = "color",
         alias = "colour",
         value_name = "WHEN",
         value_enum,
-        default_value_t = When::Auto,
+        hide_possible_values = true,
         help_heading = "Output"
     )]
-    pub color: When,
+    pub color: Option<When>,
 
-    /// Make each path an OSC 8 terminal hyperlink (file://HOST/PATH): auto (when
-    /// stdout is a terminal), always or never.
+    /// Link paths (OSC 8): auto, always or never.
+    ///
+    /// Make each path a terminal hyperlink to file://HOST/PATH. auto: when stdout is a
+    /// terminal; never is the default.
     #[arg(
         long = "hyperlink",
         value_name = "WHEN",
         value_enum,
-        default_value_t = When::Never,
+        hide_possible_values = true,
         help_heading = "Output"
     )]
-    pub hyperlink: When,
+    pub hyperlink: Option<When>,
 
-    /// Print absolute paths: relative roots are joined with the current directory.
+    /// Print absolute paths.
+    ///
+    /// Relative roots are joined with the current directory.
     #[arg(short = 'a', long = "absolute-path", help_heading = "Output")]
     pub absolute: bool,
 
-    /// Stop after printing N matches (with --sort, the first N in that order).
+    /// Run as if in DIR (paths relative to it).
+    ///
+    /// pfind starts by changing to DIR (fd's --base-directory): roots, --newer's FILE
+    /// and every path printed or reported are relative to it, as if pfind had been
+    /// started there. `pfind -C /srv/www -e php` prints paths such as
+    /// `blog/index.php`.
+    #[arg(
+        short = 'C',
+        long = "base-directory",
+        value_name = "DIR",
+        value_hint = ValueHint::DirPath,
+        help_heading = "Output"
+    )]
+    pub base_directory: Option<OsString>,
+
+    /// Print a root . or ./x without its ./ prefix.
+    ///
+    /// Without a root, pfind prints the current directory's paths without `./`
+    /// anyway; with this, a root typed as `.` or starting with `./` loses it too:
+    /// `pfind . --strip-cwd-prefix` prints `src/main.rs`, not `./src/main.rs`.
+    #[arg(long = "strip-cwd-prefix", help_heading = "Output")]
+    pub strip_cwd_prefix: bool,
+
+    /// Stop after N matches.
+    ///
+    /// With --sort, the first N in that order.
     #[arg(
         long = "max-results",
         value_name = "N",
@@ -337,12 +449,16 @@ pub struct Cli {
     )]
     pub max_results: Option<u64>,
 
-    /// Stop after the first match (same as --max-results 1).
+    /// Stop after the first match.
+    ///
+    /// Same as --max-results 1.
     #[arg(short = '1', conflicts_with = "max_results", help_heading = "Output")]
     pub first: bool,
 
-    /// Number of worker threads, exactly [default: one per CPU (4 on macOS), growing up
-    /// to 32 while directory reads wait on the disk].
+    /// Exactly N worker threads.
+    ///
+    /// The default is one per CPU (4 on macOS), growing up to 32 while directory reads
+    /// wait on the disk.
     #[arg(
         short = 'j',
         long = "threads",
@@ -352,10 +468,84 @@ pub struct Cli {
     )]
     pub threads: Option<usize>,
 
-    /// Print a completion script for a shell (bash, zsh, fish) or the manual page
-    /// (man), and exit.
-    #[arg(long = "generate", value_name = "WHAT", value_enum)]
+    /// Print a completion script or the man page.
+    ///
+    /// A completion script for a shell (bash, zsh, fish) or the manual page (man).
+    #[arg(
+        long = "generate",
+        value_name = "WHAT",
+        value_enum,
+        hide_possible_values = true,
+        help_heading = "Other"
+    )]
     pub generate: Option<Generate>,
+
+    /// Print a summary (-h) or the full help (--help).
+    #[arg(short = 'h', long = "help", action = ArgAction::Help, help_heading = "Other")]
+    help: Option<bool>,
+
+    /// Print the version.
+    #[arg(short = 'V', long = "version", action = ArgAction::Version, help_heading = "Other")]
+    version: Option<bool>,
+}
+
+/// Why a command line is not run.
+#[derive(Debug)]
+pub enum Usage {
+    /// Something a find or fd user typed, with the pfind spelling of it (see
+    /// [`hints`]): one line, without the `pfind: ` before it.
+    Hint(Vec<u8>),
+    /// clap's own message; also `--help` and `--version`, which clap prints.
+    Clap(clap::Error),
+}
+
+/// Reads the command line `args` (the program's name first), once per process (what
+/// clap built for it is left for the process's end to free), in three steps: what
+/// find and fd users type that pfind would misread is refused with a hint; clap
+/// parses the rest; then `-C`'s directory is entered and `--newer`'s file read, in
+/// that order and only then, so that the file is found where the roots are.
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
+    let args: Vec<OsString> = args.into_iter().collect();
+    let command = Cli::command();
+    let options = args.get(1..).unwrap_or_default();
+    if let Some(hint) = hints::refusal(options, &command, &hints::System) {
+        return Err(Usage::Hint(hint));
+    }
+    // The definition and the matches are never freed: this runs once per process,
+    // and freeing them took 45,000 instructions at every start, an eighth of a run
+    // on an empty directory (callgrind, static build).
+    let mut command = std::mem::ManuallyDrop::new(command);
+    let matches = command
+        .try_get_matches_from_mut(args)
+        .map_err(Usage::Clap)?;
+    let mut matches = std::mem::ManuallyDrop::new(matches);
+    let mut cli = Cli::from_arg_matches_mut(&mut matches)
+        .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
+    if let Some(dir) = &cli.base_directory {
+        std::env::set_current_dir(dir).map_err(|err| {
+            let why = crate::report::describe(&err);
+            invalid_value("base_directory", dir, &why)
+        })?;
+    }
+    if let Some(file) = &cli.newer {
+        let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
+        cli.newer_reference = Some(reference);
+    }
+    Ok(cli)
+}
+
+/// A usage error about `value` given to the option whose field is `id`, made by
+/// clap's own value-parser machinery so that it reads as clap's other errors do.
+fn invalid_value(id: &str, value: &OsStr, why: &str) -> Usage {
+    let mut command = Cli::command();
+    command.build();
+    let arg = command.get_arguments().find(|arg| arg.get_id() == id);
+    let why = why.to_string();
+    let refuse = OsStringValueParser::new().try_map(move |_| Err::<(), _>(why.clone()));
+    match refuse.parse_ref(&command, arg, value) {
+        Err(err) => Usage::Clap(err),
+        Ok(()) => unreachable!("the parser refuses every value"),
+    }
 }
 
 /// `--sort` keys.
@@ -394,8 +584,14 @@ pub enum Generate {
     Man,
 }
 
-/// The text after the options: the type families, from their table, and examples.
-fn after_help() -> String {
+/// The text after the summary of `-h`.
+const SHORT_AFTER_HELP: &str = "\
+Different options must all match; a repeated -n, -e or -t kind, or a list
+(-e jpg,png), is any of them. --help: the details, type families and examples.";
+
+/// The text after the options of `--help`: the type families, from their table, and
+/// examples.
+fn after_long_help() -> String {
     format!(
         "{}\n\
         Examples:\n  \
@@ -406,7 +602,10 @@ fn after_help() -> String {
         pfind src -n '*.[ch]'       globs take sets and ranges, as find -name\n  \
         pfind /data -i -n '*.jpg'   ignore case: also IMG.JPG\n  \
         pfind . -p 'src/**/*.rs'    path below the root matches; ** is any depth\n  \
+        pfind . -n '*.rs' -n Makefile   either glob (a repeated -n is any of them)\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
+        pfind . -E target,.git -e rs    skip two directories (a list, as -e takes)\n  \
+        pfind . -t d -n node_modules --prune   the outermost node_modules only\n  \
         pfind /data -t d -t e       empty directories\n  \
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
         pfind /data -S +1mi -l      files of at least 1 MiB, with their sizes\n  \
@@ -429,7 +628,9 @@ impl Cli {
         let record_format = self.record_format(stdout_is_terminal);
         let mut config = Config::new(self.roots);
         let mut kinds = Vec::new();
-        let mut extensions = self.extensions;
+        let mut extensions: Vec<Box<[u8]>> = (self.extensions.iter())
+            .flat_map(|list| list.0.iter().map(|ext| normalize_extension(ext)))
+            .collect();
         for arg in self.types {
             match arg {
                 TypeArg::Kind(kind) => kinds.push(kind),
@@ -450,8 +651,12 @@ impl Cli {
         // Each pattern was read once by `parse_pattern`, which refused what is wrong
         // with it; `-i` changes how it matches, never whether it compiles.
         let compile = |pattern: &GlobPattern| Glob::compile(pattern, self.ignore_case);
-        filter.name_glob = self.name.as_ref().map(compile);
-        filter.exclude_globs = self.exclude.iter().map(compile).collect();
+        if !self.name.is_empty() {
+            filter.name_glob = Some(Glob::any_of(self.name.iter().map(compile).collect()));
+        }
+        filter.exclude_globs = (self.exclude.iter())
+            .flat_map(|list| list.0.iter().map(compile))
+            .collect();
         if let Some(pattern) = &self.full_path {
             let path = PathGlob::compile(pattern, self.ignore_case);
             // Its last component is tested on the name, with the other name globs.
@@ -461,15 +666,16 @@ impl Cli {
             filter.path = Some(path);
         }
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
-        filter.min_depth = self.min_depth.unwrap_or(0);
-        filter.max_depth = self.max_depth.unwrap_or(usize::MAX);
+        filter.min_depth = self.min_depth.or(self.exact_depth).unwrap_or(0);
+        filter.max_depth = self.max_depth.or(self.exact_depth).unwrap_or(usize::MAX);
         if let Some(time) = self.changed_within {
             config.filter.time.changed_after(time);
         }
         if let Some(time) = self.changed_before {
             config.filter.time.changed_before(time);
         }
-        if let Some(reference) = self.newer {
+        if self.newer.is_some() {
+            let reference = self.newer_reference.expect("--newer is read by cli::parse");
             config
                 .filter
                 .time
@@ -481,6 +687,8 @@ impl Cli {
         config.follow = self.follow;
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;
+        config.prune = self.prune;
+        config.strip_cwd_prefix = self.strip_cwd_prefix;
         config.max_results = if self.first {
             Some(1)
         } else {
@@ -522,14 +730,18 @@ impl Cli {
             (None, false) => Shape::Path,
         };
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
+        // The defaults are applied here rather than by clap, whose handling of a
+        // default value cost every run 12,000 instructions at start-up (callgrind).
         let color = self
             .color
+            .unwrap_or(When::Auto)
             .enabled(|| stdout_is_terminal && !no_color)
             .then(Palette::from_env);
         // Without a working directory there is nothing to make relative paths
         // absolute against; the paths are still printed, just not as links.
         let hyperlink = self
             .hyperlink
+            .unwrap_or(When::Never)
             .enabled(|| stdout_is_terminal)
             .then(|| Hyperlinks::from_env().ok())
             .flatten();
@@ -553,32 +765,27 @@ impl Cli {
 
 impl Cli {
     /// Warnings about options that are valid but cannot do what was probably meant,
-    /// for `main` to print before the walk: one line each, without the `pfind: `.
+    /// for `main` to print before the walk: one line each, without the `pfind: `
+    /// (see [`warnings`]).
     pub fn warnings(&self) -> Vec<Vec<u8>> {
-        let mut warnings = Vec::new();
-        let patterns = self.name.iter().map(|p| ("-n", p, "matches"));
-        let excludes = self.exclude.iter().map(|p| ("-E", p, "excludes"));
-        for (option, pattern, effect) in patterns.chain(excludes) {
-            // As `find -name` warns: a basename never contains a slash.
-            if pattern.contains(&b'/') {
-                let because = format!(
-                    "' contains '/', which no file name does, so it {effect} nothing \
-                     (-n and -E test names, not paths)"
-                );
-                let option = format!("{option} '");
-                warnings.push([option.as_bytes(), pattern, because.as_bytes()].concat());
-            }
+        let mut lines = Vec::new();
+        for pattern in &self.name {
+            lines.extend(warnings::name_glob("-n", pattern));
+        }
+        for pattern in self.exclude.iter().flat_map(|list| &list.0) {
+            lines.extend(warnings::name_glob("-E", pattern));
+        }
+        for ext in self.extensions.iter().flat_map(|list| &list.0) {
+            lines.extend(warnings::extension(ext));
         }
         if let Some(pattern) = &self.full_path {
-            if let Some(why) = PathGlob::never_matches(pattern) {
-                let because = format!(
-                    "' {why}, which no path below a root does, so it matches nothing \
-                     (-p matches what follows ROOT/, as in 'src/*.rs')"
-                );
-                warnings.push([b"-p '", &pattern[..], because.as_bytes()].concat());
-            }
+            lines.extend(warnings::full_path(pattern));
         }
-        warnings
+        let dirs = (self.types.iter()).any(|arg| matches!(arg, TypeArg::Kind(Kind::Dir)));
+        if self.prune && !dirs {
+            lines.push(warnings::prune_without_dirs());
+        }
+        lines
     }
 }
 
@@ -685,15 +892,30 @@ mod tests {
         };
         // A Latin-1 pattern: `?` then the byte 0xff.
         let cli = parse_os(&[b"-n", b"?\xff", b"-E", b"-*", b"-e", b"\xE9T\xC9,.-x"]).unwrap();
-        assert_eq!(cli.name.as_deref(), Some(&b"?\xff"[..]));
-        let excludes: Vec<&[u8]> = cli.exclude.iter().map(|e| &**e).collect();
+        let names: Vec<&[u8]> = cli.name.iter().map(|n| &**n).collect();
+        assert_eq!(names, [&b"?\xff"[..]]);
+        let excludes: Vec<&[u8]> = cli
+            .exclude
+            .iter()
+            .flat_map(|l| &l.0)
+            .map(|e| &**e)
+            .collect();
         assert_eq!(excludes, [&b"-*"[..]]);
-        let exts: Vec<&[u8]> = cli.extensions.iter().map(|e| &**e).collect();
-        assert_eq!(exts, [&b"\xE9t\xC9"[..], b"-x"]);
+        // Kept as typed on the command line; normalised in the configuration.
+        assert_eq!(
+            cli.extensions,
+            [List(vec![
+                Box::from(&b"\xE9T\xC9"[..]),
+                Box::from(&b".-x"[..])
+            ])]
+        );
         assert!(
             cli.roots.is_empty(),
             "a pattern starting with '-' is not a root"
         );
+        let config = cli.into_config();
+        let exts: Vec<&[u8]> = config.filter.extensions.iter().map(|e| &**e).collect();
+        assert_eq!(exts, [&b"-x"[..], b"\xE9t\xC9"]); // sorted
         let config = parse_os(&[b"-n", b"?\xff", b"-E", b"-*"])
             .unwrap()
             .into_config();
@@ -736,6 +958,30 @@ mod tests {
         assert!(first.contains("matches nothing"), "{first}");
         let second = String::from_utf8_lossy(&warnings[1]);
         assert!(second.starts_with("-E 'x/'") && second.contains("excludes nothing"));
+    }
+
+    #[test]
+    fn names_repeat_and_lists_split_with_escaped_commas() {
+        let config = parse(&["-n", "*.rs", "--name", "Makefile", "-E", "target,.git"]).unwrap();
+        let filter = &config.filter;
+        assert!(filter.name_passes(b"main.rs") && filter.name_passes(b"Makefile"));
+        assert!(!filter.name_passes(b"main.c"));
+        assert_eq!(filter.exclude_globs.len(), 2);
+        assert!(filter.is_excluded(b"target") && filter.is_excluded(b".git"));
+        let config = parse(&["-E", "a\\,b,[,;]", "-e", "x\\,y,z"]).unwrap();
+        let filter = &config.filter;
+        assert!(filter.is_excluded(b"a,b") && filter.is_excluded(b";"));
+        assert!(!filter.is_excluded(b"a") && !filter.is_excluded(b"b"));
+        let exts: Vec<&[u8]> = config.filter.extensions.iter().map(|e| &**e).collect();
+        assert_eq!(exts, [&b"x,y"[..], b"z"]);
+        for bad in [
+            &["-E", "a,,b"][..],
+            &["-E", "a,"],
+            &["-e", "jpg,,png"],
+            &["-E", "[z-a],b"],
+        ] {
+            assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
     }
 
     #[test]

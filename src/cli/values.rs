@@ -1,14 +1,14 @@
 //! The value parsers of the command line: each takes one option's value as typed
 //! and gives it back checked and typed, or a message that says what is allowed.
 
-use crate::filter::glob::GlobPattern;
+use crate::filter::glob::{self, GlobPattern};
 use crate::filter::normalize_extension;
 use crate::filter::path::PathPattern;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::threads::MAX_THREADS;
 use clap::builder::{OsStringValueParser, TypedValueParser};
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// A value parser for an option whose value is text: `parse` gets it as `&str`, and
@@ -31,13 +31,48 @@ where
     OsStringValueParser::new().try_map(move |value: OsString| parse(value.as_bytes()))
 }
 
-/// One `-e` value, normalised (no leading dot, lowercase).
-pub(super) fn parse_extension(value: &[u8]) -> Result<Box<[u8]>, String> {
-    let ext = normalize_extension(value);
-    if ext.is_empty() {
+/// The values of one occurrence of an option that takes a comma-separated list
+/// (`-e jpg,png`, `-E .git,target`), each as typed (without the list's escapes).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct List<T>(pub Vec<T>);
+
+/// `-e EXT[,EXT...]`: split at each comma; `\,` is a literal comma and `\\` a
+/// backslash, as in a glob list (see [`parse_pattern_list`]). Each extension is
+/// kept as typed, for the warnings; [`normalize_extension`] makes it what the
+/// matcher wants.
+pub(super) fn parse_extension_list(value: &[u8]) -> Result<List<Box<[u8]>>, String> {
+    let mut list = vec![Vec::new()];
+    let mut bytes = value.iter().copied().peekable();
+    while let Some(byte) = bytes.next() {
+        match (byte, bytes.peek()) {
+            (b'\\', Some(&escaped @ (b',' | b'\\'))) => {
+                bytes.next();
+                list.last_mut().expect("never empty").push(escaped);
+            }
+            (b',', _) => list.push(Vec::new()),
+            _ => list.last_mut().expect("never empty").push(byte),
+        }
+    }
+    if list.iter().any(|ext| normalize_extension(ext).is_empty()) {
         return Err("an extension cannot be empty (use e.g. -e jpg)".to_string());
     }
-    Ok(ext)
+    Ok(List(list.into_iter().map(Vec::into_boxed_slice).collect()))
+}
+
+/// `-E GLOB[,GLOB...]`: split where [`glob::split_list`] says, each glob checked by
+/// compiling it.
+pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<GlobPattern>, String> {
+    let pieces = glob::split_list(value);
+    if pieces.len() > 1 && pieces.iter().any(|piece| piece.is_empty()) {
+        return Err(
+            "a list of globs has an empty one (write a comma in a glob as \\,)".to_string(),
+        );
+    }
+    let mut list = Vec::with_capacity(pieces.len());
+    for piece in pieces {
+        list.push(parse_pattern(piece)?);
+    }
+    Ok(List(list))
 }
 
 /// One `-p` glob, read (once: `into_config` compiles what this returns).
@@ -68,10 +103,31 @@ impl Reference {
     }
 }
 
-pub(super) fn parse_newer(path: OsString) -> Result<Reference, String> {
-    let describe = |err: std::io::Error| crate::report::describe(&err);
-    let own = std::fs::symlink_metadata(&path).map_err(describe)?;
-    let target = std::fs::metadata(&path).ok();
+/// `--newer FILE`, read now. A FILE that does not exist but reads as a time is what
+/// fd's `--newer` (its `--changed-within`) takes: the message says where it goes.
+pub(super) fn parse_newer(path: &OsStr) -> Result<Reference, String> {
+    let own = std::fs::symlink_metadata(path).map_err(|err| {
+        let cause = crate::report::describe(&err);
+        let when = path.to_str().filter(|text| {
+            err.kind() == std::io::ErrorKind::NotFound
+                && time::parse_when(text, time::now()).is_ok()
+        });
+        match when {
+            Some(when) => {
+                let when = if when.contains(' ') {
+                    format!("'{when}'")
+                } else {
+                    when.to_string()
+                };
+                format!(
+                    "{cause} (--newer takes a FILE whose time to compare with; for a date \
+                     or a duration, use --changed-within {when} or --changed-before {when})"
+                )
+            }
+            None => cause,
+        }
+    })?;
+    let target = std::fs::metadata(path).ok();
     let nanos = |meta: &std::fs::Metadata| {
         use std::os::unix::fs::MetadataExt;
         Nanos::from(meta.mtime()) * 1_000_000_000 + Nanos::from(meta.mtime_nsec())

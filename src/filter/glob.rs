@@ -112,6 +112,10 @@ struct General {
     /// The pattern as a sequence of tokens, for every other name.
     tokens: Box<[Token]>,
     ignore_case: bool,
+    /// Several globs, any of which may match (`-n A -n B`), instead of the pattern
+    /// above; empty for a single glob. Here, behind the fast path's `None`, so that
+    /// a single plain glob tests nothing more for it.
+    any_of: Box<[Glob]>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -210,9 +214,28 @@ impl Glob {
             sets,
             tokens: tokens.into(),
             ignore_case,
+            any_of: Box::new([]),
         };
         Glob {
             bytes,
+            general: Box::new(general),
+        }
+    }
+
+    /// A glob that matches a name when any of `globs` does (`-n A -n B`); the glob
+    /// itself when there is one.
+    pub fn any_of(mut globs: Vec<Glob>) -> Glob {
+        if globs.len() == 1 {
+            return globs.remove(0);
+        }
+        let general = General {
+            sets: Box::new([]),
+            tokens: Box::new([]),
+            ignore_case: false,
+            any_of: globs.into(),
+        };
+        Glob {
+            bytes: None,
             general: Box::new(general),
         }
     }
@@ -231,15 +254,63 @@ impl Glob {
     }
 }
 
+/// Splits a comma-separated list of globs (`-E .git,target`) at each comma that is
+/// neither escaped (`\,`) nor inside a bracket expression that closes (`[,;]`). The
+/// pieces keep their escapes, so `\,` in one is a literal comma there, as anywhere
+/// in a glob. A piece may be empty (`a,,b`); the caller refuses that.
+pub fn split_list(list: &[u8]) -> Vec<&[u8]> {
+    let chars = decode_all(list);
+    // Bytes per character: a stray byte stands for itself (see `invalid_byte`).
+    let bytes_of = |c: u32| match char::from_u32(c) {
+        Some(ch) if !(0xdc00..=0xdcff).contains(&c) => ch.len_utf8(),
+        _ => 1,
+    };
+    let bracket_end = parse::bracket_ends(&chars);
+    let mut pieces = Vec::new();
+    let (mut start, mut at, mut i) = (0, 0, 0);
+    while i < chars.len() {
+        let c = chars[i];
+        let next = if is(c, b'\\') {
+            (i + 2).min(chars.len())
+        } else if is(c, b'[') {
+            // Unclosed, or refused (reported when the piece is read): a `[`.
+            bracket_end(i).unwrap_or(i + 1)
+        } else {
+            if is(c, b',') {
+                pieces.push(&list[start..at]);
+                start = at + 1;
+            }
+            i + 1
+        };
+        at += chars[i..next].iter().map(|&c| bytes_of(c)).sum::<usize>();
+        i = next;
+    }
+    pieces.push(&list[start..]);
+    pieces
+}
+
 impl General {
     /// Out of line, so that a walk with a plain glob keeps only the original fast
     /// path in its loop.
     #[inline(never)]
     fn matches(&self, name: &[u8]) -> bool {
-        if name.is_ascii() {
+        // An alternation has no sets of its own, where a glob has at least one
+        // segment. Tested after the ASCII path, which then stays as it was.
+        if name.is_ascii() && !self.sets.is_empty() {
             return segments_match(&self.sets, name);
         }
+        if self.sets.is_empty() {
+            return self.matches_any(name);
+        }
         self.matches_chars(name)
+    }
+
+    /// `-n A -n B`: any of the globs. A call of its own, so that single globs keep
+    /// the code they had.
+    #[cold]
+    #[inline(never)]
+    fn matches_any(&self, name: &[u8]) -> bool {
+        self.any_of.iter().any(|glob| glob.matches(name))
     }
 
     /// The general matcher: the classic greedy one with a single backtrack point. On
@@ -716,6 +787,57 @@ mod tests {
 
     fn lossy(bytes: &[u8]) -> std::borrow::Cow<'_, str> {
         String::from_utf8_lossy(bytes)
+    }
+
+    #[test]
+    fn lists_split_at_commas_outside_escapes_and_sets() {
+        let cases: &[(&[u8], &[&[u8]])] = &[
+            (b"a", &[b"a"]),
+            (b"a,b", &[b"a", b"b"]),
+            (b".git,target,*.tmp", &[b".git", b"target", b"*.tmp"]),
+            (b"a\\,b", &[b"a\\,b"]), // an escaped comma stays in its glob
+            (b"a\\\\,b", &[b"a\\\\", b"b"]), // an escaped backslash, then a comma
+            (b"[,;]x,y", &[b"[,;]x", b"y"]), // a comma in a set is a member
+            (b"[]a,]", &[b"[]a,]"]), // `]` first is a member
+            (b"[[:alpha:],]", &[b"[[:alpha:],]"]),
+            (b"[a,b", &[b"[a", b"b"]), // no closing `]`: `[` is literal
+            (b"a,", &[b"a", b""]),
+            (b",", &[b"", b""]),
+            (b"", &[b""]),
+            (b"\xc3\xa9,\xff", &[b"\xc3\xa9", b"\xff"]),
+            (b"\xe9,[\xff,]", &[b"\xe9", b"[\xff,]"]),
+            (b"x\\", &[b"x\\"]), // a trailing lone backslash, refused later
+        ];
+        for &(list, want) in cases {
+            assert_eq!(split_list(list), want, "{}", lossy(list));
+        }
+        // Each escaped comma matches a literal comma once the piece is compiled.
+        let piece = split_list(b"a\\,b,c")[0];
+        assert!(glob(piece).matches(b"a,b"));
+    }
+
+    #[test]
+    fn any_of_matches_when_one_of_its_globs_does() {
+        let globs = [&b"*.rs"[..], b"Makefile", b"[0-9]*", "é*".as_bytes()];
+        let any = Glob::any_of(globs.iter().map(|g| glob(g)).collect());
+        let names: &[&[u8]] = &[
+            b"main.rs",
+            b"Makefile",
+            b"makefile",
+            b"7up",
+            b"x.rs.bak",
+            "été".as_bytes(),
+            b"\xe9t\xe9",
+            b"",
+        ];
+        for &name in names {
+            let want = globs.iter().any(|g| glob(g).matches(name));
+            assert_eq!(any.matches(name), want, "{}", lossy(name));
+        }
+        assert!(
+            Glob::any_of(vec![glob(b"a*")]).bytes.is_some(),
+            "one glob is itself"
+        );
     }
 
     #[test]

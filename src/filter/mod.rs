@@ -96,6 +96,9 @@ pub struct Scope {
     pub dirs: bool,
     /// Symbolic links among the entries may match.
     pub links: bool,
+    /// FIFOs, sockets or devices among the entries may match (which of them, the
+    /// [`TypeFilter`] says).
+    pub specials: bool,
     /// Subdirectories among the entries are listed in turn.
     pub descend: bool,
 }
@@ -114,6 +117,7 @@ impl Filter {
             files: printable && self.types.files,
             dirs: printable && self.dirs_may_match(),
             links: printable && self.links_may_match(),
+            specials: printable && self.specials_may_match(),
             descend: depth < self.max_depth,
         }
     }
@@ -177,6 +181,12 @@ impl Filter {
     /// link is never empty, as in fd).
     pub fn links_may_match(&self) -> bool {
         self.types.symlinks && self.size_filters.is_empty() && !self.types.empty_only
+    }
+
+    /// True when FIFOs, sockets or devices can match at all: `-t s`, `p`, `c` or `b`,
+    /// no `-S` and no `-t e` (neither has a size or is empty, as with links).
+    pub fn specials_may_match(&self) -> bool {
+        self.types.specials != 0 && self.size_filters.is_empty() && !self.types.empty_only
     }
 
     /// True when an entry named `name` passes the name filters (`-E`, `-e`, `-n`).

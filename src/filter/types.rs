@@ -1,9 +1,12 @@
 //! `-t/--type`: which kinds of entries may match, and the named families of extensions.
 //!
-//! A `-t` value is either an entry kind spelled as fd spells it (`f`, `d`, `l`, `x`,
-//! `e` and their long forms) or the name of a family such as `images`. Kinds resolve
+//! A `-t` value is either an entry kind spelled as fd spells it (`f`, `d`, `l`, `s`,
+//! `p`, `c`, `b`, `x`, `e` and their long forms) or the name of a family such as
+//! `images`. Kinds resolve
 //! into a [`TypeFilter`] following fd's rules; a family is nothing but a list of
 //! extensions, added to those of `-e`, so it costs exactly what `-e` costs.
+
+use crate::os::dirent::EntryKind;
 
 /// A named list of extensions usable as `-t NAME`. Lowercase, without the dot, as the
 /// extension matcher wants them.
@@ -75,6 +78,10 @@ pub enum Kind {
     File,
     Dir,
     Symlink,
+    Socket,
+    Fifo,
+    CharDevice,
+    BlockDevice,
     Executable,
     Empty,
 }
@@ -92,6 +99,10 @@ pub fn parse_type(value: &str) -> Result<TypeArg, String> {
         "f" | "file" => Kind::File,
         "d" | "dir" | "directory" => Kind::Dir,
         "l" | "symlink" => Kind::Symlink,
+        "s" | "socket" => Kind::Socket,
+        "p" | "pipe" | "fifo" => Kind::Fifo,
+        "c" | "char-device" => Kind::CharDevice,
+        "b" | "block-device" => Kind::BlockDevice,
         "x" | "executable" => Kind::Executable,
         "e" | "empty" => Kind::Empty,
         _ => {
@@ -102,9 +113,9 @@ pub fn parse_type(value: &str) -> Result<TypeArg, String> {
                 .ok_or_else(|| {
                     let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
                     format!(
-                        "unknown type '{value}' (expected f, d, l, x, e or a family: {})",
-                        families.join(", ")
-                    )
+                    "unknown type '{value}' (expected f, d, l, s, p, c, b, x, e or a family: {})",
+                    families.join(", ")
+                )
                 })
         }
     };
@@ -117,6 +128,8 @@ pub struct TypeFilter {
     pub files: bool,
     pub dirs: bool,
     pub symlinks: bool,
+    /// `s`, `p`, `c`, `b`: which of the special kinds, as a set of [`special_bit`]s.
+    pub specials: u8,
     /// `x`: only entries with an execute permission bit.
     pub executable_only: bool,
     /// `e`: only empty regular files (size 0) and empty directories (no entries).
@@ -131,7 +144,8 @@ impl Default for TypeFilter {
 }
 
 impl TypeFilter {
-    /// fd's rules: `f`, `d` and `l` add a kind (they are OR'ed); `x` and `e` are
+    /// fd's rules: `f`, `d`, `l`, `s`, `p`, `c` and `b` add a kind (they are OR'ed);
+    /// `x` and `e` are
     /// conditions on every kind selected (AND'ed). `x` selects regular files as well,
     /// so `-t x` alone means executable files; `e` alone means empty files and empty
     /// directories. No kind at all (no `-t`, or only families) means regular files.
@@ -140,6 +154,7 @@ impl TypeFilter {
             files: false,
             dirs: false,
             symlinks: false,
+            specials: 0,
             executable_only: false,
             empty_only: false,
         };
@@ -148,6 +163,10 @@ impl TypeFilter {
                 Kind::File => filter.files = true,
                 Kind::Dir => filter.dirs = true,
                 Kind::Symlink => filter.symlinks = true,
+                Kind::Socket => filter.specials |= special_bit(EntryKind::Socket),
+                Kind::Fifo => filter.specials |= special_bit(EntryKind::Fifo),
+                Kind::CharDevice => filter.specials |= special_bit(EntryKind::CharDevice),
+                Kind::BlockDevice => filter.specials |= special_bit(EntryKind::BlockDevice),
                 Kind::Executable => {
                     filter.executable_only = true;
                     filter.files = true;
@@ -155,7 +174,7 @@ impl TypeFilter {
                 Kind::Empty => filter.empty_only = true,
             }
         }
-        if !(filter.files || filter.dirs || filter.symlinks) {
+        if !(filter.files || filter.dirs || filter.symlinks || filter.specials != 0) {
             filter.files = true;
             filter.dirs = filter.empty_only;
         }
@@ -168,10 +187,27 @@ impl TypeFilter {
         *self == TypeFilter::from_kinds(&[])
     }
 
+    /// True when an entry of the special `kind` (a FIFO, socket or device) was
+    /// asked for.
+    pub fn accepts_special(&self, kind: EntryKind) -> bool {
+        self.specials & special_bit(kind) != 0
+    }
+
     /// True when an entry of this `mode` (from `stat`) passes `x`; `mode` is only
     /// needed when `executable_only` is set.
     pub fn mode_passes(&self, mode: libc::mode_t) -> bool {
         !self.executable_only || mode & 0o111 != 0
+    }
+}
+
+/// The bit of a special kind in [`TypeFilter::specials`]; 0 for the other kinds.
+pub fn special_bit(kind: EntryKind) -> u8 {
+    match kind {
+        EntryKind::Socket => 1,
+        EntryKind::Fifo => 2,
+        EntryKind::CharDevice => 4,
+        EntryKind::BlockDevice => 8,
+        _ => 0,
     }
 }
 
@@ -239,6 +275,15 @@ mod tests {
             ("executable", Executable),
             ("e", Empty),
             ("empty", Empty),
+            ("s", Socket),
+            ("socket", Socket),
+            ("p", Fifo),
+            ("pipe", Fifo),
+            ("fifo", Fifo),
+            ("c", CharDevice),
+            ("char-device", CharDevice),
+            ("b", BlockDevice),
+            ("block-device", BlockDevice),
         ];
         for &(value, kind) in cases {
             assert_eq!(parse_type(value), Ok(TypeArg::Kind(kind)), "{value}");
@@ -247,7 +292,7 @@ mod tests {
             Ok(TypeArg::Family(family)) => assert!(family.extensions.contains(&"jpeg")),
             other => panic!("{other:?}"),
         }
-        for bad in ["", "F", "files", "image", "p"] {
+        for bad in ["", "F", "files", "image", "q", "pipes", "S"] {
             let err = parse_type(bad).unwrap_err();
             assert!(
                 err.contains(&format!("'{bad}'")) && err.contains("images"),
@@ -271,6 +316,33 @@ mod tests {
             assert!(FAMILIES[i + 1..].iter().all(|f| f.name != family.name));
             assert!(family.name.len() > 1);
         }
+    }
+
+    #[test]
+    fn special_kinds_add_up_and_alone_select_no_files() {
+        use Kind::*;
+        let pipes = TypeFilter::from_kinds(&[Fifo]);
+        assert_eq!(
+            (pipes.files, pipes.dirs, pipes.symlinks),
+            (false, false, false)
+        );
+        assert!(pipes.accepts_special(EntryKind::Fifo));
+        assert!(!pipes.accepts_special(EntryKind::Socket));
+        let all = TypeFilter::from_kinds(&[Socket, Fifo, CharDevice, BlockDevice, File]);
+        assert!(all.files && !all.dirs);
+        for kind in [
+            EntryKind::Socket,
+            EntryKind::Fifo,
+            EntryKind::CharDevice,
+            EntryKind::BlockDevice,
+        ] {
+            assert!(all.accepts_special(kind), "{kind:?}");
+            assert!(!TypeFilter::default().accepts_special(kind), "{kind:?}");
+        }
+        for kind in [EntryKind::File, EntryKind::Dir, EntryKind::Other] {
+            assert!(!all.accepts_special(kind), "{kind:?}");
+        }
+        assert!(!TypeFilter::from_kinds(&[CharDevice]).is_files_only());
     }
 
     #[test]

@@ -17,12 +17,25 @@ use std::sync::atomic::{AtomicBool, Ordering};
 pub const DIRENT_BUFFER_SIZE: usize = 64 * 1024;
 
 /// What a directory entry is, as far as the walk cares.
+///
+/// The four special kinds (FIFOs, sockets, devices) are printed only when `-t` names
+/// them, and never opened. They are told apart by `d_type` as the kernel gives it, at
+/// no cost to the walk: the listing loop tests for the three common kinds first and
+/// looks at a special kind only when the directory's scope says one may match.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum EntryKind {
     File,
     Dir,
     Symlink,
-    /// FIFOs, sockets, device nodes: never printed, never opened.
+    /// A named pipe (`-t p`).
+    Fifo,
+    /// A Unix domain socket (`-t s`).
+    Socket,
+    /// A character device (`-t c`).
+    CharDevice,
+    /// A block device (`-t b`).
+    BlockDevice,
+    /// Anything else a filesystem may hold (a BSD whiteout): never printed.
     Other,
     /// The filesystem did not fill in `d_type`; ask `lstat_at`.
     Unknown,
@@ -34,6 +47,10 @@ impl EntryKind {
             libc::DT_REG => EntryKind::File,
             libc::DT_DIR => EntryKind::Dir,
             libc::DT_LNK => EntryKind::Symlink,
+            libc::DT_FIFO => EntryKind::Fifo,
+            libc::DT_SOCK => EntryKind::Socket,
+            libc::DT_CHR => EntryKind::CharDevice,
+            libc::DT_BLK => EntryKind::BlockDevice,
             libc::DT_UNKNOWN => EntryKind::Unknown,
             _ => EntryKind::Other,
         }
@@ -45,8 +62,20 @@ impl EntryKind {
             libc::S_IFREG => EntryKind::File,
             libc::S_IFDIR => EntryKind::Dir,
             libc::S_IFLNK => EntryKind::Symlink,
+            libc::S_IFIFO => EntryKind::Fifo,
+            libc::S_IFSOCK => EntryKind::Socket,
+            libc::S_IFCHR => EntryKind::CharDevice,
+            libc::S_IFBLK => EntryKind::BlockDevice,
             _ => EntryKind::Other,
         }
+    }
+
+    /// True for a FIFO, a socket or a device: the kinds `-t p`, `s`, `c` and `b` name.
+    pub fn is_special(self) -> bool {
+        matches!(
+            self,
+            EntryKind::Fifo | EntryKind::Socket | EntryKind::CharDevice | EntryKind::BlockDevice
+        )
     }
 }
 
@@ -373,19 +402,60 @@ mod tests {
         fifo.push(0);
         // SAFETY: NUL-terminated path.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr().cast(), 0o600) }, 0);
+        let _socket = std::os::unix::net::UnixListener::bind(root.join("socket")).unwrap();
 
         for kind in all_readers() {
             // A tiny buffer forces many getdents64 calls for one directory.
             for buffer in [4096, 64 * 1024] {
                 let seen = list(kind, root, buffer);
-                assert_eq!(seen.len(), 255 + 4 + 2, "{kind:?}");
+                assert_eq!(seen.len(), 255 + 5 + 2, "{kind:?}");
                 assert_eq!(seen[&b"sub"[..]], EntryKind::Dir);
                 assert_eq!(seen[&b"link"[..]], EntryKind::Symlink);
-                assert_eq!(seen[&b"fifo"[..]], EntryKind::Other);
+                assert_eq!(seen[&b"fifo"[..]], EntryKind::Fifo);
+                assert_eq!(seen[&b"socket"[..]], EntryKind::Socket);
                 assert_eq!(seen[&b"bad\xffname\n"[..]], EntryKind::File);
                 assert_eq!(seen[&b"n".repeat(255)[..]], EntryKind::File);
                 assert_eq!(seen[&b"."[..]], EntryKind::Dir);
             }
+        }
+    }
+
+    /// Every kind `d_type` gives is the kind `lstat` gives, on a directory holding
+    /// devices, and on a test directory holding one of each kind anyone can make.
+    #[test]
+    fn d_type_kinds_agree_with_lstat() {
+        use crate::os::stat::stat_at;
+        let tmp = tempfile::tempdir().unwrap();
+        std::fs::write(tmp.path().join("file"), b"").unwrap();
+        std::fs::create_dir(tmp.path().join("dir")).unwrap();
+        std::os::unix::fs::symlink("file", tmp.path().join("link")).unwrap();
+        let _socket = std::os::unix::net::UnixListener::bind(tmp.path().join("socket")).unwrap();
+        let mut fifo = tmp.path().join("fifo").into_os_string().into_vec();
+        fifo.push(0);
+        // SAFETY: NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr().cast(), 0o600) }, 0);
+        let mut kinds_seen = std::collections::BTreeSet::new();
+        for dir in [tmp.path(), std::path::Path::new("/dev")] {
+            for kind in all_readers() {
+                for (name, listed) in list(kind, dir, 64 * 1024) {
+                    let path = std::ffi::CString::new(
+                        dir.join(std::ffi::OsStr::from_bytes(&name))
+                            .into_os_string()
+                            .into_vec(),
+                    )
+                    .unwrap();
+                    let Ok(stat) = stat_at(libc::AT_FDCWD, &path, false) else {
+                        continue; // gone since it was listed
+                    };
+                    if listed != EntryKind::Unknown {
+                        assert_eq!(listed, EntryKind::from_mode(stat.st_mode), "{path:?}");
+                        kinds_seen.insert(format!("{listed:?}"));
+                    }
+                }
+            }
+        }
+        for kind in ["File", "Dir", "Symlink", "Fifo", "Socket", "CharDevice"] {
+            assert!(kinds_seen.contains(kind), "no {kind} seen: {kinds_seen:?}");
         }
     }
 

@@ -2,13 +2,14 @@
 //!
 //! A path is printed in two parts, as fd and `ls` users expect: the directory part
 //! (everything up to the last `/`) in the directory colour, then the name in the
-//! colour of its kind: directory, symbolic link (or dangling link), executable file,
-//! or a file whose name ends in one of `LS_COLORS`' `*.ext` suffixes.
+//! colour of its kind: directory, symbolic link (or dangling link), FIFO, socket,
+//! device, executable file, or a file whose name ends in one of `LS_COLORS`' `*.ext`
+//! suffixes.
 //!
 //! `LS_COLORS` is read as `dircolors` writes it: `key=SGR` pairs separated by `:`,
-//! where key is a two-letter type (`di`, `ln`, `or`, `ex`, `fi` are the ones a finder
-//! can show; the rest, about devices, sockets and special permission bits, are
-//! ignored) or `*SUFFIX`, matched against the end of the name ignoring ASCII case (as
+//! where key is a two-letter type (`di`, `ln`, `or`, `ex`, `fi`, `pi`, `so`, `bd`, `cd`
+//! are the ones a finder can show; the rest, about special permission bits and
+//! hard links, are ignored) or `*SUFFIX`, matched against the end of the name ignoring ASCII case (as
 //! GNU `ls` does since coreutils 9.2). `ln=target` colours a link as what it points
 //! to. Entries that cannot be parsed are skipped, as `ls` skips them, rather than
 //! failing a search over a colour.
@@ -31,6 +32,10 @@ pub struct Palette {
     orphan: Option<Style>,
     exec: Option<Style>,
     file: Option<Style>,
+    fifo: Option<Style>,
+    socket: Option<Style>,
+    block_device: Option<Style>,
+    char_device: Option<Style>,
     /// `*SUFFIX` entries, suffixes lowercased; a later entry for the same suffix wins,
     /// and the longest matching suffix wins over shorter ones.
     suffixes: Vec<(Box<[u8]>, Style)>,
@@ -39,6 +44,7 @@ pub struct Palette {
 /// The palette used when `LS_COLORS` is not set: the types as GNU `dircolors` colours
 /// them, and a few groups of extensions a person looks for in a listing.
 const DEFAULT_LS_COLORS: &str = "di=01;34:ln=01;36:or=40;31;01:ex=01;32:\
+pi=40;33:so=01;35:bd=40;33;01:cd=40;33;01:\
 *.tar=01;31:*.tgz=01;31:*.gz=01;31:*.xz=01;31:*.zst=01;31:*.bz2=01;31:*.zip=01;31:\
 *.7z=01;31:*.rar=01;31:\
 *.jpg=01;35:*.jpeg=01;35:*.png=01;35:*.gif=01;35:*.webp=01;35:*.bmp=01;35:\
@@ -55,6 +61,10 @@ pub enum Shade {
     File {
         executable: bool,
     },
+    Fifo,
+    Socket,
+    BlockDevice,
+    CharDevice,
 }
 
 impl Palette {
@@ -101,6 +111,10 @@ impl Palette {
                 b"or" => palette.orphan = style,
                 b"ex" => palette.exec = style,
                 b"fi" => palette.file = style,
+                b"pi" => palette.fifo = style,
+                b"so" => palette.socket = style,
+                b"bd" => palette.block_device = style,
+                b"cd" => palette.char_device = style,
                 [b'*', suffix @ ..] if !suffix.is_empty() => {
                     let suffix: Box<[u8]> = suffix.to_ascii_lowercase().into();
                     palette.suffixes.retain(|(known, _)| *known != suffix);
@@ -146,6 +160,10 @@ impl Palette {
             Shade::Dir => self.dir.as_deref(),
             Shade::Link => self.link.as_deref(),
             Shade::Orphan => self.orphan.as_deref().or(self.link.as_deref()),
+            Shade::Fifo => self.fifo.as_deref(),
+            Shade::Socket => self.socket.as_deref(),
+            Shade::BlockDevice => self.block_device.as_deref(),
+            Shade::CharDevice => self.char_device.as_deref(),
             Shade::File { executable } => {
                 let by_suffix = || {
                     self.suffixes
@@ -164,11 +182,15 @@ impl Palette {
         }
     }
 
-    /// The shade of a file, directory or link of `kind`.
+    /// The shade of an entry of `kind`.
     pub fn shade(kind: EntryKind, executable: bool) -> Shade {
         match kind {
             EntryKind::Dir => Shade::Dir,
             EntryKind::Symlink => Shade::Link,
+            EntryKind::Fifo => Shade::Fifo,
+            EntryKind::Socket => Shade::Socket,
+            EntryKind::BlockDevice => Shade::BlockDevice,
+            EntryKind::CharDevice => Shade::CharDevice,
             _ => Shade::File { executable },
         }
     }
@@ -259,6 +281,18 @@ mod tests {
             ("plain", Shade::File { executable: false }, "plain"),
             ("l", Shade::Link, "E[36mlE[0m"),
             ("l", Shade::Orphan, "E[31mlE[0m"),
+        ];
+        for &(path, shade, want) in cases {
+            assert_eq!(paint(&palette, path, shade), want, "{path} {shade:?}");
+        }
+        // The special kinds, each by its own key; unset, uncoloured.
+        let palette = Palette::parse(b"pi=33:so=35:bd=1;33:cd=2;33");
+        let cases: &[(&str, Shade, &str)] = &[
+            ("p", Shade::Fifo, "E[33mpE[0m"),
+            ("s", Shade::Socket, "E[35msE[0m"),
+            ("b", Shade::BlockDevice, "E[1;33mbE[0m"),
+            ("c", Shade::CharDevice, "E[2;33mcE[0m"),
+            ("d/f", Shade::File { executable: false }, "d/f"),
         ];
         for &(path, shade, want) in cases {
             assert_eq!(paint(&palette, path, shade), want, "{path} {shade:?}");

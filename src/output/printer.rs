@@ -133,6 +133,10 @@ pub fn type_letter(kind: EntryKind) -> u8 {
         EntryKind::File => b'f',
         EntryKind::Dir => b'd',
         EntryKind::Symlink => b'l',
+        EntryKind::Socket => b's',
+        EntryKind::Fifo => b'p',
+        EntryKind::CharDevice => b'c',
+        EntryKind::BlockDevice => b'b',
         EntryKind::Other | EntryKind::Unknown => b'?',
     }
 }

@@ -139,6 +139,7 @@ impl<'a> Walker<'a> {
         let wanted = match kind {
             EntryKind::File => scope.files,
             EntryKind::Symlink => scope.links,
+            kind if kind.is_special() => scope.specials && filter.types.accepts_special(kind),
             _ => false,
         };
         if wanted {

@@ -216,7 +216,31 @@ impl Visitor<'_> {
             EntryKind::Symlink if self.here.scope.links || self.config.follow => {
                 self.visit_symlink(dir, dir_fd, entry)
             }
+            // Tested after the common kinds, and only where `-t` named one, so that
+            // telling FIFOs, sockets and devices apart costs the walk nothing.
+            _ if self.here.scope.specials && kind.is_special() => {
+                self.visit_special(dir, dir_fd, entry, kind)
+            }
             _ => {}
+        }
+    }
+
+    /// A FIFO, socket or device, in a directory where `-t s`, `p`, `c` or `b` may
+    /// match: a candidate if its kind was asked for. Never opened.
+    #[inline(never)]
+    fn visit_special(
+        &mut self,
+        dir: &Dir<'_>,
+        dir_fd: RawFd,
+        entry: RawEntry<'_>,
+        kind: EntryKind,
+    ) {
+        if self.config.filter.types.accepts_special(kind) {
+            let from = EntryAt {
+                dir_fd,
+                entry: &entry,
+            };
+            self.visit_candidate(dir.prefix, entry.name(), kind, from);
         }
     }
 
@@ -230,7 +254,8 @@ impl Visitor<'_> {
     /// An entry of a kind that may match, in directory `dir` (its printed path and
     /// a `/`): applies the name filters, then whatever needs a `stat` (taken from
     /// `from` only then, so that the C string for `fstatat` is only made when a
-    /// `stat` is needed), and prints it.
+    /// `stat` is needed), and prints it. True when it matched (for `--prune`; the
+    /// per-file callers ignore it, and inlined it costs them nothing).
     #[inline(always)]
     pub(super) fn visit_candidate(
         &mut self,
@@ -238,10 +263,8 @@ impl Visitor<'_> {
         name: &[u8],
         kind: EntryKind,
         from: impl StatFrom,
-    ) {
-        if self.config.filter.name_passes(name) {
-            self.accept(dir, name, kind, from);
-        }
+    ) -> bool {
+        self.config.filter.name_passes(name) && self.accept(dir, name, kind, from)
     }
 
     /// A root that is not walked (a file, or a link taken as itself), at depth 0:
@@ -259,9 +282,9 @@ impl Visitor<'_> {
     }
 
     /// A candidate that passed the name filters: tests what needs a `stat`, if
-    /// anything does, and prints it.
+    /// anything does, and prints it. True when it matched.
     #[inline(always)]
-    fn accept(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, from: impl StatFrom) {
+    fn accept(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, from: impl StatFrom) -> bool {
         let slow = if kind == EntryKind::File {
             self.slow_files
         } else {
@@ -276,24 +299,30 @@ impl Visitor<'_> {
             };
         }
         self.emit([dir, name], 0);
+        true
     }
 
     /// A candidate that needs a `stat` (taken now unless the caller has it).
     #[inline(never)]
-    fn visit_with_stat(&mut self, path: [&[u8]; 2], kind: EntryKind, from: impl StatFrom) {
+    fn visit_with_stat(&mut self, path: [&[u8]; 2], kind: EntryKind, from: impl StatFrom) -> bool {
         let stat = match from.stat() {
             Ok(stat) => stat,
-            Err(err) => return self.reporter.path_error(&path.concat(), &err),
+            Err(err) => {
+                self.reporter.path_error(&path.concat(), &err);
+                return false;
+            }
         };
-        if self.config.filter.stat_passes(kind, &stat) {
+        let passes = self.config.filter.stat_passes(kind, &stat);
+        if passes {
             self.emit_out_of_line(path, stat.st_size as u64);
         }
+        passes
     }
 
     /// A candidate whose record is [`OutputMode::Formatted`]: `stat`ed only if the
     /// filters or the format need it.
     #[inline(never)]
-    fn visit_formatted(&mut self, path: [&[u8]; 2], kind: EntryKind, from: impl StatFrom) {
+    fn visit_formatted(&mut self, path: [&[u8]; 2], kind: EntryKind, from: impl StatFrom) -> bool {
         let needs_stat = if kind == EntryKind::File {
             self.stat_files
         } else {
@@ -303,14 +332,18 @@ impl Visitor<'_> {
         if needs_stat {
             let stat = match from.stat() {
                 Ok(stat) => stat,
-                Err(err) => return self.reporter.path_error(&path.concat(), &err),
+                Err(err) => {
+                    self.reporter.path_error(&path.concat(), &err);
+                    return false;
+                }
             };
             if !self.config.filter.stat_passes(kind, &stat) {
-                return;
+                return false;
             }
             meta = Some(Meta::from_stat(&stat));
         }
         self.emit_formatted(path, kind, meta);
+        true
     }
 
     /// A subdirectory (or, with `-L`, a link to one, whose target's `stat` is given):
@@ -345,7 +378,7 @@ impl Visitor<'_> {
         // With `-t e` whether it matches is only known once it is listed.
         let print_if_empty = scope.dirs && filter.types.empty_only && filter.name_passes(name);
         if scope.dirs && !filter.types.empty_only {
-            match &stat {
+            let matched = match &stat {
                 Some(stat) => self.visit_candidate(dir.prefix, name, EntryKind::Dir, stat),
                 None => {
                     let from = EntryAt {
@@ -354,6 +387,10 @@ impl Visitor<'_> {
                     };
                     self.visit_candidate(dir.prefix, name, EntryKind::Dir, from)
                 }
+            };
+            // `--prune`: a directory that matched is not listed.
+            if matched && self.config.prune {
+                return;
             }
         }
         let path_state = filter.subdir_path(dir.path_state, name);
@@ -406,7 +443,12 @@ impl Visitor<'_> {
                 Ok(stat) => {
                     match EntryKind::from_mode(stat.st_mode) {
                         EntryKind::File if self.here.scope.files => {
-                            self.visit_candidate(dir.prefix, name, EntryKind::File, &stat)
+                            self.visit_candidate(dir.prefix, name, EntryKind::File, &stat);
+                        }
+                        kind if self.here.scope.specials
+                            && self.config.filter.types.accepts_special(kind) =>
+                        {
+                            self.visit_candidate(dir.prefix, name, kind, &stat);
                         }
                         EntryKind::Dir => {
                             let (dev, ino) = identity(&stat);

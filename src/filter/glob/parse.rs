@@ -35,6 +35,14 @@ use super::{is, show, work, Class, GlobError, Item, Token, NAMED};
 /// the whole match (`CHARCLASS_NAME_MAX`, 2048, less one).
 const LONGEST_CLASS_RUN: usize = 2047;
 
+/// For `glob::split_list`, which keeps a comma inside a set: where the bracket
+/// expression opened by the `[` at `open` ends (the index after its `]`), or `None`
+/// when that `[` is literal or the expression is refused.
+pub(super) fn bracket_ends(p: &[u32]) -> impl Fn(usize) -> Option<usize> + '_ {
+    let brackets = Brackets::new(p);
+    move |open| brackets.expression(open).ok().flatten().map(|(_, end)| end)
+}
+
 /// Turns the pattern's characters into tokens.
 pub(super) fn parse(p: &[u32]) -> Result<Vec<Token>, GlobError> {
     if p.len() >= REFUSED as usize {

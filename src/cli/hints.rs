@@ -1,0 +1,803 @@
+//! What people bring from `find` and `fd`, recognised before clap sees it and refused
+//! with the pfind spelling of what was meant (issue 18).
+//!
+//! Left to clap, find's options are misread by short-flag clustering, silently:
+//! `-name foo` is `-n ame` with the root `foo`, `-type f` is `-t ype`, `-maxdepth 1`
+//! gets clap's advice to write `-- -m`. fd's options either do something else here
+//! (`-x CMD` is one file system, then a root named CMD) or get a "did you mean"
+//! that is wrong (`--exec` suggests `--exclude`, `--and` `--changed-before`).
+//!
+//! [`refusal`] walks the arguments as clap will, knowing from the clap definition
+//! which options take a value (so that a value such as `-n -name` is never taken for
+//! an option), and stops at `--`. In option position it refuses:
+//!
+//! * a word of [`FIND`]: one of find's tests, actions, operators and options;
+//! * a long option of [`FD_LONG`] that pfind does not have;
+//! * a letter of [`FD_SHORT`] that pfind does not have, alone or in a cluster;
+//! * `-x` followed by a word that is no file but a command on `PATH` (fd's `-x CMD`).
+//!
+//! Every pfind cluster of flags stays valid: no two or three of pfind's short flags
+//! that clap accepts together spell a word of the tables (tested below), and a
+//! cluster is looked at letter by letter only after the whole word was not one of
+//! find's.
+
+use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
+
+/// What the hints need to know of pfind's own options.
+pub trait Options {
+    /// Whether the short option `letter` takes a value; `None` if pfind has none.
+    fn short_takes_value(&self, letter: char) -> Option<bool>;
+    /// Whether the long option `name` (without `--`) takes a value; `None` if none.
+    fn long_takes_value(&self, name: &str) -> Option<bool>;
+}
+
+impl Options for clap::Command {
+    fn short_takes_value(&self, letter: char) -> Option<bool> {
+        self.get_arguments()
+            .find(|arg| arg.get_short() == Some(letter))
+            .map(|arg| arg.get_action().takes_values())
+    }
+
+    fn long_takes_value(&self, name: &str) -> Option<bool> {
+        self.get_arguments()
+            .find(|arg| {
+                arg.get_long() == Some(name)
+                    || arg.get_all_aliases().is_some_and(|all| all.contains(&name))
+            })
+            .map(|arg| arg.get_action().takes_values())
+    }
+}
+
+/// What the `-x CMD` test asks of the system.
+pub trait Paths {
+    /// True when `path` exists (a root of that name can be walked or reported).
+    fn exists(&self, path: &OsStr) -> bool;
+    /// True when `word` names a program on `PATH`.
+    fn is_command(&self, word: &OsStr) -> bool;
+}
+
+/// The real file system and `PATH`.
+pub struct System;
+
+impl Paths for System {
+    fn exists(&self, path: &OsStr) -> bool {
+        std::fs::symlink_metadata(path).is_ok()
+    }
+
+    fn is_command(&self, word: &OsStr) -> bool {
+        let Some(path) = std::env::var_os("PATH") else {
+            return false;
+        };
+        std::env::split_paths(&path).any(|dir| dir.join(word).is_file())
+    }
+}
+
+/// One recognised spelling: `'WORD' is WHOSE: ADVICE`.
+#[derive(Clone, Copy)]
+struct Hint {
+    word: &'static str,
+    whose: &'static str,
+    advice: &'static str,
+}
+
+const fn find(word: &'static str, advice: &'static str) -> Hint {
+    Hint {
+        word,
+        whose: "find's option",
+        advice,
+    }
+}
+
+const fn fd(word: &'static str, advice: &'static str) -> Hint {
+    Hint {
+        word,
+        whose: "fd's option",
+        advice,
+    }
+}
+
+/// Advice for a command run once per match (fd `-x`, find `-exec ... ;`).
+const XARGS_EACH: &str =
+    "pfind runs no commands: pipe the matches to xargs, once per match: pfind ... -0 | \
+     xargs -0 -n 1 CMD";
+/// Advice for a command run on many matches at once (fd `-X`, find `-exec ... +`).
+const XARGS_BATCH: &str =
+    "pfind runs no commands: pipe the matches to xargs, which passes as many as fit: \
+     pfind ... -0 | xargs -0 CMD";
+const NO_OPERATORS: &str =
+    "pfind has no operators: different options must all match, and a repeated -n, -e \
+     or -t is any of them (pfind -n '*.rs' -n Makefile)";
+const LEAVE_OUT: &str = "pfind has no equivalent; leave it out";
+const NO_EQUIVALENT: &str = "pfind has no equivalent";
+const MTIME_ONLY: &str =
+    "pfind tests modification times only: --changed-within WHEN, --changed-before WHEN, \
+     --newer FILE";
+const NO_IGNORE_FILES: &str = "pfind reads no ignore files; leave it out";
+
+/// find's tests, actions, operators and options, as typed after `find ROOT`.
+/// `-newerXY` is recognised apart (see [`find_hint`]).
+const FIND: &[Hint] = &[
+    find("-name", "use -n GLOB (e.g. pfind . -n '*.rs')"),
+    find("-iname", "use -i -n GLOB (e.g. pfind . -i -n '*.jpg')"),
+    find(
+        "-path",
+        "use -p GLOB, which matches the path below the root (e.g. pfind . -p 'src/*.rs')",
+    ),
+    find(
+        "-wholename",
+        "use -p GLOB, which matches the path below the root (e.g. pfind . -p 'src/*.rs')",
+    ),
+    find("-ipath", "use -i -p GLOB (e.g. pfind . -i -p 'src/*.rs')"),
+    find(
+        "-iwholename",
+        "use -i -p GLOB (e.g. pfind . -i -p 'src/*.rs')",
+    ),
+    find(
+        "-regex",
+        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths",
+    ),
+    find(
+        "-iregex",
+        "pfind has no regular expressions: use -i -n GLOB for names, -i -p GLOB for paths",
+    ),
+    find(
+        "-regextype",
+        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths",
+    ),
+    find(
+        "-lname",
+        "pfind does not match a link's target (-t l -n GLOB matches the link's own name)",
+    ),
+    find(
+        "-ilname",
+        "pfind does not match a link's target (-t l -i -n GLOB matches the link's own name)",
+    ),
+    find(
+        "-type",
+        "use -t TYPE: f, d, l, s, p, c or b (e.g. pfind . -t d)",
+    ),
+    find("-xtype", "use -L -t TYPE, which tests what links point to"),
+    find(
+        "-size",
+        "use -S SIZE, in bytes or with a unit (e.g. pfind . -S +10mi: 10 MiB or more)",
+    ),
+    find("-empty", "use -t e (e.g. pfind . -t e -t f: empty files)"),
+    find("-executable", "use -t x"),
+    find(
+        "-perm",
+        "pfind tests no permission bits but the execute ones (-t x); --format '{mode} {}' \
+         prints them",
+    ),
+    find(
+        "-readable",
+        "pfind tests no access rights but the execute bits (-t x)",
+    ),
+    find(
+        "-writable",
+        "pfind tests no access rights but the execute bits (-t x)",
+    ),
+    find(
+        "-mtime",
+        "use --changed-within or --changed-before (e.g. pfind . --changed-within 2d)",
+    ),
+    find(
+        "-mmin",
+        "use --changed-within or --changed-before (e.g. pfind . --changed-within 30min)",
+    ),
+    find("-atime", MTIME_ONLY),
+    find("-amin", MTIME_ONLY),
+    find("-ctime", MTIME_ONLY),
+    find("-cmin", MTIME_ONLY),
+    find("-used", MTIME_ONLY),
+    find("-anewer", MTIME_ONLY),
+    find("-cnewer", MTIME_ONLY),
+    find(
+        "-newer",
+        "use --newer FILE (e.g. pfind . --newer build.stamp)",
+    ),
+    find("-user", "use --owner USER (e.g. pfind . --owner alice)"),
+    find("-uid", "use --owner UID (e.g. pfind . --owner 1000)"),
+    find("-group", "use --owner :GROUP (e.g. pfind . --owner :staff)"),
+    find("-gid", "use --owner :GID (e.g. pfind . --owner :100)"),
+    find(
+        "-nouser",
+        "pfind has no test for owners without a name (--owner takes ids too)",
+    ),
+    find(
+        "-nogroup",
+        "pfind has no test for groups without a name (--owner takes ids too)",
+    ),
+    find(
+        "-maxdepth",
+        "use -d N (e.g. pfind . -d 1: a root's children are at depth 1, as in find)",
+    ),
+    find("-mindepth", "use --min-depth N"),
+    find(
+        "-depth",
+        "pfind prints in no particular order; leave it out (--sort path gives one)",
+    ),
+    find("-links", NO_EQUIVALENT),
+    find("-inum", NO_EQUIVALENT),
+    find("-samefile", NO_EQUIVALENT),
+    find("-fstype", NO_EQUIVALENT),
+    find("-context", NO_EQUIVALENT),
+    find("-true", NO_EQUIVALENT),
+    find("-false", NO_EQUIVALENT),
+    find("-print", "pfind prints every match; leave it out"),
+    find("-print0", "use -0 (e.g. pfind . -0 | xargs -0 ls -l)"),
+    find(
+        "-printf",
+        "use --format TEMPLATE (e.g. pfind . --format '{size} {}')",
+    ),
+    find(
+        "-ls",
+        "use -l for sizes, or --format '{mode} {owner} {group} {size} {mtime} {}'",
+    ),
+    find("-fprint", "redirect pfind's output: pfind ... > FILE"),
+    find("-fprint0", "redirect pfind's output: pfind ... -0 > FILE"),
+    find(
+        "-fprintf",
+        "redirect pfind's output: pfind ... --format TEMPLATE > FILE",
+    ),
+    find("-fls", "redirect pfind's output: pfind ... -l > FILE"),
+    find("-exec", XARGS_EACH),
+    find("-execdir", XARGS_EACH),
+    find("-ok", XARGS_EACH),
+    find("-okdir", XARGS_EACH),
+    find(
+        "-delete",
+        "pfind deletes nothing: pipe the matches to rm: pfind ... -0 | xargs -0 rm --",
+    ),
+    find(
+        "-quit",
+        "use -1 (stop after the first match) or --max-results N",
+    ),
+    find(
+        "-prune",
+        "use -E GLOB to skip directories by name, or --prune with -t d to stop below \
+         every directory that matched",
+    ),
+    Hint {
+        word: "-o",
+        whose: "find's OR, or fd's short --owner",
+        advice: "pfind has no operators: different options must all match, and a repeated \
+                 -n, -e or -t is any of them (pfind -n '*.rs' -n Makefile); for the owner, \
+                 write --owner USER:GROUP",
+    },
+    find("-or", NO_OPERATORS),
+    find("-and", NO_OPERATORS),
+    find(
+        "-not",
+        "pfind has no operators: -E GLOB skips what matches, --owner '!USER' every owner \
+         but one",
+    ),
+    find("-follow", "use -L"),
+    find("-xdev", "use -x (--one-file-system)"),
+    find("-mount", "use -x (--one-file-system)"),
+    find(
+        "-daystart",
+        "a date given to --changed-within or --changed-before is its midnight; leave it \
+         out",
+    ),
+    find("-noleaf", LEAVE_OUT),
+    find("-warn", LEAVE_OUT),
+    find("-nowarn", LEAVE_OUT),
+    find("-ignore_readdir_race", LEAVE_OUT),
+    find("-noignore_readdir_race", LEAVE_OUT),
+    find("-help", "use -h (a summary) or --help"),
+    find("-version", "use -V"),
+];
+
+/// fd's long options that pfind does not have (without `--`).
+const FD_LONG: &[Hint] = &[
+    fd(
+        "hidden",
+        "pfind includes hidden files and directories always; leave it out",
+    ),
+    fd(
+        "no-hidden",
+        "to skip hidden files and directories, use -E '.*'",
+    ),
+    fd("no-ignore", NO_IGNORE_FILES),
+    fd("ignore", NO_IGNORE_FILES),
+    fd("no-ignore-vcs", NO_IGNORE_FILES),
+    fd("ignore-vcs", NO_IGNORE_FILES),
+    fd("no-ignore-parent", NO_IGNORE_FILES),
+    fd("ignore-parent", NO_IGNORE_FILES),
+    fd("no-global-ignore-file", NO_IGNORE_FILES),
+    fd("no-require-git", NO_IGNORE_FILES),
+    fd("require-git", NO_IGNORE_FILES),
+    fd(
+        "unrestricted",
+        "pfind searches hidden and ignored files always; leave it out",
+    ),
+    fd(
+        "ignore-file",
+        "pfind reads no ignore files: skip names with -E GLOB",
+    ),
+    fd(
+        "ignore-contain",
+        "pfind reads no ignore files: skip directories by name with -E GLOB",
+    ),
+    fd(
+        "case-sensitive",
+        "globs are case-sensitive unless -i; leave it out",
+    ),
+    fd(
+        "glob",
+        "pfind's patterns are globs already: use -n GLOB for names, -p GLOB for paths \
+         below the root",
+    ),
+    fd(
+        "regex",
+        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths below \
+         the root",
+    ),
+    fd(
+        "fixed-strings",
+        "for names that contain TEXT, use -n '*TEXT*'",
+    ),
+    fd("literal", "for names that contain TEXT, use -n '*TEXT*'"),
+    fd(
+        "exact",
+        "a glob without wildcards matches the whole name: -n NAME",
+    ),
+    fd(
+        "and",
+        "different options must all match already (pfind -n GLOB -e EXT ...); for two \
+         globs a name must both match, use -n GLOB1 -p '**/GLOB2'",
+    ),
+    fd("exec", XARGS_EACH),
+    fd("exec-batch", XARGS_BATCH),
+    fd(
+        "batch-size",
+        "pfind runs no commands: xargs -n N passes at most N matches at a time: pfind ... \
+         -0 | xargs -0 -n N CMD",
+    ),
+    fd(
+        "list-details",
+        "use -l for sizes, or --format '{mode} {owner} {group} {size} {mtime} {}'",
+    ),
+    fd(
+        "search-path",
+        "give the directories as arguments: pfind DIR...",
+    ),
+    fd("show-errors", "pfind shows every error; leave it out"),
+    fd(
+        "error-on-fs-errors",
+        "pfind's exit status is 1 after any error already; leave it out",
+    ),
+    fd("path-separator", "pfind has no equivalent (paths use /)"),
+    fd(
+        "relative-path",
+        "paths are relative unless -a; leave it out",
+    ),
+    fd(
+        "no-follow",
+        "pfind follows no links unless -L; leave it out",
+    ),
+    fd("dereference", "use -L (--follow)"),
+    fd("has-results", "use -q (--quiet)"),
+    fd("change-newer-than", "use --changed-within WHEN"),
+    fd("changed-after", "use --changed-within WHEN"),
+    fd("change-older-than", "use --changed-before WHEN"),
+    fd("older", "use --changed-before WHEN"),
+    fd("mount", "use -x (--one-file-system)"),
+    fd("xdev", "use -x (--one-file-system)"),
+    fd("maxdepth", "use -d N (--max-depth)"),
+    fd("mindepth", "use --min-depth N"),
+    fd("gen-completions", "use --generate bash, zsh, fish or man"),
+    fd("hyper", "use --hyperlink"),
+    fd("max-buffer-time", LEAVE_OUT),
+];
+
+/// Short options of fd (and find's options before the root) that pfind does not
+/// have. pfind's own letters are never looked up here.
+const FD_SHORT: &[(char, Hint)] = &[
+    (
+        'H',
+        Hint {
+            word: "-H",
+            whose: "fd's --hidden, or find's -H",
+            advice: "pfind includes hidden files always; a link given as a root is \
+                     walked when written with a trailing / (link/), or with -L",
+        },
+    ),
+    ('I', fd("-I", NO_IGNORE_FILES)),
+    (
+        'u',
+        fd(
+            "-u",
+            "pfind searches hidden and ignored files always; leave it out",
+        ),
+    ),
+    (
+        'g',
+        fd(
+            "-g",
+            "pfind's patterns are globs already: use -n GLOB for names, -p GLOB for paths \
+             below the root",
+        ),
+    ),
+    (
+        'F',
+        fd("-F", "for names that contain TEXT, use -n '*TEXT*'"),
+    ),
+    ('X', fd("-X", XARGS_BATCH)),
+    (
+        'P',
+        find(
+            "-P",
+            "pfind follows no links unless -L, as find -P; leave it out",
+        ),
+    ),
+    ('D', find("-D", LEAVE_OUT)),
+    ('O', find("-O", LEAVE_OUT)),
+];
+
+/// The refusal for the command line `args` (without the program's name), if it holds
+/// something a find or fd user typed that pfind would misread: one line, without the
+/// `pfind: ` that `main` puts before it.
+pub fn refusal(args: &[OsString], options: &impl Options, paths: &impl Paths) -> Option<Vec<u8>> {
+    let mut i = 0;
+    while i < args.len() {
+        let arg = args[i].as_bytes();
+        i += 1;
+        if arg == b"--" {
+            return None;
+        }
+        if let Some(long) = arg.strip_prefix(b"--") {
+            let (name, inline_value) = match long.iter().position(|&b| b == b'=') {
+                Some(eq) => (&long[..eq], true),
+                None => (long, false),
+            };
+            let Ok(name) = std::str::from_utf8(name) else {
+                continue; // not an option of anyone's; clap says so
+            };
+            match options.long_takes_value(name) {
+                Some(true) if !inline_value => i += 1,
+                Some(_) => {}
+                None => {
+                    if let Some(hint) = FD_LONG.iter().find(|hint| hint.word == name) {
+                        return Some(say(&format!("--{name}"), hint));
+                    }
+                }
+            }
+            continue;
+        }
+        let Some(letters) = arg.strip_prefix(b"-").filter(|rest| !rest.is_empty()) else {
+            continue; // a root, or `-` itself
+        };
+        if let Some(mut hint) = find_hint(arg) {
+            // `-exec CMD {} +` runs CMD on many matches at once.
+            let terminator = args[i..].iter().find(|a| *a == ";" || *a == "+");
+            if hint.advice == XARGS_EACH && terminator.is_some_and(|t| t == "+") {
+                hint.advice = XARGS_BATCH;
+            }
+            return Some(say(&String::from_utf8_lossy(arg), &hint));
+        }
+        // A cluster of short options, as clap reads it: flags, then perhaps one that
+        // takes the rest of the word, or the next argument, as its value.
+        let Ok(letters) = std::str::from_utf8(letters) else {
+            continue;
+        };
+        for (at, letter) in letters.char_indices() {
+            match options.short_takes_value(letter) {
+                Some(true) => {
+                    if at + letter.len_utf8() == letters.len() {
+                        i += 1;
+                    }
+                    break;
+                }
+                Some(false) => {
+                    let last = at + 1 == letters.len();
+                    if letter == 'x' && last {
+                        if let Some(command) = args.get(i) {
+                            if let Some(refused) = exec_after_x(command, paths) {
+                                return Some(refused);
+                            }
+                        }
+                    }
+                }
+                // Unknown to pfind: told if fd or find has it; otherwise clap says so.
+                None => {
+                    let (_, hint) = FD_SHORT.iter().find(|(known, _)| *known == letter)?;
+                    return Some(say(&format!("-{letter}"), hint));
+                }
+            }
+        }
+    }
+    None
+}
+
+/// A word of [`FIND`], or find's `-newerXY` (`-newermt` and its kin).
+fn find_hint(word: &[u8]) -> Option<Hint> {
+    let word = std::str::from_utf8(word).ok()?;
+    if let Some(hint) = FIND.iter().find(|hint| hint.word == word) {
+        return Some(*hint);
+    }
+    let (x, y) = match word.strip_prefix("-newer")?.as_bytes() {
+        &[x, y] => (x, y),
+        _ => return None,
+    };
+    let times = b"aBcm";
+    if !times.contains(&x) || !(times.contains(&y) || y == b't') {
+        return None;
+    }
+    let advice = match (x, y) {
+        (b'm', b't') => {
+            "use --changed-within TIME or --changed-before TIME (e.g. pfind . \
+                         --changed-within 2026-01-01)"
+        }
+        (b'm', b'm') => "use --newer FILE (e.g. pfind . --newer build.stamp)",
+        _ => MTIME_ONLY,
+    };
+    Some(Hint {
+        word: "-newerXY",
+        whose: "find's option",
+        advice,
+    })
+}
+
+/// fd's `-x CMD`: pfind's `-x` takes no value, so CMD would be a root. Refused when
+/// CMD is no file here but a command on `PATH`.
+fn exec_after_x(word: &OsStr, paths: &impl Paths) -> Option<Vec<u8>> {
+    let bytes = word.as_bytes();
+    if bytes.is_empty() || bytes.starts_with(b"-") || bytes.contains(&b'/') {
+        return None;
+    }
+    if paths.exists(word) || !paths.is_command(word) {
+        return None;
+    }
+    let mut line = b"'-x' is --one-file-system here, not fd's --exec: '".to_vec();
+    line.extend_from_slice(bytes);
+    line.extend_from_slice(
+        b"' is a command, not a directory to search; pfind runs no commands: pipe the \
+          matches to xargs: pfind ... -0 | xargs -0 -n 1 ",
+    );
+    line.extend_from_slice(bytes);
+    Some(line)
+}
+
+/// `'WORD' is WHOSE: ADVICE`, for the spelling `typed`.
+fn say(typed: &str, hint: &Hint) -> Vec<u8> {
+    format!("'{typed}' is {}: {}", hint.whose, hint.advice).into_bytes()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cli::Cli;
+    use clap::{CommandFactory, Parser};
+
+    /// A file system with `existing` paths and `commands` on `PATH`.
+    struct Fake {
+        existing: &'static [&'static str],
+        commands: &'static [&'static str],
+    }
+
+    impl Paths for Fake {
+        fn exists(&self, path: &OsStr) -> bool {
+            self.existing.iter().any(|p| OsStr::new(p) == path)
+        }
+        fn is_command(&self, word: &OsStr) -> bool {
+            self.commands.iter().any(|c| OsStr::new(c) == word)
+        }
+    }
+
+    const WORLD: Fake = Fake {
+        existing: &["src", "rm_dir"],
+        commands: &["rm", "echo", "rm_dir"],
+    };
+
+    fn refused(args: &[&str]) -> Option<String> {
+        let args: Vec<OsString> = args.iter().map(OsString::from).collect();
+        refusal(&args, &Cli::command(), &WORLD).map(|line| String::from_utf8(line).unwrap())
+    }
+
+    #[test]
+    fn find_options_are_refused_with_the_pfind_spelling() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["-name", "foo"],
+                "'-name' is find's option: use -n GLOB (e.g. pfind . -n '*.rs')",
+            ),
+            (
+                &[".", "-name", "*.rs"],
+                "'-name' is find's option: use -n GLOB (e.g. pfind . -n '*.rs')",
+            ),
+            (
+                &["-type", "f"],
+                "'-type' is find's option: use -t TYPE: f, d, l, s, p, c or b (e.g. pfind . \
+                 -t d)",
+            ),
+            (
+                &["src", "-maxdepth", "1"],
+                "'-maxdepth' is find's option: use -d N (e.g. pfind . -d 1: a root's \
+                 children are at depth 1, as in find)",
+            ),
+            (
+                &["-newermt", "2026-01-01"],
+                "'-newermt' is find's option: use --changed-within TIME or --changed-before \
+                 TIME (e.g. pfind . --changed-within 2026-01-01)",
+            ),
+            (
+                &["-exec", "rm", "{}", ";"],
+                "'-exec' is find's option: pfind runs no commands: pipe the matches to \
+                 xargs, once per match: pfind ... -0 | xargs -0 -n 1 CMD",
+            ),
+            (
+                &["-exec", "ls", "-l", "{}", "+"],
+                "'-exec' is find's option: pfind runs no commands: pipe the matches to \
+                 xargs, which passes as many as fit: pfind ... -0 | xargs -0 CMD",
+            ),
+            (
+                &["-e", "rs", "-o", "-e", "toml"],
+                "'-o' is find's OR, or fd's short --owner: pfind has no operators: \
+                 different options must all match, and a repeated -n, -e or -t is any of \
+                 them (pfind -n '*.rs' -n Makefile); for the owner, write --owner \
+                 USER:GROUP",
+            ),
+            // The first one is told.
+            (
+                &["-iname", "a", "-print0"],
+                "'-iname' is find's option: use -i -n GLOB (e.g. pfind . -i -n '*.jpg')",
+            ),
+        ];
+        for &(args, want) in cases {
+            assert_eq!(refused(args).as_deref(), Some(want), "{args:?}");
+        }
+        // Every word of the table is refused, naming it.
+        for hint in FIND {
+            let said = refused(&[hint.word]).unwrap_or_else(|| panic!("{}", hint.word));
+            assert!(said.starts_with(&format!("'{}' is ", hint.word)), "{said}");
+        }
+        for word in ["-newerBt", "-newercm", "-neweraa"] {
+            assert!(refused(&[word]).is_some(), "{word}");
+        }
+        for word in ["-newerxy", "-newerm", "-newermtt"] {
+            assert!(refused(&[word]).is_none(), "{word}");
+        }
+    }
+
+    #[test]
+    fn fd_options_are_refused_with_the_pfind_spelling() {
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["--hidden"],
+                "'--hidden' is fd's option: pfind includes hidden files and directories \
+                 always; leave it out",
+            ),
+            (
+                &["-HI", "x"],
+                "'-H' is fd's --hidden, or find's -H: pfind includes hidden files always; \
+                 a link given as a root is walked when written with a trailing / (link/), \
+                 or with -L",
+            ),
+            (
+                &["-lI"],
+                "'-I' is fd's option: pfind reads no ignore files; leave it out",
+            ),
+            (
+                &["--exec", "rm"],
+                "'--exec' is fd's option: pfind runs no commands: pipe the matches to \
+                 xargs, once per match: pfind ... -0 | xargs -0 -n 1 CMD",
+            ),
+            (
+                &["--exec-batch=ls"],
+                "'--exec-batch' is fd's option: pfind runs no commands: pipe the matches to \
+                 xargs, which passes as many as fit: pfind ... -0 | xargs -0 CMD",
+            ),
+            (
+                &["-X", "ls"],
+                "'-X' is fd's option: pfind runs no commands: pipe the matches to xargs, \
+                 which passes as many as fit: pfind ... -0 | xargs -0 CMD",
+            ),
+            (
+                &["--and", "foo"],
+                "'--and' is fd's option: different options must all match already (pfind \
+                 -n GLOB -e EXT ...); for two globs a name must both match, use -n GLOB1 -p \
+                 '**/GLOB2'",
+            ),
+            (
+                &["-x", "rm"],
+                "'-x' is --one-file-system here, not fd's --exec: 'rm' is a command, not a \
+                 directory to search; pfind runs no commands: pipe the matches to xargs: \
+                 pfind ... -0 | xargs -0 -n 1 rm",
+            ),
+            (
+                &["-e", "tmp", "-ax", "echo", "{}"],
+                "'-x' is --one-file-system here, not fd's --exec: 'echo' is a command, not \
+                 a directory to search; pfind runs no commands: pipe the matches to xargs: \
+                 pfind ... -0 | xargs -0 -n 1 echo",
+            ),
+        ];
+        for &(args, want) in cases {
+            assert_eq!(refused(args).as_deref(), Some(want), "{args:?}");
+        }
+        for hint in FD_LONG {
+            let typed = format!("--{}", hint.word);
+            let said = refused(&[&typed]).unwrap_or_else(|| panic!("{typed}"));
+            assert!(said.starts_with(&format!("'{typed}' is fd's")), "{said}");
+        }
+        for (letter, _) in FD_SHORT {
+            assert!(refused(&[&format!("-{letter}")]).is_some(), "-{letter}");
+        }
+    }
+
+    #[test]
+    fn what_pfind_means_is_left_to_clap() {
+        for args in [
+            &["-n", "-name"][..], // a glob that starts with a dash
+            &["-E", "-type"],
+            &["-S", "-size"],
+            &["--name", "-name"],
+            &["--", "-name"], // after `--`, nothing is inspected
+            &[".", "--", "-exec", "-o"],
+            &["-n-name"],      // -n with the value "-name"
+            &["-x", "src"],    // an existing directory
+            &["-x", "rm_dir"], // exists, even if a command has the name
+            &["-x", "nosuch"], // not a command: a missing root, reported as such
+            &["-x", "./rm"],
+            &["-x", "-e", "rs"],
+            &["-a"],
+            &["-L", "-x", "-0l", "-ic", "-1q"],
+            &["--extension=rs", "--owner", "-o"],
+            &["--bogus"], // unknown to both: clap says so
+            &["-k"],
+            &["-"],
+        ] {
+            assert_eq!(refused(args), None, "{args:?}");
+        }
+    }
+
+    /// No cluster of pfind's own short options that clap accepts is refused: every
+    /// pair and triple of letters of which all but the last are flags (a letter that
+    /// takes a value takes the rest of the word: `-name` is `-n ame`, which is what
+    /// the tables are for), followed by a value when the last letter takes one.
+    #[test]
+    fn no_valid_cluster_is_taken_for_find_or_fd() {
+        let command = Cli::command();
+        let letters: Vec<char> = command
+            .get_arguments()
+            .filter_map(|a| a.get_short())
+            .collect();
+        let takes_value = |c: char| command.short_takes_value(c) == Some(true);
+        let mut valid = Vec::new();
+        let mut clusters: Vec<String> = Vec::new();
+        for &a in &letters {
+            for &b in &letters {
+                clusters.push(format!("-{a}{b}"));
+                for &c in &letters {
+                    clusters.push(format!("-{a}{b}{c}"));
+                }
+            }
+        }
+        for cluster in clusters {
+            let head: Vec<char> = cluster[1..].chars().collect();
+            if head[..head.len() - 1].iter().any(|&c| takes_value(c)) {
+                continue;
+            }
+            let mut args = vec![cluster.clone()];
+            if takes_value(cluster.chars().last().unwrap()) {
+                args.push("1".to_string());
+            }
+            let parses =
+                Cli::try_parse_from(std::iter::once("pfind".to_string()).chain(args.clone()))
+                    .is_ok();
+            if parses {
+                let args: Vec<&str> = args.iter().map(String::as_str).collect();
+                assert_eq!(refused(&args), None, "{args:?} is a valid pfind cluster");
+                valid.push(cluster);
+            }
+        }
+        for cluster in ["-0l", "-ic", "-Lx", "-ia", "-id", "-xd", "-1a", "-iLe"] {
+            assert!(
+                valid.iter().any(|v| v == cluster),
+                "{cluster} was not tried"
+            );
+        }
+        assert!(valid.len() > 500, "only {} valid clusters", valid.len());
+    }
+}

@@ -1,0 +1,353 @@
+//! Warnings about values that are valid but cannot be what was meant: a name glob
+//! with a `/` (no name has one), a glob that reads as a regular expression, an
+//! extension written as a glob, a `-p` glob with an empty, `.` or `..` part. `main`
+//! prints them before the walk, which then runs as asked (exit status unchanged).
+//!
+//! Pure functions from one value to its message (without the `pfind: warning: `),
+//! so that each is tested here on its own. Values are bytes, as typed.
+
+use crate::filter::path::PathGlob;
+
+/// The warnings for one `-n` or `-E` glob (`option` says which).
+pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
+    let mut warnings = Vec::new();
+    // As `find -name` warns: a basename never contains a slash.
+    if pattern.contains(&b'/') {
+        let effect = if option == "-E" {
+            "excludes"
+        } else {
+            "matches"
+        };
+        let because = format!(
+            "' contains '/', which no file name does, so it {effect} nothing \
+             (-n and -E test names, not paths)"
+        );
+        warnings.push([quoted(option, pattern), because.into_bytes()].concat());
+    } else if looks_like_regex(pattern) {
+        let mut line = quoted(option, pattern);
+        line.extend_from_slice(
+            format!(
+                "' looks like a regular expression, but {option} takes a glob, as \
+                 find -name does"
+            )
+            .as_bytes(),
+        );
+        if let Some(glob) = regex_as_glob(pattern) {
+            line.extend_from_slice(format!(": perhaps {option} '").as_bytes());
+            line.extend_from_slice(&glob);
+            line.push(b'\'');
+        }
+        warnings.push(line);
+    }
+    warnings
+}
+
+/// The warning for one `-e` value as typed, if it has a glob character or a `/`.
+pub fn extension(ext: &[u8]) -> Option<Vec<u8>> {
+    if ext.contains(&b'/') {
+        let because = "' contains '/', which no file name does, so it matches nothing";
+        return Some([quoted("-e", ext), because.as_bytes().to_vec()].concat());
+    }
+    let wildcard = *ext.iter().find(|&&b| b == b'*' || b == b'?')?;
+    let mut line = quoted("-e", ext);
+    line.extend_from_slice(
+        format!(
+            "' contains '{}', but -e takes an extension, not a glob",
+            char::from(wildcard)
+        )
+        .as_bytes(),
+    );
+    // `*.rs` and `.*rs` mean the extension `rs`; anything else is a name glob.
+    let rest = ext.trim_ascii_start();
+    let rest = &rest[rest.iter().take_while(|&&b| b == b'*' || b == b'.').count()..];
+    if !rest.is_empty() && !rest.iter().any(|&b| b == b'*' || b == b'?') {
+        line.extend_from_slice(b": perhaps -e ");
+        line.extend_from_slice(rest);
+    } else if !rest.is_empty() {
+        line.extend_from_slice(b": perhaps -n '*.");
+        line.extend_from_slice(ext);
+        line.push(b'\'');
+    }
+    Some(line)
+}
+
+/// The warning for a `-p` glob no path below a root can match.
+pub fn full_path(pattern: &[u8]) -> Option<Vec<u8>> {
+    let why = PathGlob::never_matches(pattern)?;
+    let because = format!(
+        "' {why}, which no path below a root does, so it matches nothing \
+         (-p matches what follows ROOT/, as in 'src/*.rs')"
+    );
+    Some([quoted("-p", pattern), because.into_bytes()].concat())
+}
+
+/// The warning for `--prune` without `-t d`: only a directory that matched is not
+/// descended into, and without `-t d` no directory matches.
+pub fn prune_without_dirs() -> Vec<u8> {
+    b"--prune does not descend into a directory that matched, and without -t d no \
+      directory can match: it changes nothing"
+        .to_vec()
+}
+
+/// `OPTION 'VALUE` (the closing quote is the caller's).
+fn quoted(option: &str, value: &[u8]) -> Vec<u8> {
+    [format!("{option} '").as_bytes(), value].concat()
+}
+
+/// True when `glob` reads as a regular expression rather than a glob: it starts with
+/// `^`, ends with a `$` that is not escaped, or holds `\.` or another backslash
+/// before a letter of a regular expression's classes (`\d`, `\w`, `\s`, `\b`), `.+`,
+/// or `.*` between two other characters. `.*` at either end is a glob of its own
+/// (`.*rc`, hidden names; `name.*`, any extension) and does not count. Each sign can
+/// be written so that it does not trigger: `\^`, `\$`, `.` (a dot needs no escape).
+pub fn looks_like_regex(glob: &[u8]) -> bool {
+    if glob.starts_with(b"^") || ends_in_unescaped(glob, b'$') {
+        return true;
+    }
+    let mut i = 0;
+    while i < glob.len() {
+        match (glob[i], glob.get(i + 1)) {
+            (b'\\', Some(b'.' | b'd' | b'D' | b'w' | b'W' | b's' | b'S' | b'b' | b'B')) => {
+                return true
+            }
+            (b'\\', _) => i += 1,
+            (b'.', Some(b'+')) => return true,
+            (b'.', Some(b'*')) if i > 0 && i + 2 < glob.len() => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// The glob that matches what the regular expression `regex` matches in a name, when
+/// it uses nothing a glob cannot say: `^` and `$`, `.`, `.*`, `.+`, and `\` before a
+/// punctuation character. A `*` not after a `.` is taken as the glob star it was
+/// probably meant as, and then a `.` as a dot (`*.rs$` is `*.rs`). `None` for
+/// anything else (sets, groups, `|`, repetition, `\d`).
+pub fn regex_as_glob(regex: &[u8]) -> Option<Vec<u8>> {
+    let (anchored_start, body) = match regex.strip_prefix(b"^") {
+        Some(rest) => (true, rest),
+        None => (false, regex),
+    };
+    let anchored_end = ends_in_unescaped(body, b'$');
+    let body = if anchored_end {
+        &body[..body.len() - 1]
+    } else {
+        body
+    };
+    // A `*` that follows no `.` is a glob's star: whoever wrote it writes globs,
+    // and meant a `.` as a dot (`*.rs$`).
+    let glob_minded = (0..body.len()).any(|i| body[i] == b'*' && (i == 0 || body[i - 1] != b'.'));
+    let mut glob = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        match (body[i], body.get(i + 1)) {
+            (b'.', _) if glob_minded => glob.push(b'.'),
+            (b'.', Some(b'*')) => {
+                glob.push(b'*');
+                i += 1;
+            }
+            (b'.', Some(b'+')) => {
+                glob.extend_from_slice(b"?*");
+                i += 1;
+            }
+            (b'.', _) => glob.push(b'?'),
+            (b'\\', Some(&escaped)) if !escaped.is_ascii_alphanumeric() => {
+                if matches!(escaped, b'*' | b'?' | b'[' | b'\\') {
+                    glob.push(b'\\');
+                }
+                glob.push(escaped);
+                i += 1;
+            }
+            (b'*', _) => glob.push(b'*'),
+            (b'\\' | b'+' | b'?' | b'(' | b')' | b'|' | b'{' | b'}' | b'[' | b']', _) => {
+                return None
+            }
+            (b'^' | b'$', _) => return None,
+            (byte, _) => glob.push(byte),
+        }
+        i += 1;
+    }
+    if !anchored_start && !glob.starts_with(b"*") {
+        glob.insert(0, b'*');
+    }
+    if !anchored_end && !ends_in_unescaped(&glob, b'*') {
+        glob.push(b'*');
+    }
+    Some(glob)
+}
+
+/// True when `text` ends in `byte` and that byte is not escaped by a backslash (an
+/// even number of backslashes before it).
+fn ends_in_unescaped(text: &[u8], byte: u8) -> bool {
+    let Some((&last, before)) = text.split_last() else {
+        return false;
+    };
+    let backslashes = before.iter().rev().take_while(|&&b| b == b'\\').count();
+    last == byte && backslashes % 2 == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn text(line: Option<Vec<u8>>) -> Option<String> {
+        line.map(|line| String::from_utf8(line).unwrap())
+    }
+
+    #[test]
+    fn regex_signs() {
+        let cases: &[(&str, bool)] = &[
+            (".*\\.rs$", true),
+            ("^main", true),
+            ("main.rs$", true),
+            ("\\.rs", true),
+            ("a.+b", true),
+            ("\\d\\d", true),
+            ("test_.*_x", true),
+            // Globs that only look a little like one.
+            ("*.rs", false),
+            (".*", false),     // hidden names
+            (".*rc", false),   // hidden names ending in rc
+            ("name.*", false), // any extension
+            ("IMG_????.*", false),
+            ("[^a]*", false), // a negated set
+            ("a\\$", false),  // an escaped dollar is a dollar
+            ("\\^x", false),
+            ("a\\\\$", true), // an escaped backslash, then the end anchor
+            ("price$$", true),
+            ("", false),
+            ("$", true),
+            ("^", true),
+        ];
+        for &(glob, want) in cases {
+            assert_eq!(looks_like_regex(glob.as_bytes()), want, "{glob}");
+        }
+    }
+
+    #[test]
+    fn regexes_translated_to_globs() {
+        let cases: &[(&str, Option<&str>)] = &[
+            (".*\\.rs$", Some("*.rs")),
+            ("\\.rs$", Some("*.rs")),
+            ("^test_.*", Some("test_*")),
+            ("^Makefile$", Some("Makefile")),
+            ("main", Some("*main*")),
+            ("^a.b$", Some("a?b")),
+            ("^a.+$", Some("a?*")),
+            ("*.rs$", Some("*.rs")),
+            ("^*.tar.gz$", Some("*.tar.gz")),
+            ("^a\\*b$", Some("a\\*b")),
+            ("^a\\[$", Some("a\\[")),
+            ("^x\\$$", Some("x$")),
+            ("\\d+", None),
+            ("^(a|b)$", None),
+            ("^[a-z]+$", None),
+            ("a?", None),
+            ("^a^", None),
+        ];
+        for &(regex, want) in cases {
+            let got = regex_as_glob(regex.as_bytes()).map(|g| String::from_utf8(g).unwrap());
+            assert_eq!(got.as_deref(), want, "{regex}");
+        }
+    }
+
+    #[test]
+    fn name_glob_warnings() {
+        let cases: &[(&str, &[u8], &[&str])] = &[
+            ("-n", b"*.rs", &[]),
+            ("-n", b".*", &[]),
+            (
+                "-n",
+                b"a/b",
+                &[
+                    "-n 'a/b' contains '/', which no file name does, so it matches nothing \
+                   (-n and -E test names, not paths)",
+                ],
+            ),
+            (
+                "-E",
+                b"x/",
+                &[
+                    "-E 'x/' contains '/', which no file name does, so it excludes nothing \
+                   (-n and -E test names, not paths)",
+                ],
+            ),
+            (
+                "-n",
+                b".*\\.rs$",
+                &[
+                    "-n '.*\\.rs$' looks like a regular expression, but -n takes a glob, as \
+                   find -name does: perhaps -n '*.rs'",
+                ],
+            ),
+            (
+                "-E",
+                b"^(a|b)$",
+                &[
+                    "-E '^(a|b)$' looks like a regular expression, but -E takes a glob, as \
+                   find -name does",
+                ],
+            ),
+        ];
+        for &(option, pattern, want) in cases {
+            let got: Vec<String> = name_glob(option, pattern)
+                .into_iter()
+                .map(|w| String::from_utf8(w).unwrap())
+                .collect();
+            assert_eq!(got, want, "{option} {:?}", String::from_utf8_lossy(pattern));
+        }
+    }
+
+    #[test]
+    fn extension_warnings() {
+        let cases: &[(&[u8], Option<&str>)] = &[
+            (b"rs", None),
+            (b"tar.gz", None),
+            (
+                b"*.rs",
+                Some(
+                    "-e '*.rs' contains '*', but -e takes an extension, not a glob: perhaps -e rs",
+                ),
+            ),
+            (
+                b".*rs",
+                Some(
+                    "-e '.*rs' contains '*', but -e takes an extension, not a glob: perhaps -e rs",
+                ),
+            ),
+            (
+                b"jp?",
+                Some(
+                    "-e 'jp?' contains '?', but -e takes an extension, not a glob: perhaps \
+                     -n '*.jp?'",
+                ),
+            ),
+            (
+                b"*",
+                Some("-e '*' contains '*', but -e takes an extension, not a glob"),
+            ),
+            (
+                b"a/b",
+                Some("-e 'a/b' contains '/', which no file name does, so it matches nothing"),
+            ),
+        ];
+        for &(ext, want) in cases {
+            assert_eq!(
+                text(extension(ext)).as_deref(),
+                want,
+                "{:?}",
+                String::from_utf8_lossy(ext)
+            );
+        }
+    }
+
+    #[test]
+    fn full_path_warnings() {
+        assert_eq!(full_path(b"src/*.rs"), None);
+        let line = text(full_path(b"./src/*")).unwrap();
+        assert!(line.starts_with("-p './src/*' "), "{line}");
+        assert!(line.ends_with("(-p matches what follows ROOT/, as in 'src/*.rs')"));
+    }
+}

@@ -1,0 +1,489 @@
+//! What people arriving from find and fd type in their first minutes (issue 18),
+//! through the real binary: every warning and every refusal, with its exact message
+//! and exit status, and the spellings that must keep working.
+
+mod testenv;
+
+use testenv::TestEnv;
+
+/// Runs pfind in `env` at every thread count and checks that each run printed the
+/// `stdout` lines (in any order), exactly `stderr`, and exited with `status`.
+fn assert_run(env: &TestEnv, args: &[&str], stdout: &[&str], stderr: &str, status: i32) {
+    for threads in testenv::THREAD_COUNTS {
+        // `-j` first: anything after a `--` in `args` is a root.
+        let full = [&["-j", threads], args].concat();
+        let out = env.run(&full);
+        let shown = format!("pfind {full:?}");
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            stderr,
+            "{shown}: stderr"
+        );
+        assert_eq!(out.status.code(), Some(status), "{shown}: status");
+        let mut lines: Vec<&str> = std::str::from_utf8(&out.stdout).unwrap().lines().collect();
+        lines.sort_unstable();
+        let mut want = stdout.to_vec();
+        want.sort_unstable();
+        assert_eq!(lines, want, "{shown}: stdout");
+    }
+}
+
+fn source_tree() -> TestEnv {
+    TestEnv::new(
+        &["src", "target/debug", ".git"],
+        &[
+            "src/main.rs",
+            "src/lib.rs",
+            "Makefile",
+            "README.md",
+            "a,b",
+            "photo.jpg",
+            "target/debug/out.rs",
+            ".git/config",
+        ],
+    )
+}
+
+#[test]
+fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
+    let env = source_tree();
+    let warning = |text: &str| format!("pfind: warning: {text}\n");
+    // A regular expression typed as a glob: nothing ends in "rs$".
+    assert_run(
+        &env,
+        &["-n", ".*\\.rs$"],
+        &[],
+        &warning(
+            "-n '.*\\.rs$' looks like a regular expression, but -n takes a glob, as find \
+             -name does: perhaps -n '*.rs'",
+        ),
+        0,
+    );
+    assert_run(
+        &env,
+        &["-n", "^Make"],
+        &[],
+        &warning(
+            "-n '^Make' looks like a regular expression, but -n takes a glob, as find -name \
+             does: perhaps -n 'Make*'",
+        ),
+        0,
+    );
+    assert_run(
+        &env,
+        &["-E", "^(src|target)$", "-e", "rs"],
+        &["src/main.rs", "src/lib.rs", "target/debug/out.rs"],
+        &warning(
+            "-E '^(src|target)$' looks like a regular expression, but -E takes a glob, as \
+             find -name does",
+        ),
+        0,
+    );
+    // An extension typed as a glob: no name ends in ".*.rs".
+    assert_run(
+        &env,
+        &["-e", "*.rs"],
+        &[],
+        &warning("-e '*.rs' contains '*', but -e takes an extension, not a glob: perhaps -e rs"),
+        0,
+    );
+    assert_run(
+        &env,
+        &["-e", "jp?"],
+        &[],
+        &warning(
+            "-e 'jp?' contains '?', but -e takes an extension, not a glob: perhaps -n '*.jp?'",
+        ),
+        0,
+    );
+    assert_run(
+        &env,
+        &["-e", "src/rs"],
+        &[],
+        &warning("-e 'src/rs' contains '/', which no file name does, so it matches nothing"),
+        0,
+    );
+    // One warning per value, in the order of the options.
+    assert_run(
+        &env,
+        &["-n", "^x", "-E", "a/b", "-n", "*.md"],
+        &["README.md"],
+        &[
+            warning(
+                "-n '^x' looks like a regular expression, but -n takes a glob, as find -name \
+                 does: perhaps -n 'x*'",
+            ),
+            warning(
+                "-E 'a/b' contains '/', which no file name does, so it excludes nothing (-n \
+                 and -E test names, not paths)",
+            ),
+        ]
+        .concat(),
+        0,
+    );
+    // Globs that only look like one are left alone.
+    for glob in [".*", "*.r?", "README.*", "[^.]*"] {
+        let out = env.run(&["-n", glob]);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-n {glob}");
+        assert_eq!(out.status.code(), Some(0));
+    }
+}
+
+#[test]
+fn names_repeat_and_excludes_take_lists() {
+    let env = source_tree();
+    // -n is repeatable: any of the globs.
+    assert_run(
+        &env,
+        &["-n", "*.rs", "-n", "Makefile"],
+        &[
+            "src/main.rs",
+            "src/lib.rs",
+            "target/debug/out.rs",
+            "Makefile",
+        ],
+        "",
+        0,
+    );
+    // -E takes a comma list, as -e does (the issue's `-E target,.git`).
+    assert_run(
+        &env,
+        &["-E", "target,.git", "-E", "src"],
+        &["Makefile", "README.md", "a,b", "photo.jpg"],
+        "",
+        0,
+    );
+    // A comma that belongs to a glob is escaped; inside a set it needs nothing.
+    assert_run(&env, &["-n", "a,b"], &["a,b"], "", 0);
+    assert_run(
+        &env,
+        &["-E", "a\\,b,*.rs,.git,*.md", "-t", "f"],
+        &["Makefile", "photo.jpg"],
+        "",
+        0,
+    );
+    assert_run(
+        &env,
+        &["-E", "[,]*,a[,]*,*.md,*.rs,.git"],
+        &["Makefile", "photo.jpg"],
+        "",
+        0,
+    );
+    assert_run(
+        &env,
+        &["-E", "a,,b"],
+        &[],
+        "error: invalid value 'a,,b' for '--exclude <GLOB>': a list of globs has an empty \
+         one (write a comma in a glob as \\,)\n\nFor more information, try '--help'.\n",
+        2,
+    );
+    // -e: the same escape for a comma in an extension.
+    let env = TestEnv::new(&[], &["x.a,b", "y.a", "z.b"]);
+    assert_run(&env, &["-e", "a\\,b"], &["x.a,b"], "", 0);
+    assert_run(&env, &["-e", "a,b"], &["y.a", "z.b"], "", 0);
+}
+
+/// Asserts that pfind refuses `args` with exactly `message` (after `pfind: `),
+/// status 2, printing nothing on stdout.
+fn assert_refused(env: &TestEnv, args: &[&str], message: &str) {
+    assert_run(env, args, &[], &format!("pfind: {message}\n"), 2);
+}
+
+#[test]
+fn find_options_are_refused_with_the_pfind_spelling() {
+    let env = source_tree();
+    for (args, message) in [
+        // The issue's cases: each was misread, silently or with wrong advice.
+        (
+            &["-name", "foo"][..],
+            "'-name' is find's option: use -n GLOB (e.g. pfind . -n '*.rs')",
+        ),
+        (
+            &[".", "-name", "*.rs"],
+            "'-name' is find's option: use -n GLOB (e.g. pfind . -n '*.rs')",
+        ),
+        (
+            &["-type", "f"],
+            "'-type' is find's option: use -t TYPE: f, d, l, s, p, c or b (e.g. pfind . -t d)",
+        ),
+        (
+            &["-maxdepth", "1"],
+            "'-maxdepth' is find's option: use -d N (e.g. pfind . -d 1: a root's children \
+             are at depth 1, as in find)",
+        ),
+        (
+            &["-iname", "*.JPG"],
+            "'-iname' is find's option: use -i -n GLOB (e.g. pfind . -i -n '*.jpg')",
+        ),
+        (
+            &["src", "-path", "*/lib.rs"],
+            "'-path' is find's option: use -p GLOB, which matches the path below the root \
+             (e.g. pfind . -p 'src/*.rs')",
+        ),
+        (
+            &["-size", "+1M"],
+            "'-size' is find's option: use -S SIZE, in bytes or with a unit (e.g. pfind . \
+             -S +10mi: 10 MiB or more)",
+        ),
+        (
+            &["-mtime", "-1"],
+            "'-mtime' is find's option: use --changed-within or --changed-before (e.g. \
+             pfind . --changed-within 2d)",
+        ),
+        (
+            &["-mmin", "-5"],
+            "'-mmin' is find's option: use --changed-within or --changed-before (e.g. pfind \
+             . --changed-within 30min)",
+        ),
+        (
+            &["-newer", "Makefile"],
+            "'-newer' is find's option: use --newer FILE (e.g. pfind . --newer build.stamp)",
+        ),
+        (
+            &["-user", "root"],
+            "'-user' is find's option: use --owner USER (e.g. pfind . --owner alice)",
+        ),
+        (
+            &["-group", "root"],
+            "'-group' is find's option: use --owner :GROUP (e.g. pfind . --owner :staff)",
+        ),
+        (
+            &["-mindepth", "2"],
+            "'-mindepth' is find's option: use --min-depth N",
+        ),
+        (
+            &["-empty"],
+            "'-empty' is find's option: use -t e (e.g. pfind . -t e -t f: empty files)",
+        ),
+        (&["-executable"], "'-executable' is find's option: use -t x"),
+        (
+            &["-print0"],
+            "'-print0' is find's option: use -0 (e.g. pfind . -0 | xargs -0 ls -l)",
+        ),
+        (
+            &["-exec", "rm", "{}", ";"],
+            "'-exec' is find's option: pfind runs no commands: pipe the matches to xargs, \
+             once per match: pfind ... -0 | xargs -0 -n 1 CMD",
+        ),
+        (
+            &["-exec", "ls", "-l", "{}", "+"],
+            "'-exec' is find's option: pfind runs no commands: pipe the matches to xargs, \
+             which passes as many as fit: pfind ... -0 | xargs -0 CMD",
+        ),
+        (
+            &["-execdir", "echo", "{}", ";"],
+            "'-execdir' is find's option: pfind runs no commands: pipe the matches to \
+             xargs, once per match: pfind ... -0 | xargs -0 -n 1 CMD",
+        ),
+        (
+            &["-delete"],
+            "'-delete' is find's option: pfind deletes nothing: pipe the matches to rm: \
+             pfind ... -0 | xargs -0 rm --",
+        ),
+        (
+            &["-quit"],
+            "'-quit' is find's option: use -1 (stop after the first match) or \
+             --max-results N",
+        ),
+        (
+            &["-prune"],
+            "'-prune' is find's option: use -E GLOB to skip directories by name, or --prune \
+             with -t d to stop below every directory that matched",
+        ),
+        (
+            &["-o"],
+            "'-o' is find's OR, or fd's short --owner: pfind has no operators: different \
+             options must all match, and a repeated -n, -e or -t is any of them (pfind -n \
+             '*.rs' -n Makefile); for the owner, write --owner USER:GROUP",
+        ),
+        (
+            &["-not", "-name", "x"],
+            "'-not' is find's option: pfind has no operators: -E GLOB skips what matches, \
+             --owner '!USER' every owner but one",
+        ),
+        (
+            &["-P", "."],
+            "'-P' is find's option: pfind follows no links unless -L, as find -P; leave it out",
+        ),
+    ] {
+        assert_refused(&env, args, message);
+    }
+}
+
+#[test]
+fn fd_options_are_refused_with_the_pfind_spelling() {
+    let env = source_tree();
+    for (args, message) in [
+        (
+            &["--hidden"][..],
+            "'--hidden' is fd's option: pfind includes hidden files and directories always; \
+             leave it out",
+        ),
+        (
+            &["-H"],
+            "'-H' is fd's --hidden, or find's -H: pfind includes hidden files always; a link \
+             given as a root is walked when written with a trailing / (link/), or with -L",
+        ),
+        (
+            &["--no-ignore"],
+            "'--no-ignore' is fd's option: pfind reads no ignore files; leave it out",
+        ),
+        (
+            &["-I"],
+            "'-I' is fd's option: pfind reads no ignore files; leave it out",
+        ),
+        (
+            &["-u"],
+            "'-u' is fd's option: pfind searches hidden and ignored files always; leave it out",
+        ),
+        (
+            &["--glob", "*.rs"],
+            "'--glob' is fd's option: pfind's patterns are globs already: use -n GLOB for \
+             names, -p GLOB for paths below the root",
+        ),
+        (
+            &["-g", "*.rs"],
+            "'-g' is fd's option: pfind's patterns are globs already: use -n GLOB for names, \
+             -p GLOB for paths below the root",
+        ),
+        (
+            &["--regex", "rs$"],
+            "'--regex' is fd's option: pfind has no regular expressions: use -n GLOB for \
+             names, -p GLOB for paths below the root",
+        ),
+        (
+            &["-F", "main"],
+            "'-F' is fd's option: for names that contain TEXT, use -n '*TEXT*'",
+        ),
+        (
+            &["--fixed-strings", "main"],
+            "'--fixed-strings' is fd's option: for names that contain TEXT, use -n '*TEXT*'",
+        ),
+        (
+            &["--exec", "rm"],
+            "'--exec' is fd's option: pfind runs no commands: pipe the matches to xargs, once \
+             per match: pfind ... -0 | xargs -0 -n 1 CMD",
+        ),
+        (
+            &["--exec-batch", "ls"],
+            "'--exec-batch' is fd's option: pfind runs no commands: pipe the matches to \
+             xargs, which passes as many as fit: pfind ... -0 | xargs -0 CMD",
+        ),
+        (
+            &["-X", "ls"],
+            "'-X' is fd's option: pfind runs no commands: pipe the matches to xargs, which \
+             passes as many as fit: pfind ... -0 | xargs -0 CMD",
+        ),
+        (
+            &["-e", "rs", "--and", "main"],
+            "'--and' is fd's option: different options must all match already (pfind -n \
+             GLOB -e EXT ...); for two globs a name must both match, use -n GLOB1 -p \
+             '**/GLOB2'",
+        ),
+        (
+            &["--list-details"],
+            "'--list-details' is fd's option: use -l for sizes, or --format '{mode} {owner} \
+             {group} {size} {mtime} {}'",
+        ),
+        (
+            &["--older", "1d"],
+            "'--older' is fd's option: use --changed-before WHEN",
+        ),
+        // fd's -x CMD, where pfind's -x is one file system: CMD is a command, no file.
+        (
+            &["-x", "rm"],
+            "'-x' is --one-file-system here, not fd's --exec: 'rm' is a command, not a \
+             directory to search; pfind runs no commands: pipe the matches to xargs: pfind \
+             ... -0 | xargs -0 -n 1 rm",
+        ),
+        (
+            &["-e", "tmp", "-x", "rm", "{}"],
+            "'-x' is --one-file-system here, not fd's --exec: 'rm' is a command, not a \
+             directory to search; pfind runs no commands: pipe the matches to xargs: pfind \
+             ... -0 | xargs -0 -n 1 rm",
+        ),
+    ] {
+        assert_refused(&env, args, message);
+    }
+    // fd's options that pfind has too work as fd users expect.
+    assert_run(&env, &["--type", "f", "-e", "md"], &["README.md"], "", 0);
+    assert_run(
+        &env,
+        &["--full-path", "src/*.rs"],
+        &["src/main.rs", "src/lib.rs"],
+        "",
+        0,
+    );
+    // A date given to --newer, which takes a FILE, is pointed at --changed-within.
+    assert_run(
+        &env,
+        &["--newer", "2024-01-01"],
+        &[],
+        "error: invalid value '2024-01-01' for '--newer <FILE>': No such file or directory \
+         (--newer takes a FILE whose time to compare with; for a date or a duration, use \
+         --changed-within 2024-01-01 or --changed-before 2024-01-01)\n\n\
+         For more information, try '--help'.\n",
+        2,
+    );
+    assert_run(
+        &env,
+        &["--newer", "1d"],
+        &[],
+        "error: invalid value '1d' for '--newer <FILE>': No such file or directory (--newer \
+         takes a FILE whose time to compare with; for a date or a duration, use \
+         --changed-within 1d or --changed-before 1d)\n\n\
+         For more information, try '--help'.\n",
+        2,
+    );
+    assert_run(
+        &env,
+        &["--newer", "nosuchfile"],
+        &[],
+        "error: invalid value 'nosuchfile' for '--newer <FILE>': No such file or \
+         directory\n\nFor more information, try '--help'.\n",
+        2,
+    );
+}
+
+#[test]
+fn what_pfind_means_still_works() {
+    let env = source_tree();
+    env.write("-name/-name", b"");
+    // Clusters of pfind's flags.
+    for args in [
+        &["-0l"][..],
+        &["-ic"],
+        &["-ax"],
+        &["-1a"],
+        &["-Lx", "-e", "rs"],
+    ] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(0), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+    // After `--`, nothing is inspected: a root named like find's option.
+    assert_run(&env, &["--", "-name"], &["-name/-name"], "", 0);
+    // A glob that starts with a dash is -n's value, not find's -name.
+    assert_run(&env, &["-n", "-name"], &["-name/-name"], "", 0);
+    assert_run(&env, &["-t", "d", "-n", "-name"], &["-name"], "", 0);
+    // -x before a directory is one file system, as ever; before a missing word that
+    // is no command, the root is missing.
+    assert_run(&env, &["-x", "src"], &["src/main.rs", "src/lib.rs"], "", 0);
+    assert_run(
+        &env,
+        &["-x", "nosuchcommand"],
+        &[],
+        "pfind: nosuchcommand: No such file or directory (roots are directories to \
+         search; match names with -n GLOB or -e EXT)\n",
+        1,
+    );
+    // What clap knows better still comes from clap: a typo gets its suggestion.
+    let out = env.run(&["--extention", "rs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("error: unexpected argument '--extention' found")
+            && stderr.contains("'--extension'"),
+        "{stderr}"
+    );
+}
