@@ -35,6 +35,7 @@
 //! The soft `RLIMIT_NOFILE` is first raised towards the hard limit (as bfs does).
 //! Descriptors already open below it (stdio, and whatever the parent process left
 //! open, counted in `/proc/self/fd` as bfs's `infer_fdlimit` does) are taken off,
+//! then those the rest of the process needs (each command's pipes, with `--exec`),
 //! then two spare, then two for each worker (the directory it is reading, plus one
 //! more while it opens a path a piece at a time), and the rest may be anchors. Under a
 //! very low limit the number of workers shrinks so that this arithmetic still holds.
@@ -358,11 +359,12 @@ fn release_place() {
     tests::release_place_locally();
 }
 
-/// Sets the budget for a walk with `requested` workers and returns how many workers
-/// the descriptor limit allows (at least one).
-pub fn configure(requested: usize) -> usize {
+/// Sets the budget for a walk with `requested` workers that leaves `keep_free`
+/// descriptors to the rest of the process (the pipes of `--exec`'s commands), and
+/// returns how many workers the descriptor limit allows (at least one).
+pub fn configure(requested: usize, keep_free: usize) -> usize {
     let limit = raise_soft_limit();
-    let open = count_open_below(limit);
+    let open = count_open_below(limit) + keep_free;
     let (workers, anchors) = split_budget(limit, open, requested);
     ANCHOR_LIMIT.store(anchors, Ordering::Relaxed);
     workers
