@@ -10,13 +10,14 @@
 //! with a panic hook that names the main thread as the runtime would have.
 #![no_main]
 
-use clap::Parser;
-use pfind::cli::Cli;
+use clap::{CommandFactory, Parser};
+use pfind::cli::{fd_exec_hint, Cli};
 use pfind::generate;
 use pfind::output::sink::reader_left;
 use pfind::output::sizes::size_summary;
 use pfind::output::{Output, OutputMode};
 use pfind::report::{escape_usage, ExitStatus, Reporter};
+use std::ffi::OsString;
 use std::io::Write;
 
 /// Running out of memory is a message and status 1, not an abort (see `alloc.rs`).
@@ -56,7 +57,7 @@ fn run() -> ExitStatus {
     // Checked before anything else opens a descriptor that could land on 1; whether
     // a closed stdout matters depends on what is asked, known once parsed.
     let stdout = Output::stdout();
-    let cli = match Cli::try_parse() {
+    let cli = match parse_args() {
         Ok(cli) => cli,
         Err(stop) => return parse_stop(&stop, stdout.is_ok(), &reporter),
     };
@@ -97,6 +98,16 @@ fn run() -> ExitStatus {
         OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
     reporter.exit_status()
+}
+
+/// The command line as clap reads it, unless it holds fd's `-x CMD`, which gets a
+/// usage error of its own (see `cli/exec.rs`).
+fn parse_args() -> Result<Cli, clap::Error> {
+    let args: Vec<OsString> = std::env::args_os().collect();
+    match fd_exec_hint(&args, Cli::command) {
+        Some(hint) => Err(hint),
+        None => Cli::try_parse_from(args),
+    }
 }
 
 /// Where clap stops the run instead of returning options: `--help` and `--version`,
