@@ -557,6 +557,56 @@ fn batches_fill_up_to_the_argument_limit() {
     }
 }
 
+/// A batch the system refuses as too long (`E2BIG`) is run in halves, down to the
+/// paths it refuses alone: here two paths longer than Linux's limit on one argument
+/// (128 KiB), deep in a chain of 255-byte names, among short ones that all still run.
+#[test]
+fn a_batch_the_system_refuses_is_run_in_halves() {
+    let env = TestEnv::new(&[], &[]);
+    let mut expected = Vec::new();
+    for i in 0..10 {
+        env.write(format!("short{i}"), b"");
+        expected.push(format!("./short{i}").into_bytes());
+    }
+    let component = [b'd'; 255];
+    let root = std::ffi::CString::new(env.root().as_os_str().as_bytes()).unwrap();
+    // SAFETY: NUL-terminated names; each descriptor is closed once its child is open.
+    unsafe {
+        let mut dir = libc::open(root.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY);
+        assert!(dir >= 0);
+        let name = std::ffi::CString::new(&component[..]).unwrap();
+        for _ in 0..(140 * 1024 / 256) {
+            assert_eq!(libc::mkdirat(dir, name.as_ptr(), 0o755), 0, "mkdirat");
+            let child = libc::openat(dir, name.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY);
+            assert!(child >= 0, "openat");
+            libc::close(dir);
+            dir = child;
+        }
+        for file in [c"a", c"b"] {
+            let fd = libc::openat(dir, file.as_ptr(), libc::O_WRONLY | libc::O_CREAT, 0o644);
+            assert!(fd >= 0, "create");
+            libc::close(fd);
+        }
+        libc::close(dir);
+    }
+    for threads in THREAD_COUNTS {
+        let out = env.run(&["-j", threads, "-X", "printf", "%s\\n", "+"]);
+        let context = format!("-j {threads}");
+        assert_eq!(
+            text(&out.stderr),
+            "pfind: printf: Argument list too long\n".repeat(2),
+            "{context}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{context}");
+        assert_same_records(&context, &split_records(&out.stdout, b'\n'), &expected);
+    }
+    // The chain is deeper than `remove_dir_all` would like; `rm -rf` copes.
+    let _ = Command::new("rm")
+        .arg("-rf")
+        .arg(env.root().join(OsStr::from_bytes(&component)))
+        .status();
+}
+
 /// Batches: as for `commands_start_while_the_walk_goes_on`, with a limit small
 /// enough that `BIG`'s first block of paths fills several batches, more than wait
 /// while one runs.
