@@ -5,6 +5,7 @@
 //! is already in the form the hot path wants (the predicates resolved into a
 //! [`Filter`], a concrete thread count).
 
+use crate::exec::Exec;
 use crate::filter::Filter;
 use crate::os::dirent::EntryKind;
 use crate::output::format::{Format, SortOrder};
@@ -41,6 +42,9 @@ pub struct Config {
     /// from [`Format::resolve`]. With `--sort`, the walk keeps the matches and
     /// [`crate::output::Output::finish`] prints them after [`crate::run`].
     pub format: Option<Format>,
+    /// `--exec` or `--exec-batch`: the matches are given to a command instead of
+    /// printed (see [`crate::exec`]); `output` and `format` are then unused.
+    pub exec: Option<Exec>,
     /// Number of worker threads, at least 1.
     pub threads: usize,
     /// Workers that may be started on top of `threads` when directory reads are found
@@ -52,6 +56,9 @@ pub struct Config {
     /// Flush each worker's output after every directory, for a person watching a
     /// terminal; otherwise output is flushed in large blocks.
     pub flush_per_directory: bool,
+    /// Descriptors the walk leaves free for the rest of the process: with `--exec`,
+    /// the pipes of the commands running (see [`crate::exec::Exec::descriptors`]).
+    pub reserved_descriptors: usize,
     /// Ignore the kernel's `d_type` and classify every entry with `fstatat`, as on a
     /// filesystem that reports `DT_UNKNOWN`. Used by tests to exercise that path.
     pub force_stat: bool,
@@ -88,10 +95,12 @@ impl Config {
             prune: false,
             output: OutputMode::Paths { terminator: b'\n' },
             format: None,
+            exec: None,
             threads,
             spare_threads: default_spare_threads(threads),
             exact_threads: false,
             flush_per_directory: false,
+            reserved_descriptors: 0,
             force_stat: false,
             assume_disk_waits: false,
             frontier_limit: None,

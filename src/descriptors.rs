@@ -35,6 +35,7 @@
 //! The soft `RLIMIT_NOFILE` is first raised towards the hard limit (as bfs does).
 //! Descriptors already open below it (stdio, and whatever the parent process left
 //! open, counted in `/proc/self/fd` as bfs's `infer_fdlimit` does) are taken off,
+//! then those the rest of the process needs (each command's pipes, with `--exec`),
 //! then two spare, then two for each worker (the directory it is reading, plus one
 //! more while it opens a path a piece at a time), and the rest may be anchors. Under a
 //! very low limit the number of workers shrinks so that this arithmetic still holds.
@@ -358,13 +359,14 @@ fn release_place() {
     tests::release_place_locally();
 }
 
-/// Sets the budget for a walk with `requested` workers and returns how many workers
-/// the descriptor limit allows (at least one). `frontier` is the walk's frontier
-/// limit (`queue`), which bounds the anchors it is likely to hold. Call it before
-/// any worker starts.
-pub fn configure(requested: usize, frontier: usize) -> usize {
+/// Sets the budget for a walk with `requested` workers that leaves `keep_free`
+/// descriptors to the rest of the process (the pipes of `--exec`'s commands), and
+/// returns how many workers the descriptor limit allows (at least one). `frontier`
+/// is the walk's frontier limit (`queue`), which bounds the anchors it is likely to
+/// hold. Call it before any worker starts.
+pub fn configure(requested: usize, keep_free: usize, frontier: usize) -> usize {
     let limit = raise_soft_limit();
-    let open = count_open_below(limit);
+    let open = count_open_below(limit) + keep_free;
     let (workers, anchors) = split_budget(limit, open, requested);
     ANCHOR_LIMIT.store(anchors, Ordering::Relaxed);
     // The frontier's parents, and the depth-first paths below them.

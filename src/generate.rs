@@ -65,7 +65,8 @@ errors were reported.
 .TP
 1
 At least one error was reported (an unreadable directory, a missing root, a loop
-under \\-L, a failed write); everything else was still walked and printed. With
+under \\-L, a failed write), or a command of \\-\\-exec or \\-X failed; everything
+else was still walked and printed. With
 \\-q: nothing matched.
 .TP
 2

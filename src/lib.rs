@@ -24,6 +24,9 @@
 //! * [`output`] is everything about a match once it is found: the output modes and
 //!   formats, the inline lines, templates, JSON, colours, hyperlinks, `--sort`, the
 //!   `--max-results` limit and the shared sink that workers hand blocks to.
+//! * [`exec`] runs a command on the matches (`--exec`, `--exec-batch`): the
+//!   scheduler gives the walk an output whose writer hands the paths to threads
+//!   that run the commands, so the walker itself knows nothing of them.
 //! * [`os`] is what is asked of the operating system: listing (`getdents64` on Linux,
 //!   `readdir` elsewhere), opening beneath a directory, `stat`, the user database,
 //!   absolute paths.
@@ -35,6 +38,7 @@ pub mod alloc;
 pub mod cli;
 pub mod config;
 pub mod descriptors;
+pub mod exec;
 pub mod filter;
 pub mod generate;
 pub mod memory;

@@ -12,13 +12,14 @@
 
 use crate::config::Config;
 use crate::descriptors;
+use crate::exec::{Exec, Mode};
 use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::path::WorkingDir;
 use crate::os::stat::stat_at;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
-use crate::output::Output;
+use crate::output::{Output, OutputMode};
 use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::threads::{cpus_within_quota, CpuSpread, GrowthGate, COLD_START_PER_CPU};
@@ -30,11 +31,34 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
-/// Walks every root in `config` and sends matches to `output`. Problems along the way
+/// Walks every root in `config` and sends matches to `output`, or with `--exec` and
+/// `--exec-batch` to the command, whose output goes there. Problems along the way
 /// are reported through `reporter`; the walk itself only stops early if the output
 /// goes away or `--max-results` is reached.
 pub fn run(config: &Config, output: &Output, reporter: &Reporter) -> Summary {
-    run_with_reader(config, output, reporter, ReaderKind::native())
+    let Some(exec) = &config.exec else {
+        return run_with_reader(config, output, reporter, ReaderKind::native());
+    };
+    let walk = exec_walk(config, exec);
+    exec.run(config.threads, output, reporter, |feed| {
+        run_with_reader(&walk, feed, reporter, ReaderKind::native())
+    })
+}
+
+/// The walk behind a command: it hands the command NUL-terminated paths (what `-0`
+/// prints, any name included), with `--exec` each directory's as soon as it is
+/// listed, and leaves them the descriptors they need. With no root given, paths start with `./`, as `pfind .` prints them
+/// (and fd does here): a name that starts with `-` must not reach a command as an
+/// option.
+fn exec_walk(config: &Config, exec: &Exec) -> Config {
+    let mut walk = config.clone();
+    walk.exec = None;
+    walk.output = OutputMode::Paths { terminator: 0 };
+    walk.format = None;
+    walk.implicit_root = false;
+    walk.flush_per_directory = exec.mode() == Mode::PerMatch;
+    walk.reserved_descriptors = exec.descriptors(config.threads);
+    walk
 }
 
 /// A root that is not walked but may itself match: a regular file, or a symbolic link
@@ -118,7 +142,7 @@ pub fn run_with_reader(
     } else {
         let requested = config.threads + config.spare_threads;
         let workers = memory::affordable_workers(requested);
-        let affordable = descriptors::configure(workers, frontier);
+        let affordable = descriptors::configure(workers, config.reserved_descriptors, frontier);
         let threads = config.threads.min(affordable);
         (threads, affordable - threads)
     };

@@ -262,18 +262,18 @@ fn find_options_are_refused_with_the_pfind_spelling() {
         ),
         (
             &["-exec", "rm", "{}", ";"],
-            "'-exec' is find's option: pfind runs no commands: pipe the matches to xargs, \
-             once per match: pfind ... -0 | xargs -0 -n 1 CMD",
+            "'-exec' is find's option: use --exec CMD ARGS... ';' (e.g. pfind . -e log \
+             --exec gzip {} ';')",
         ),
         (
             &["-exec", "ls", "-l", "{}", "+"],
-            "'-exec' is find's option: pfind runs no commands: pipe the matches to xargs, \
-             which passes as many as fit: pfind ... -0 | xargs -0 CMD",
+            "'-exec' is find's option: use -X CMD ARGS... + (as many matches per command as \
+             fit; e.g. pfind . -e tmp -X rm +)",
         ),
         (
             &["-execdir", "echo", "{}", ";"],
-            "'-execdir' is find's option: pfind runs no commands: pipe the matches to \
-             xargs, once per match: pfind ... -0 | xargs -0 -n 1 CMD",
+            "'-execdir' is find's option: use --exec CMD ARGS... ';' (e.g. pfind . -e log \
+             --exec gzip {} ';')",
         ),
         (
             &["-delete"],
@@ -360,21 +360,6 @@ fn fd_options_are_refused_with_the_pfind_spelling() {
             "'--fixed-strings' is fd's option: for names that contain TEXT, use -n '*TEXT*'",
         ),
         (
-            &["--exec", "rm"],
-            "'--exec' is fd's option: pfind runs no commands: pipe the matches to xargs, once \
-             per match: pfind ... -0 | xargs -0 -n 1 CMD",
-        ),
-        (
-            &["--exec-batch", "ls"],
-            "'--exec-batch' is fd's option: pfind runs no commands: pipe the matches to \
-             xargs, which passes as many as fit: pfind ... -0 | xargs -0 CMD",
-        ),
-        (
-            &["-X", "ls"],
-            "'-X' is fd's option: pfind runs no commands: pipe the matches to xargs, which \
-             passes as many as fit: pfind ... -0 | xargs -0 CMD",
-        ),
-        (
             &["-e", "rs", "--and", "main"],
             "'--and' is fd's option: different options must all match already (pfind -n \
              GLOB -e EXT ...); for two globs a name must both match, use -n GLOB1 -p \
@@ -389,19 +374,8 @@ fn fd_options_are_refused_with_the_pfind_spelling() {
             &["--older", "1d"],
             "'--older' is fd's option: use --changed-before WHEN",
         ),
-        // fd's -x CMD, where pfind's -x is one file system: CMD is a command, no file.
-        (
-            &["-x", "rm"],
-            "'-x' is --one-file-system here, not fd's --exec: 'rm' is a command, not a \
-             directory to search; pfind runs no commands: pipe the matches to xargs: pfind \
-             ... -0 | xargs -0 -n 1 rm",
-        ),
-        (
-            &["-e", "tmp", "-x", "rm", "{}"],
-            "'-x' is --one-file-system here, not fd's --exec: 'rm' is a command, not a \
-             directory to search; pfind runs no commands: pipe the matches to xargs: pfind \
-             ... -0 | xargs -0 -n 1 rm",
-        ),
+        // fd's -x CMD (pfind's -x is one file system): tests/exec.rs, which checks the
+        // command line it suggests.
     ] {
         assert_refused(&env, args, message);
     }

@@ -97,14 +97,11 @@ const fn fd(word: &'static str, advice: &'static str) -> Hint {
     }
 }
 
-/// Advice for a command run once per match (fd `-x`, find `-exec ... ;`).
-const XARGS_EACH: &str =
-    "pfind runs no commands: pipe the matches to xargs, once per match: pfind ... -0 | \
-     xargs -0 -n 1 CMD";
-/// Advice for a command run on many matches at once (fd `-X`, find `-exec ... +`).
-const XARGS_BATCH: &str =
-    "pfind runs no commands: pipe the matches to xargs, which passes as many as fit: \
-     pfind ... -0 | xargs -0 CMD";
+/// Advice for a command run once per match (find `-exec ... ;`).
+const RUN_EACH: &str = "use --exec CMD ARGS... ';' (e.g. pfind . -e log --exec gzip {} ';')";
+/// Advice for a command run on many matches at once (find `-exec ... +`).
+const RUN_BATCH: &str =
+    "use -X CMD ARGS... + (as many matches per command as fit; e.g. pfind . -e tmp -X rm +)";
 const NO_OPERATORS: &str =
     "pfind has no operators: different options must all match, and a repeated -n, -e \
      or -t is any of them (pfind -n '*.rs' -n Makefile)";
@@ -241,10 +238,10 @@ const FIND: &[Hint] = &[
         "redirect pfind's output: pfind ... --format TEMPLATE > FILE",
     ),
     find("-fls", "redirect pfind's output: pfind ... -l > FILE"),
-    find("-exec", XARGS_EACH),
-    find("-execdir", XARGS_EACH),
-    find("-ok", XARGS_EACH),
-    find("-okdir", XARGS_EACH),
+    find("-exec", RUN_EACH),
+    find("-execdir", RUN_EACH),
+    find("-ok", RUN_EACH),
+    find("-okdir", RUN_EACH),
     find(
         "-delete",
         "pfind deletes nothing: pipe the matches to rm: pfind ... -0 | xargs -0 rm --",
@@ -348,8 +345,6 @@ const FD_LONG: &[Hint] = &[
         "different options must all match already (pfind -n GLOB -e EXT ...); for two \
          globs a name must both match, use -n GLOB1 -p '**/GLOB2'",
     ),
-    fd("exec", XARGS_EACH),
-    fd("exec-batch", XARGS_BATCH),
     fd(
         "batch-size",
         "pfind runs no commands: xargs -n N passes at most N matches at a time: pfind ... \
@@ -424,7 +419,6 @@ const FD_SHORT: &[(char, Hint)] = &[
         'F',
         fd("-F", "for names that contain TEXT, use -n '*TEXT*'"),
     ),
-    ('X', fd("-X", XARGS_BATCH)),
     (
         'P',
         find(
@@ -446,6 +440,19 @@ pub fn refusal(args: &[OsString], options: &impl Options, paths: &impl Paths) ->
         i += 1;
         if arg == b"--" {
             return None;
+        }
+        // A command's own words (`--exec find {} -name x ;`) are none of ours.
+        let terminator: Option<&[u8]> = match arg {
+            b"--exec" => Some(b";"),
+            b"--exec-batch" | b"-X" => Some(b"+"),
+            _ => None,
+        };
+        if let Some(terminator) = terminator {
+            while i < args.len() && args[i].as_bytes() != terminator {
+                i += 1;
+            }
+            i += 1;
+            continue;
         }
         if let Some(long) = arg.strip_prefix(b"--") {
             let (name, inline_value) = match long.iter().position(|&b| b == b'=') {
@@ -472,8 +479,8 @@ pub fn refusal(args: &[OsString], options: &impl Options, paths: &impl Paths) ->
         if let Some(mut hint) = find_hint(arg) {
             // `-exec CMD {} +` runs CMD on many matches at once.
             let terminator = args[i..].iter().find(|a| *a == ";" || *a == "+");
-            if hint.advice == XARGS_EACH && terminator.is_some_and(|t| t == "+") {
-                hint.advice = XARGS_BATCH;
+            if hint.advice == RUN_EACH && terminator.is_some_and(|t| t == "+") {
+                hint.advice = RUN_BATCH;
             }
             return Some(say(&String::from_utf8_lossy(arg), &hint));
         }
@@ -493,10 +500,8 @@ pub fn refusal(args: &[OsString], options: &impl Options, paths: &impl Paths) ->
                 Some(false) => {
                     let last = at + 1 == letters.len();
                     if letter == 'x' && last {
-                        if let Some(command) = args.get(i) {
-                            if let Some(refused) = exec_after_x(command, paths) {
-                                return Some(refused);
-                            }
+                        if let Some(refused) = exec_after_x(args, i - 1, paths) {
+                            return Some(refused);
                         }
                     }
                 }
@@ -541,8 +546,10 @@ fn find_hint(word: &[u8]) -> Option<Hint> {
 }
 
 /// fd's `-x CMD`: pfind's `-x` takes no value, so CMD would be a root. Refused when
-/// CMD is no file here but a command on `PATH`.
-fn exec_after_x(word: &OsStr, paths: &impl Paths) -> Option<Vec<u8>> {
+/// CMD (the word after `args[at]`, which ends in `-x`) is no file here but a command
+/// on `PATH`, with the command line to type instead.
+fn exec_after_x(args: &[OsString], at: usize, paths: &impl Paths) -> Option<Vec<u8>> {
+    let word = args.get(at + 1)?;
     let bytes = word.as_bytes();
     if bytes.is_empty() || bytes.starts_with(b"-") || bytes.contains(&b'/') {
         return None;
@@ -550,14 +557,36 @@ fn exec_after_x(word: &OsStr, paths: &impl Paths) -> Option<Vec<u8>> {
     if paths.exists(word) || !paths.is_command(word) {
         return None;
     }
+    let mut typed = vec!["pfind".to_string()];
+    for (i, arg) in args.iter().enumerate() {
+        let arg = arg.as_bytes();
+        if i != at {
+            typed.push(shell_word(arg));
+        } else if arg != b"-x" {
+            typed.push(shell_word(&arg[..arg.len() - 1]));
+            typed.push("--exec".to_string());
+        } else {
+            typed.push("--exec".to_string());
+        }
+    }
     let mut line = b"'-x' is --one-file-system here, not fd's --exec: '".to_vec();
     line.extend_from_slice(bytes);
     line.extend_from_slice(
-        b"' is a command, not a directory to search; pfind runs no commands: pipe the \
-          matches to xargs: pfind ... -0 | xargs -0 -n 1 ",
+        b"' is a command, not a directory to search; to run it on each match, use --exec: ",
     );
-    line.extend_from_slice(bytes);
+    line.extend_from_slice(typed.join(" ").as_bytes());
     Some(line)
+}
+
+/// `word` as it could be typed to a shell: as it is if nothing in it is special,
+/// otherwise in single quotes.
+fn shell_word(word: &[u8]) -> String {
+    let text = String::from_utf8_lossy(word);
+    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./{}=+:,@%^".contains(c);
+    if !text.is_empty() && text.chars().all(plain) {
+        return text.into_owned();
+    }
+    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// `'WORD' is WHOSE: ADVICE`, for the spelling `typed`.
@@ -624,13 +653,13 @@ mod tests {
             ),
             (
                 &["-exec", "rm", "{}", ";"],
-                "'-exec' is find's option: pfind runs no commands: pipe the matches to \
-                 xargs, once per match: pfind ... -0 | xargs -0 -n 1 CMD",
+                "'-exec' is find's option: use --exec CMD ARGS... ';' (e.g. pfind . -e log \
+                 --exec gzip {} ';')",
             ),
             (
                 &["-exec", "ls", "-l", "{}", "+"],
-                "'-exec' is find's option: pfind runs no commands: pipe the matches to \
-                 xargs, which passes as many as fit: pfind ... -0 | xargs -0 CMD",
+                "'-exec' is find's option: use -X CMD ARGS... + (as many matches per command \
+                 as fit; e.g. pfind . -e tmp -X rm +)",
             ),
             (
                 &["-e", "rs", "-o", "-e", "toml"],
@@ -680,21 +709,6 @@ mod tests {
                 "'-I' is fd's option: pfind reads no ignore files; leave it out",
             ),
             (
-                &["--exec", "rm"],
-                "'--exec' is fd's option: pfind runs no commands: pipe the matches to \
-                 xargs, once per match: pfind ... -0 | xargs -0 -n 1 CMD",
-            ),
-            (
-                &["--exec-batch=ls"],
-                "'--exec-batch' is fd's option: pfind runs no commands: pipe the matches to \
-                 xargs, which passes as many as fit: pfind ... -0 | xargs -0 CMD",
-            ),
-            (
-                &["-X", "ls"],
-                "'-X' is fd's option: pfind runs no commands: pipe the matches to xargs, \
-                 which passes as many as fit: pfind ... -0 | xargs -0 CMD",
-            ),
-            (
                 &["--and", "foo"],
                 "'--and' is fd's option: different options must all match already (pfind \
                  -n GLOB -e EXT ...); for two globs a name must both match, use -n GLOB1 -p \
@@ -703,14 +717,13 @@ mod tests {
             (
                 &["-x", "rm"],
                 "'-x' is --one-file-system here, not fd's --exec: 'rm' is a command, not a \
-                 directory to search; pfind runs no commands: pipe the matches to xargs: \
-                 pfind ... -0 | xargs -0 -n 1 rm",
+                 directory to search; to run it on each match, use --exec: pfind --exec rm",
             ),
             (
                 &["-e", "tmp", "-ax", "echo", "{}"],
                 "'-x' is --one-file-system here, not fd's --exec: 'echo' is a command, not \
-                 a directory to search; pfind runs no commands: pipe the matches to xargs: \
-                 pfind ... -0 | xargs -0 -n 1 echo",
+                 a directory to search; to run it on each match, use --exec: pfind -e tmp \
+                 -a --exec echo {}",
             ),
         ];
         for &(args, want) in cases {
@@ -743,6 +756,10 @@ mod tests {
             &["-x", "-e", "rs"],
             &["-a"],
             &["-L", "-x", "-0l", "-ic", "-1q"],
+            // pfind's own --exec and -X: their commands' words are not pfind's.
+            &["--exec", "find", "{}", "-name", "x", ";"],
+            &["--exec-batch", "ls", "-x", "rm", "+", "-e", "rs"],
+            &["-X", "echo", "-o"],
             &["--extension=rs", "--owner", "-o"],
             &["--bogus"], // unknown to both: clap says so
             &["-k"],

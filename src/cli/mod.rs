@@ -9,6 +9,7 @@
 //! bytes, as with `find -name`, since the names they match need not be UTF-8; other
 //! values must be text, and a value that is not says which option it was given to.
 
+mod exec;
 pub mod hints;
 mod values;
 mod warnings;
@@ -455,6 +456,10 @@ pub struct Cli {
     #[arg(short = '1', conflicts_with = "max_results", help_heading = "Output")]
     pub first: bool,
 
+    /// `--exec CMD... ;` and `-X, --exec-batch CMD... +` (see `cli/exec.rs`).
+    #[command(flatten)]
+    pub exec: exec::ExecArgs,
+
     /// Exactly N worker threads.
     ///
     /// The default is one per CPU (4 on macOS), growing up to 32 while directory reads
@@ -612,7 +617,7 @@ fn after_long_help() -> String {
         pfind /data --changed-within 1d   modified in the last day\n  \
         pfind /srv --owner '!root'  files root does not own\n  \
         pfind /data -c              just the number of matching files\n  \
-        pfind /data -0 | xargs -0 ls -l   run a command on the matches\n  \
+        pfind /data -e log -X gzip  run a command on the matches (--exec: one each)\n  \
         pfind /data --sort size --reverse -l --max-results 10  largest files\n  \
         pfind /data --format '{{size}} {{mtime}} {{}}'   a record per match\n  \
         pfind /data --json -l | jq .size   JSON lines for other programs\n  \
@@ -684,6 +689,7 @@ impl Cli {
         if let Some(owner) = self.owner {
             config.filter.owner = owner;
         }
+        config.exec = self.exec.exec;
         config.follow = self.follow;
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;
@@ -981,6 +987,38 @@ mod tests {
             &["-E", "[z-a],b"],
         ] {
             assert_eq!(parse(bad).unwrap_err().exit_code(), 2, "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn a_command_takes_the_words_up_to_its_terminator() {
+        use crate::exec::{Exec, Mode};
+        let exec = |mode, words: &[&'static str]| {
+            Some(Exec::new(mode, words.iter().map(|w| w.as_bytes())).unwrap())
+        };
+        let config = parse(&["--exec", "echo", "-e", "{}", ";", "-e", "rs"]).unwrap();
+        assert_eq!(config.exec, exec(Mode::PerMatch, &["echo", "-e", "{}"]));
+        assert_eq!(config.filter.extensions.iter().count(), 1);
+        let config = parse(&["-X", "wc", "-l", "+", "-d", "2", "src"]).unwrap();
+        assert_eq!(config.exec, exec(Mode::Batch, &["wc", "-l"]));
+        assert_eq!(config.filter.max_depth, 2);
+        assert_eq!(config.roots, [OsString::from("src")]);
+        let config = parse(&["src", "--exec-batch", "ls", "-d", "+x"]).unwrap();
+        assert_eq!(config.exec, exec(Mode::Batch, &["ls", "-d", "+x"]));
+        assert_eq!(parse(&[]).unwrap().exec, None);
+        for args in [
+            &["--exec"][..],
+            &["--exec", ";"],
+            &["-X", "{}"],
+            &["-X", "cp", "{}", "{/}"],
+            &["-X", "rm", ";"],
+            &["--exec", "rm", "{}", "+"],
+            &["--exec", "a", ";", "--exec", "b"],
+            &["--exec", "a", ";", "-X", "b"],
+            &["-l", "--exec", "ls"],
+        ] {
+            let err = parse(args).expect_err(&format!("{args:?}"));
+            assert_eq!(err.exit_code(), 2, "{args:?}");
         }
     }
 

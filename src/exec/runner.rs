@@ -1,0 +1,281 @@
+//! Running the commands, and what is said about them.
+//!
+//! `--exec`: each runner takes one path at a time and runs its command with stdin
+//! from `/dev/null` (commands run side by side: none can have the terminal) and its
+//! stdout and stderr captured; once it exits, both are written whole, stdout then
+//! stderr, while this runner holds the stderr lock. Every message of pfind's takes
+//! that lock too ([`Reporter`]), and every other runner writes under it, so nothing
+//! comes between the two, nor inside either.
+//!
+//! `--exec-batch`: one runner, which runs each batch with pfind's own stdin, stdout
+//! and stderr, one command at a time, as `find -exec ... +` and `xargs` do; an
+//! editor or a pager works. Should the system refuse a batch as too long (`E2BIG`:
+//! the environment grew, or the estimate erred), it is run as two halves.
+//!
+//! No shell is involved: the program and its arguments go to the system as bytes,
+//! the paths exactly as pfind would print them.
+//!
+//! Failures, each setting the exit status to 1:
+//! * A command that could not be started: `pfind: PROGRAM: cause`. When the
+//!   program is the same for every command and the cause is about the program (not
+//!   found, not executable), it is said once and no more commands are started.
+//! * A command killed by a signal: `pfind: PROGRAM: killed by signal 9 (SIGKILL)`.
+//!   A batch killed by `SIGPIPE` is not one: its reader left, which ends the run
+//!   quietly, as a closed pipe ends pfind's own output.
+//! * Commands that exited with a non-zero status are not reported one by one (the
+//!   command has said why, or means it as an answer: `grep` for a file without a
+//!   match); once all are done, one line counts them: `pfind: grep: 3 of 40
+//!   commands exited with a non-zero status`.
+
+use super::batch::Batch;
+use super::feed::Intake;
+use super::handoff::Handoff;
+use super::template::CommandTemplate;
+use crate::output::sink::Delivery;
+use crate::output::Output;
+use crate::report::Reporter;
+use std::ffi::OsStr;
+use std::io::{self, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+
+/// What every runner thread shares.
+pub(super) struct Runner<'a> {
+    pub(super) template: &'a CommandTemplate,
+    /// Where the program is, when it is fixed and was found in `PATH` at the start
+    /// (see `program.rs`).
+    pub(super) program: Option<Vec<u8>>,
+    pub(super) intake: &'a Intake,
+    /// pfind's stdout, for the output `--exec` captures.
+    pub(super) output: &'a Output,
+    pub(super) reporter: &'a Reporter,
+    pub(super) tally: Tally,
+}
+
+/// How the commands went.
+#[derive(Default)]
+pub(super) struct Tally {
+    /// Commands that ran and exited (or were killed).
+    ran: AtomicU64,
+    /// Of those, the ones that exited with a non-zero status, and the last status.
+    non_zero: AtomicU64,
+    last_status: AtomicI32,
+    /// The program could not be started, for a cause every command would meet.
+    program_failed: AtomicBool,
+}
+
+impl Runner<'_> {
+    /// One runner's work, until the intake is closed and empty, or abandoned.
+    pub(super) fn run(&self) {
+        // A panic here must not leave the walk waiting for a runner that is gone.
+        let _guard = AbandonOnPanic(self.intake);
+        match self.intake {
+            Intake::PerMatch(jobs) => self.run_each(jobs),
+            Intake::Batches { handoff, .. } => self.run_batches(handoff),
+        }
+    }
+
+    fn run_each(&self, jobs: &Handoff<Vec<u8>>) {
+        let mut argv = Vec::new();
+        while let Some(path) = jobs.pop() {
+            self.template.expand_one(&path, &mut argv);
+            let mut command = self.command(&argv[0]);
+            command.args(argv[1..].iter().map(|arg| OsStr::from_bytes(arg)));
+            command.stdin(Stdio::null());
+            match command.output() {
+                Ok(output) => {
+                    self.write_whole(&output.stdout, &output.stderr);
+                    self.exited(&argv[0], output.status);
+                }
+                Err(err) => self.not_started(&argv[0], &err),
+            }
+        }
+    }
+
+    fn run_batches(&self, batches: &Handoff<Batch>) {
+        while let Some(batch) = batches.pop() {
+            self.run_batch(&batch);
+        }
+    }
+
+    fn run_batch(&self, batch: &Batch) {
+        if batch.is_empty() || self.intake.is_abandoned() {
+            return;
+        }
+        let program = self.template.program();
+        let mut command = self.command(program);
+        self.template.expand_batch(batch.paths(), |arg| {
+            command.arg(OsStr::from_bytes(arg));
+        });
+        match command.status() {
+            Ok(status) => self.exited(program, status),
+            Err(err) if err.raw_os_error() == Some(libc::E2BIG) && batch.len() > 1 => {
+                let (first, second) = batch.halves();
+                self.run_batch(&first);
+                self.run_batch(&second);
+            }
+            Err(err) => self.not_started(program, &err),
+        }
+    }
+
+    /// A command that runs `program` (named so in its `argv[0]`), from where it was
+    /// found at the start if it is the fixed one; stdin, stdout and stderr inherited
+    /// unless the caller says otherwise.
+    fn command(&self, program: &[u8]) -> Command {
+        match &self.program {
+            Some(found) if self.template.program_is_fixed() => {
+                let mut command = Command::new(OsStr::from_bytes(found));
+                command.arg0(OsStr::from_bytes(program));
+                command
+            }
+            _ => Command::new(OsStr::from_bytes(program)),
+        }
+    }
+
+    /// Writes one command's captured output, each stream in one piece (see the
+    /// module's comment for why under the stderr lock).
+    fn write_whole(&self, stdout: &[u8], stderr: &[u8]) {
+        if stdout.is_empty() && stderr.is_empty() {
+            return;
+        }
+        let mut locked = io::stderr().lock();
+        if !stdout.is_empty() && self.output.deliver(stdout, self.reporter) == Delivery::Closed {
+            // The reader left (or the output failed, which `deliver` reported).
+            self.intake.abandon();
+        }
+        if !stderr.is_empty() {
+            let _ = locked.write_all(stderr);
+        }
+    }
+
+    fn exited(&self, program: &[u8], status: ExitStatus) {
+        self.tally.ran.fetch_add(1, Ordering::Relaxed);
+        if let Some(code) = status.code() {
+            if code != 0 {
+                self.tally.non_zero.fetch_add(1, Ordering::Relaxed);
+                self.tally.last_status.store(code, Ordering::Relaxed);
+            }
+            return;
+        }
+        let signal = status.signal().unwrap_or(0);
+        if signal == libc::SIGPIPE && matches!(self.intake, Intake::Batches { .. }) {
+            // A batch writes to pfind's own stdout: its reader left.
+            return self.intake.abandon();
+        }
+        let name = signal_name(signal).map_or(String::new(), |name| format!(" ({name})"));
+        let core = if status.core_dumped() {
+            ", core dumped"
+        } else {
+            ""
+        };
+        let cause = format!("killed by signal {signal}{name}{core}");
+        self.reporter.path_error(program, &io::Error::other(cause));
+    }
+
+    fn not_started(&self, program: &[u8], err: &io::Error) {
+        if self.template.program_is_fixed() && is_about_the_program(err) {
+            // Every other command would fail the same way: say it once, and stop.
+            if !self.tally.program_failed.swap(true, Ordering::Relaxed) {
+                self.reporter.path_error(program, err);
+            }
+            return self.intake.abandon();
+        }
+        self.reporter.path_error(program, err);
+    }
+
+    /// Once every command is done: the line that counts those that exited with a
+    /// non-zero status, if any did.
+    pub(super) fn report_statuses(&self) {
+        let ran = self.tally.ran.load(Ordering::Relaxed);
+        let non_zero = self.tally.non_zero.load(Ordering::Relaxed);
+        if non_zero == 0 {
+            return;
+        }
+        let cause = if ran == 1 {
+            let status = self.tally.last_status.load(Ordering::Relaxed);
+            format!("exited with status {status}")
+        } else {
+            format!("{non_zero} of {ran} commands exited with a non-zero status")
+        };
+        self.reporter
+            .path_error(self.template.program(), &io::Error::other(cause));
+    }
+}
+
+/// True when a failure to start a command is about its program, and would be the
+/// same for every command that runs it: not found, not executable, not a program.
+fn is_about_the_program(err: &io::Error) -> bool {
+    matches!(
+        err.raw_os_error(),
+        Some(
+            libc::ENOENT
+                | libc::EACCES
+                | libc::EPERM
+                | libc::ENOEXEC
+                | libc::ENOTDIR
+                | libc::ELOOP
+                | libc::ENAMETOOLONG
+        )
+    )
+}
+
+/// The usual name of a signal that ends processes.
+fn signal_name(signal: i32) -> Option<&'static str> {
+    Some(match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGTRAP => "SIGTRAP",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGUSR1 => "SIGUSR1",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGUSR2 => "SIGUSR2",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        libc::SIGSYS => "SIGSYS",
+        _ => return None,
+    })
+}
+
+/// Abandons the intake if the thread holding it panics.
+pub(super) struct AbandonOnPanic<'a>(pub(super) &'a Intake);
+
+impl Drop for AbandonOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abandon();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_about_the_program_are_told_apart() {
+        let cases: &[(i32, bool)] = &[
+            (libc::ENOENT, true),
+            (libc::EACCES, true),
+            (libc::ENOEXEC, true),
+            (libc::E2BIG, false),
+            (libc::EAGAIN, false),
+            (libc::ENOMEM, false),
+        ];
+        for &(errno, want) in cases {
+            let err = io::Error::from_raw_os_error(errno);
+            assert_eq!(is_about_the_program(&err), want, "{err}");
+        }
+        assert_eq!(signal_name(libc::SIGKILL), Some("SIGKILL"));
+        assert_eq!(signal_name(0), None);
+    }
+}
