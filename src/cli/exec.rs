@@ -45,10 +45,7 @@ impl Args for ExecArgs {
                     .value_parser(clap::value_parser!(OsString))
                     .conflicts_with_all(REPLACED_OUTPUT)
                     .help_heading("Output")
-                    .help(
-                        "Run CMD [ARGS...] on each match, several at once, instead of \
-                         printing it; the words end at ';' or the end of the line",
-                    )
+                    .help("Run CMD ARGS on each match (words up to ';')")
                     .long_help(
                         "Run a command on each match instead of printing it (fd's -x, \
                          find's -exec ... ;): CMD and its ARGS, up to a ';' word (quote it \
@@ -76,10 +73,7 @@ impl Args for ExecArgs {
                     .conflicts_with("exec")
                     .conflicts_with_all(REPLACED_OUTPUT)
                     .help_heading("Output")
-                    .help(
-                        "Run CMD [ARGS...] with as many matches as fit in one command; \
-                         the words end at '+' or the end of the line",
-                    )
+                    .help("Run CMD ARGS on many matches at once (up to '+')")
                     .long_help(
                         "Run a command with many matches at once (fd's -X, find's -exec ... \
                          {} +): as many paths per command as the system's argument limit \
