@@ -7,6 +7,13 @@
 //! commands start while the walk goes on (tests/exec.rs shows it): a full queue
 //! means the walk is waiting for commands that are running.
 //!
+//! Each side is woken only when it waits, and a walk waiting for room only once
+//! the queue is down to half, not at every item taken: it then hands over a run of
+//! paths before it waits again. Waking the other side at every item (a system call
+//! each time, and a walk far ahead of its commands pushing one path between two
+//! sleeps) made `--exec true` on 2,658 files take 1.24 to 1.28 s against 1.18
+//! (docs/benchmarks.md).
+//!
 //! Either side can end it: the walk closes it when it is over (the runners finish
 //! what is queued, then stop), and the runners abandon it when running more would be
 //! pointless (the reader of the output left, the program does not exist): what is
@@ -30,6 +37,10 @@ struct State<T> {
     closed: bool,
     /// The runners gave up: nothing more will be taken.
     abandoned: bool,
+    /// Walk threads waiting for room, and runners waiting for an item: nobody is
+    /// woken while nobody waits.
+    givers_waiting: usize,
+    takers_waiting: usize,
 }
 
 impl<T> Handoff<T> {
@@ -40,6 +51,8 @@ impl<T> Handoff<T> {
                 items: VecDeque::new(),
                 closed: false,
                 abandoned: false,
+                givers_waiting: 0,
+                takers_waiting: 0,
             }),
             filled: Condvar::new(),
             emptied: Condvar::new(),
@@ -52,18 +65,29 @@ impl<T> Handoff<T> {
     pub fn push(&self, item: T) -> bool {
         let mut state = self.lock();
         while state.items.len() >= self.capacity && !state.abandoned {
+            state.givers_waiting += 1;
             state = self
                 .emptied
                 .wait(state)
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
+            state.givers_waiting -= 1;
         }
         if state.abandoned {
             return false;
         }
         state.items.push_back(item);
+        let wake = state.takers_waiting > 0;
         drop(state);
-        self.filled.notify_one();
+        if wake {
+            self.filled.notify_one();
+        }
         true
+    }
+
+    /// How many items may be left when a waiting giver is woken: half the queue, so
+    /// that it then pushes a run of items before it waits again.
+    fn low_water(&self) -> usize {
+        self.capacity / 2
     }
 
     /// The next item, waiting for one if need be; `None` once the queue is closed
@@ -75,17 +99,22 @@ impl<T> Handoff<T> {
                 return None;
             }
             if let Some(item) = state.items.pop_front() {
+                let wake = state.givers_waiting > 0 && state.items.len() <= self.low_water();
                 drop(state);
-                self.emptied.notify_one();
+                if wake {
+                    self.emptied.notify_all();
+                }
                 return Some(item);
             }
             if state.closed {
                 return None;
             }
+            state.takers_waiting += 1;
             state = self
                 .filled
                 .wait(state)
                 .unwrap_or_else(|poisoned| poisoned.into_inner());
+            state.takers_waiting -= 1;
         }
     }
 
@@ -145,6 +174,41 @@ mod tests {
         });
         assert_eq!(taken.load(Ordering::Relaxed), 1000);
         assert_eq!(sum.load(Ordering::Relaxed), 500_500);
+    }
+
+    #[test]
+    fn givers_woken_at_half_full_lose_nothing() {
+        // Several givers wait on a full queue at once and are woken together once
+        // it is down to half; each must get its items in, and the takers all of them.
+        let handoff = Handoff::new(8);
+        let sum = AtomicUsize::new(0);
+        std::thread::scope(|scope| {
+            for _ in 0..2 {
+                scope.spawn(|| {
+                    while let Some(item) = handoff.pop() {
+                        sum.fetch_add(item, Ordering::Relaxed);
+                    }
+                });
+            }
+            let givers: Vec<_> = (0..3)
+                .map(|giver| {
+                    let handoff = &handoff;
+                    scope.spawn(move || {
+                        for item in 1..=2000 {
+                            assert!(handoff.push(giver * 10_000 + item));
+                        }
+                    })
+                })
+                .collect();
+            for giver in givers {
+                giver.join().unwrap();
+            }
+            handoff.close();
+        });
+        let expected: usize = (0..3)
+            .map(|giver| (1..=2000).map(|item| giver * 10_000 + item).sum::<usize>())
+            .sum();
+        assert_eq!(sum.load(Ordering::Relaxed), expected);
     }
 
     #[test]
