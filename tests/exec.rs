@@ -463,13 +463,11 @@ fn output_options_are_refused_with_a_command() {
     ));
 }
 
-/// Per match: the first 256 KiB block of paths from `BIG` fills the queue, so the
-/// walk waits inside `BIG`'s listing until commands have run; the first of them
-/// creates `BIG/sub/marker`, and `BIG/sub` is only queued once `BIG` is listed. So
-/// the walk finds the marker, and runs the command on it, only if commands ran while
-/// it was still going.
-#[test]
-fn commands_start_while_the_walk_goes_on() {
+/// A directory `BIG` whose 650 long names fill more than one 256 KiB block of
+/// paths, and an empty `BIG/sub` that is only queued once `BIG` is listed; returns
+/// the tree and the path of `BIG/sub/marker`, which the tests' first command
+/// creates.
+fn tree_with_a_big_first_block() -> (TestEnv, String) {
     let env = TestEnv::new(&[], &[]);
     let big = format!("B{}", "i".repeat(200));
     for i in 0..650 {
@@ -477,6 +475,17 @@ fn commands_start_while_the_walk_goes_on() {
     }
     std::fs::create_dir(env.root().join(&big).join("sub")).unwrap();
     let marker = format!("{big}/sub/marker");
+    (env, marker)
+}
+
+/// Per match: the first 256 KiB block of paths from `BIG` fills the queue, so the
+/// walk waits inside `BIG`'s listing until commands have run; the first of them
+/// creates `BIG/sub/marker`, and `BIG/sub` is only queued once `BIG` is listed. So
+/// the walk finds the marker, and runs the command on it, only if commands ran while
+/// it was still going.
+#[test]
+fn commands_start_while_the_walk_goes_on() {
+    let (env, marker) = tree_with_a_big_first_block();
     let script = "touch \"$0\"; echo \"$1\"";
     at_each_thread_count(
         &env,
@@ -612,13 +621,7 @@ fn a_batch_the_system_refuses_is_run_in_halves() {
 /// while one runs.
 #[test]
 fn batches_run_while_the_walk_goes_on() {
-    let env = TestEnv::new(&[], &[]);
-    let big = format!("B{}", "i".repeat(200));
-    for i in 0..650 {
-        env.write(format!("{big}/{i:04}{}", "n".repeat(246)), b"");
-    }
-    std::fs::create_dir(env.root().join(&big).join("sub")).unwrap();
-    let marker = format!("{big}/sub/marker");
+    let (env, marker) = tree_with_a_big_first_block();
     for threads in THREAD_COUNTS {
         let args = [
             "-j",

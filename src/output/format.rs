@@ -154,10 +154,10 @@ pub struct SortOrder {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn format(shape: Shape) -> Format {
+impl Format {
+    /// `shape`, one match per line, with no colour, link or sort: what the tests of
+    /// this folder start from.
+    pub fn plain(shape: Shape) -> Format {
         Format {
             shape,
             terminator: b'\n',
@@ -166,17 +166,22 @@ mod tests {
             sort: None,
         }
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     #[test]
     fn only_what_the_inline_path_cannot_print_is_formatted() {
-        let (mode, rest) = format(Shape::Path).resolve();
+        let (mode, rest) = Format::plain(Shape::Path).resolve();
         assert_eq!(mode, OutputMode::Paths { terminator: b'\n' });
         assert!(rest.is_none());
-        let (mode, rest) = format(Shape::Long).resolve();
+        let (mode, rest) = Format::plain(Shape::Long).resolve();
         assert_eq!(mode, OutputMode::Long { terminator: b'\n' });
         assert!(rest.is_none());
         // Colours are dropped from JSON, which then needs no stat.
-        let mut json = format(Shape::Json { meta: false });
+        let mut json = Format::plain(Shape::Json { meta: false });
         json.color = Some(Palette::parse(b"ex=32"));
         let (mode, rest) = json.resolve();
         assert_eq!(
@@ -192,28 +197,28 @@ mod tests {
     #[test]
     fn stat_is_needed_only_for_metadata() {
         let template = |text| Shape::Template(Template::parse(text).unwrap());
-        let mut sorted = format(Shape::Path);
+        let mut sorted = Format::plain(Shape::Path);
         sorted.sort = Some(SortOrder {
             key: SortKey::Path,
             reverse: false,
         });
-        let mut by_size = format(Shape::Path);
+        let mut by_size = Format::plain(Shape::Path);
         by_size.sort = Some(SortOrder {
             key: SortKey::Size,
             reverse: true,
         });
-        let mut coloured = format(Shape::Path);
+        let mut coloured = Format::plain(Shape::Path);
         coloured.color = Some(Palette::parse(b"ex=32"));
-        let mut coloured_no_exec = format(Shape::Path);
+        let mut coloured_no_exec = Format::plain(Shape::Path);
         coloured_no_exec.color = Some(Palette::parse(b"di=34"));
         // (format, files need a stat, others need a stat)
         let cases: Vec<(Format, bool, bool)> = vec![
-            (format(Shape::Path), false, false),
-            (format(Shape::Long), true, true),
-            (format(template("{} {/.} {type}")), false, false),
-            (format(template("{mtime}")), true, true),
-            (format(Shape::Json { meta: false }), false, false),
-            (format(Shape::Json { meta: true }), true, true),
+            (Format::plain(Shape::Path), false, false),
+            (Format::plain(Shape::Long), true, true),
+            (Format::plain(template("{} {/.} {type}")), false, false),
+            (Format::plain(template("{mtime}")), true, true),
+            (Format::plain(Shape::Json { meta: false }), false, false),
+            (Format::plain(Shape::Json { meta: true }), true, true),
             (sorted, false, false),
             (by_size, true, true),
             (coloured, true, false),

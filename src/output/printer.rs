@@ -146,16 +146,6 @@ mod tests {
     use super::*;
     use crate::output::template::Template;
 
-    fn format(shape: Shape) -> Format {
-        Format {
-            shape,
-            terminator: b'\n',
-            color: None,
-            hyperlink: None,
-            sort: None,
-        }
-    }
-
     #[test]
     fn printer_writes_each_shape() {
         let meta = Meta {
@@ -163,26 +153,26 @@ mod tests {
             mode: 0o100755,
             ..Meta::default()
         };
-        let mut coloured = format(Shape::Long);
+        let mut coloured = Format::plain(Shape::Long);
         coloured.color = Some(Palette::parse(b"di=34:ex=32"));
         coloured.terminator = 0;
         // (format, kind, expected)
         let cases: Vec<(Format, EntryKind, &[u8])> = vec![
-            (format(Shape::Path), EntryKind::File, b"d/f\n"),
+            (Format::plain(Shape::Path), EntryKind::File, b"d/f\n"),
             (
-                format(Shape::Long),
+                Format::plain(Shape::Long),
                 EntryKind::File,
                 b"                  42 d/f\n",
             ),
             (
-                format(Shape::Template(
+                Format::plain(Shape::Template(
                     Template::parse("{type}:{/}:{size}").unwrap(),
                 )),
                 EntryKind::Dir,
                 b"d:f:42\n",
             ),
             (
-                format(Shape::Json { meta: false }),
+                Format::plain(Shape::Json { meta: false }),
                 EntryKind::Symlink,
                 b"{\"path\":\"d/f\",\"type\":\"l\"}\n",
             ),
