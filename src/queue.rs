@@ -25,6 +25,13 @@
 //! A walk that stops at its first matches (`-1`, `--max-results`, `-q`) reads
 //! fewer directories the longer it stays breadth-first, and its limit is
 //! [`SEARCH_FRONTIER_LIMIT`].
+//!
+//! And only directories to [`BREADTH_FIRST_DEPTH`] join it, whatever the count.
+//! Level by level, a file at depth `d` waits for every directory above `d`: cheap
+//! near the root, where levels are small and people look, and nearly the whole
+//! tree for a file deep in one corner, which a depth-first walk reaches after a
+//! share of the tree that does not grow with its depth. Below that depth each
+//! directory of the frontier is the root of a depth-first walk, as above.
 //! Every worker owns a LIFO Chase-Lev deque (`crossbeam_deque::Worker`, *depth*)
 //! and the children it finds go there; pushing and popping the owner's end touches
 //! no shared cache line in the common case. A worker empties its own deque first,
@@ -114,6 +121,19 @@ pub const FRONTIER_LIMIT: usize = 1024;
 /// with this. Still a bound: a level wider than this is walked depth-first below.
 pub const SEARCH_FRONTIER_LIMIT: usize = 1 << 16;
 
+/// The deepest directories that join the frontier; their children are walked
+/// depth-first (see the module comment). Measured with bfs's early-termination
+/// benchmark (20 files per depth, `docs/benchmarks.md`), against every level read
+/// breadth-first: a file at depth 16 of a Python installation (the three such files
+/// sit in one corner, below most of the tree) 28.3 ms to find before, 3.9 with
+/// this (fd: 16.9); depth 8 of `/usr` 32.8 and 30.2; depth 8 of the Python tree
+/// 13.0 and 16.1 (bfs: 25.3); depths 2 and 4 unchanged. With 3, the Python tree's
+/// depth-4 files took twice as long; with 5 and 6, depth 8 was within a
+/// millisecond of this and depth 16 slower (4.6, 6.6 ms); with 8, depth 8 of the
+/// Python tree 11.4 and depth 16 12.7, close to fd. The full walk reads the
+/// Python tree in 19.8 ms instead of 23.5: less of it is breadth-first.
+pub const BREADTH_FIRST_DEPTH: usize = 4;
+
 /// The frontier limit for a walk: [`SEARCH_FRONTIER_LIMIT`] when it stops at its
 /// first matches, [`FRONTIER_LIMIT`] otherwise.
 pub fn frontier_limit(stops_early: bool) -> usize {
@@ -151,6 +171,8 @@ pub struct Pool<T> {
     /// [`FRONTIER_LIMIT`], or a smaller one that tests set to reach the depth-first
     /// part of the walk on small trees.
     frontier_limit: usize,
+    /// [`BREADTH_FIRST_DEPTH`], or another that tests set.
+    breadth_first_depth: usize,
     /// Raised once the frontier has reached the limit: every directory found from
     /// then on is walked depth-first.
     depth_first: AtomicBool,
@@ -201,6 +223,7 @@ impl<T> Pool<T> {
             wanted: AtomicUsize::new(wanted),
             base: AtomicUsize::new(wanted),
             frontier_limit: FRONTIER_LIMIT,
+            breadth_first_depth: BREADTH_FIRST_DEPTH,
             depth_first: AtomicBool::new(false),
         };
         (pool, slots)
@@ -210,6 +233,14 @@ impl<T> Pool<T> {
     pub fn with_frontier_limit(self, limit: usize) -> Pool<T> {
         Pool {
             frontier_limit: limit,
+            ..self
+        }
+    }
+
+    /// The same pool with another depth for the frontier (see [`BREADTH_FIRST_DEPTH`]).
+    pub fn with_breadth_first_depth(self, depth: usize) -> Pool<T> {
+        Pool {
+            breadth_first_depth: depth,
             ..self
         }
     }
@@ -265,29 +296,50 @@ impl<T> Pool<T> {
         self.unparkers.len()
     }
 
-    /// Queues directories: counts them first, so that a peer that takes one and
-    /// finishes it cannot take `dir_pending` to zero early; then wakes sleepers if
-    /// there are any. They join the breadth-first frontier until it has reached its
-    /// limit, and `slot`'s own deque after that (see the module comment).
-    pub fn push_dirs(&self, slot: &WorkerSlot<T>, dirs: impl ExactSizeIterator<Item = T>) {
+    /// Queues directories, all at `depth` (0 for roots): counts them first, so that
+    /// a peer that takes one and finishes it cannot take `dir_pending` to zero
+    /// early; then wakes sleepers if there are any. They join the breadth-first
+    /// frontier down to its depth and until it has reached its limit, and `slot`'s
+    /// own deque otherwise (see the module comment).
+    pub fn push_dirs(
+        &self,
+        slot: &WorkerSlot<T>,
+        depth: usize,
+        dirs: impl ExactSizeIterator<Item = T>,
+    ) {
         let count = dirs.len();
         if count == 0 {
             return;
         }
         let pending = self.dir_pending.fetch_add(count, Ordering::SeqCst);
-        // Relaxed: the flag only chooses an order, and a worker that sees it late
-        // queues a few more directories breadth-first.
-        if !self.depth_first.load(Ordering::Relaxed) && pending < self.frontier_limit {
+        if self.joins_frontier(depth, pending) {
             for dir in dirs {
                 self.frontier.push(dir);
             }
         } else {
-            self.depth_first.store(true, Ordering::Relaxed);
             for dir in dirs {
                 slot.depth.push(dir);
             }
         }
         self.maybe_unpark(count);
+    }
+
+    /// Whether directories at `depth`, queued with `pending` others, join the
+    /// frontier. Reaching the limit turns the walk depth-first for good.
+    fn joins_frontier(&self, depth: usize, pending: usize) -> bool {
+        if depth > self.breadth_first_depth {
+            return false;
+        }
+        // Relaxed: the flag only chooses an order, and a worker that sees it late
+        // queues a few more directories breadth-first.
+        if self.depth_first.load(Ordering::Relaxed) {
+            return false;
+        }
+        if pending >= self.frontier_limit {
+            self.depth_first.store(true, Ordering::Relaxed);
+            return false;
+        }
+        true
     }
 
     /// Marks one directory (taken from `next_job`) as completely handled, its children
@@ -445,7 +497,7 @@ mod tests {
         let pool = pool.with_frontier_limit(limit);
         let processed = AtomicU64::new(0);
         let next_id = AtomicU64::new(1);
-        pool.push_dirs(&slots[0], std::iter::once((0, 0)));
+        pool.push_dirs(&slots[0], 0, std::iter::once((0, 0)));
         std::thread::scope(|scope| {
             for slot in slots {
                 let (pool, processed, next_id) = (&pool, &processed, &next_id);
@@ -460,7 +512,7 @@ mod tests {
                             let children: Vec<(u32, u64)> = (0..fanout)
                                 .map(|_| (level + 1, next_id.fetch_add(1, Ordering::Relaxed)))
                                 .collect();
-                            pool.push_dirs(&slot, children.into_iter());
+                            pool.push_dirs(&slot, level as usize + 1, children.into_iter());
                         }
                         pool.finish_dir();
                     }
@@ -505,17 +557,29 @@ mod tests {
     }
 
     /// One worker walks `fanout`-ary trees of `depth` levels alone and records the
-    /// depth of each job it takes, and the most jobs it ever had queued.
-    fn single_worker_order(fanout: u32, depth: u32, limit: usize) -> (Vec<u32>, usize) {
+    /// depth of each job it takes, and the most jobs it ever had queued. Levels to
+    /// `breadth_first_depth` may join the frontier.
+    fn single_worker_order(
+        fanout: u32,
+        depth: u32,
+        limit: usize,
+        breadth_first_depth: usize,
+    ) -> (Vec<u32>, usize) {
         let (pool, mut slots) = Pool::<u32>::new(1);
-        let pool = pool.with_frontier_limit(limit);
+        let pool = pool
+            .with_frontier_limit(limit)
+            .with_breadth_first_depth(breadth_first_depth);
         let slot = slots.remove(0);
-        pool.push_dirs(&slot, std::iter::once(0));
+        pool.push_dirs(&slot, 0, std::iter::once(0));
         let (mut order, mut most_queued) = (Vec::new(), 0);
         while let Some(level) = pool.next_job(&slot, || {}) {
             order.push(level);
             if level < depth {
-                pool.push_dirs(&slot, std::iter::repeat_n(level + 1, fanout as usize));
+                pool.push_dirs(
+                    &slot,
+                    level as usize + 1,
+                    std::iter::repeat_n(level + 1, fanout as usize),
+                );
             }
             most_queued = most_queued.max(pool.queued_for(&slot));
             pool.finish_dir();
@@ -525,9 +589,26 @@ mod tests {
 
     #[test]
     fn below_the_limit_directories_are_taken_level_by_level() {
-        let (order, _) = single_worker_order(3, 6, 1 << 20);
+        let (order, _) = single_worker_order(3, 6, 1 << 20, usize::MAX);
         assert_eq!(order.len(), 1093);
         assert!(order.windows(2).all(|w| w[0] <= w[1]), "{order:?}");
+    }
+
+    /// Below the frontier's depth, each directory of its last level is followed by
+    /// its whole subtree, depth-first, before the next one is taken.
+    #[test]
+    fn below_the_breadth_first_depth_each_subtree_is_walked_whole() {
+        let (order, _) = single_worker_order(3, 5, 1 << 20, 2);
+        assert_eq!(order.len(), 364);
+        // Levels 0 and 1 (1 + 3 jobs), then the nine directories at depth 2, each
+        // followed by the 3 + 9 + 27 below it.
+        assert_eq!(order[..4], [0, 1, 1, 1]);
+        let at_depth_2: Vec<usize> = (0..order.len()).filter(|&i| order[i] == 2).collect();
+        let expected: Vec<usize> = (0..9).map(|k| 4 + 40 * k).collect();
+        assert_eq!(at_depth_2, expected, "{order:?}");
+        // Each subtree is depth-first: a level-3 job is followed by its own three
+        // level-4 jobs and their children before the next level-3 job.
+        assert_eq!(order[4..18], [2, 3, 4, 5, 5, 5, 4, 5, 5, 5, 4, 5, 5, 5]);
     }
 
     /// A tree far wider than the limit: the queue stays near the limit plus one
@@ -536,7 +617,7 @@ mod tests {
     #[test]
     fn above_the_limit_the_queue_stays_bounded() {
         let limit = 1000;
-        let (order, most_queued) = single_worker_order(4, 9, limit);
+        let (order, most_queued) = single_worker_order(4, 9, limit, usize::MAX);
         assert_eq!(order.len(), (4usize.pow(10) - 1) / 3);
         // The frontier, the push that reached the limit, and one path of siblings.
         assert!(

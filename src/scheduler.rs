@@ -177,7 +177,7 @@ pub fn run_with_reader(
     }
     first.flush();
     if !pool.is_stopped() {
-        pool.push_dirs(&first_slot, root_dirs.into_iter());
+        pool.push_dirs(&first_slot, 0, root_dirs.into_iter());
     }
     if threads + spares == 1 || !first.run_until_shareable(&first_slot) {
         summary.add(first.run(&first_slot));

@@ -65,13 +65,22 @@ fn the_first_match_is_the_shallow_one_where_depth_first_would_find_a_deep_one() 
     }
 }
 
+/// The depth to which directories are read level by level (`queue::BREADTH_FIRST_DEPTH`):
+/// files to one level below it come out in order of depth.
+const BREADTH_FIRST_DEPTH: usize = 4;
+
+/// One worker reads the directories to [`BREADTH_FIRST_DEPTH`] level by level, so
+/// files to that depth come first, shallowest first; below it each directory is
+/// followed by its whole subtree, so each chain's deep files come out together,
+/// in order down the chain.
 #[test]
-fn one_worker_prints_level_by_level() {
+fn one_worker_prints_level_by_level_then_one_subtree_at_a_time() {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path();
     tree_where_depth_first_loses(root, 6, 12, 2);
+    // At depths 3, 4, 6 and 11 in each chain.
     for d in 0..6 {
-        for level in [1, 4, 9] {
+        for level in [1, 2, 4, 9] {
             let mut dir = root.join(format!("d{d}"));
             for c in 0..level {
                 dir = dir.join(format!("c{c}"));
@@ -82,9 +91,25 @@ fn one_worker_prints_level_by_level() {
     let out = pfind_command(root, &["-j", "1"]).output().unwrap();
     assert!(out.status.success());
     let printed = lines(&out.stdout);
-    assert_eq!(printed.len(), 6 * 4 + 1);
+    assert_eq!(printed.len(), 6 * 5 + 1);
     let depths: Vec<usize> = printed.iter().map(|path| depth(path)).collect();
-    assert!(depths.windows(2).all(|w| w[0] <= w[1]), "{printed:?}");
+    let (shallow, deep) = depths.split_at(1 + 6 * 2);
+    assert!(shallow.windows(2).all(|w| w[0] <= w[1]), "{printed:?}");
+    assert!(
+        shallow.iter().all(|&d| d <= BREADTH_FIRST_DEPTH),
+        "{printed:?}"
+    );
+    // Below, one chain after another: its files at depths 6, 11 and 14 (x.txt).
+    for (chain, paths) in printed[1 + 6 * 2..].chunks(3).enumerate() {
+        let top = paths[0].split('/').next().unwrap();
+        assert!(
+            paths.iter().all(|p| p.starts_with(&format!("{top}/"))),
+            "chain {chain} mixed with another: {printed:?}"
+        );
+        let chain_depths: Vec<usize> = paths.iter().map(|p| depth(p)).collect();
+        assert_eq!(chain_depths, [6, 11, 14], "{printed:?}");
+    }
+    assert_eq!(deep.len(), 6 * 3);
 }
 
 /// At any thread count the first N matches are exactly N distinct matches, whatever

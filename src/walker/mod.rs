@@ -297,7 +297,7 @@ impl<'a> Walker<'a> {
                 &visitor.child_names,
                 visitor.children.drain(..),
             );
-            pool.push_dirs(slot, jobs);
+            pool.push_dirs(slot, dir.depth + 1, jobs);
             visitor.child_names.clear();
         }
     }
