@@ -174,6 +174,8 @@ fn close(fd: RawFd) {
     // exactly once: by `try_revoke` (which marks it revoked) or by `drop` (which
     // skips a revoked one).
     unsafe { libc::close(fd) };
+    #[cfg(test)]
+    tests::note_close(fd);
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -517,6 +519,8 @@ pub(crate) mod tests {
         /// counted apart from the anchors of tests running at the same time.
         static ANCHOR_LIMIT_OVERRIDE: Cell<Option<usize>> = const { Cell::new(None) };
         static ANCHORS_OPEN_HERE: Cell<usize> = const { Cell::new(0) };
+        /// The anchors' descriptors this thread closed, in order.
+        static CLOSED_HERE: RefCell<Vec<RawFd>> = const { RefCell::new(Vec::new()) };
         static BEFORE_OPEN: RefCell<Option<OpenHook>> = RefCell::new(None);
     }
 
@@ -535,6 +539,10 @@ pub(crate) mod tests {
         if ANCHOR_LIMIT_OVERRIDE.with(Cell::get).is_some() {
             ANCHORS_OPEN_HERE.with(|here| here.set(here.get().saturating_sub(1)));
         }
+    }
+
+    pub(super) fn note_close(fd: RawFd) {
+        CLOSED_HERE.with(|closed| closed.borrow_mut().push(fd));
     }
 
     pub(super) fn before_open(path: &[u8]) {
@@ -605,6 +613,7 @@ pub(crate) mod tests {
     fn a_revoked_anchor_refuses_leases_and_closes_once() {
         let fd = open_dir_at(None, b"/", false).unwrap();
         let raw = fd.as_raw_fd();
+        CLOSED_HERE.with(|closed| closed.borrow_mut().clear());
         ANCHOR_LIMIT_OVERRIDE.with(|o| o.set(Some(usize::MAX)));
         let anchor = Anchor::keep(fd, 1).unwrap();
         {
@@ -615,16 +624,11 @@ pub(crate) mod tests {
         assert!(anchor.try_revoke());
         assert!(anchor.lease().is_none());
         assert!(!anchor.try_revoke(), "closed only once");
-        // SAFETY: F_GETFD only reads flags. The number may have been reused by a
-        // concurrent test, so only a closed descriptor proves anything: check that
-        // dropping the anchor does not close whatever has that number now.
-        let reused = unsafe { libc::fcntl(raw, libc::F_GETFD) } != -1;
+        // Counted on this thread rather than probed with fcntl: a concurrent test
+        // may be given the freed number at any moment.
         drop(anchor);
-        let still = unsafe { libc::fcntl(raw, libc::F_GETFD) } != -1;
-        assert_eq!(
-            reused, still,
-            "a revoked anchor's drop closed a reused number"
-        );
+        let closed = CLOSED_HERE.with(|closed| std::mem::take(&mut *closed.borrow_mut()));
+        assert_eq!(closed, [raw], "a revoked anchor's drop closed it again");
         assert_eq!(ANCHORS_OPEN_HERE.with(Cell::get), 0);
         ANCHOR_LIMIT_OVERRIDE.with(|o| o.set(None));
     }
