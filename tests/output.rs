@@ -670,6 +670,66 @@ fn hyperlinks_point_at_the_absolute_path() {
     });
 }
 
+/// Run from a working directory that was deleted: an absolute root's paths are
+/// still links (they need no working directory), and a relative root gets a
+/// one-line warning that its paths would be printed without links.
+#[test]
+fn hyperlinks_need_no_working_directory_for_absolute_paths() {
+    let env = TestEnv::new(&["d"], &["d/a b"]);
+    let root = std::fs::canonicalize(env.root()).unwrap();
+    let gone = tempfile::tempdir().unwrap();
+    let gone = gone.path().join("gone");
+    let run = |root_arg: &OsStr| {
+        std::fs::create_dir(&gone).unwrap();
+        // The shell enters the directory and removes it before pfind starts there.
+        Command::new("sh")
+            .args(["-c", r#"cd "$1" && rmdir "$1" && shift && exec "$@""#, "sh"])
+            .arg(&gone)
+            .arg(env!("CARGO_BIN_EXE_pfind"))
+            .args([root_arg, OsStr::new("--hyperlink"), OsStr::new("always")])
+            .output()
+            .unwrap()
+    };
+    let out = run(root.as_os_str());
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let file = [root.as_os_str().as_bytes(), b"/d/a b"].concat();
+    // The temporary directory's path needs no percent-encoding.
+    let link = [root.as_os_str().as_bytes(), b"/d/a%20b"].concat();
+    let record = split_records(&out.stdout, b'\n').pop().unwrap();
+    let expected = [
+        &b"\x1b]8;;file://"[..],
+        &host_name(),
+        &link,
+        b"\x1b\\",
+        &file,
+        b"\x1b]8;;\x1b\\",
+    ]
+    .concat();
+    assert_eq!(record, expected);
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let out = run(OsStr::new("."));
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert!(
+        stderr.starts_with(
+            "pfind: warning: --hyperlink: cannot read the working directory: No such file \
+             or directory; relative paths are printed without links\n"
+        ),
+        "{stderr}"
+    );
+    assert!(!out.stdout.contains(&0x1b), "{:?}", out.stdout);
+}
+
+/// The machine's host name, as `hostname` would print it.
+fn host_name() -> Vec<u8> {
+    let name = std::fs::read("/proc/sys/kernel/hostname").unwrap();
+    name.strip_suffix(b"\n").unwrap_or(&name).to_vec()
+}
+
 #[test]
 fn generated_completions_pass_their_shells_syntax_check() {
     for (what, shell) in [("bash", "bash"), ("zsh", "zsh"), ("fish", "fish")] {

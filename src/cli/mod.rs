@@ -743,14 +743,11 @@ impl Cli {
             .unwrap_or(When::Auto)
             .enabled(|| stdout_is_terminal && !no_color)
             .then(Palette::from_env);
-        // Without a working directory there is nothing to make relative paths
-        // absolute against; the paths are still printed, just not as links.
         let hyperlink = self
             .hyperlink
             .unwrap_or(When::Never)
             .enabled(|| stdout_is_terminal)
-            .then(|| Hyperlinks::from_env().ok())
-            .flatten();
+            .then(Hyperlinks::from_env);
         let sort = self.sort.map(|key| SortOrder {
             key: match key {
                 SortArg::Path => SortKey::Path,
@@ -790,6 +787,19 @@ impl Cli {
         let dirs = (self.types.iter()).any(|arg| matches!(arg, TypeArg::Kind(Kind::Dir)));
         if self.prune && !dirs {
             lines.push(warnings::prune_without_dirs());
+        }
+        // Relative paths need the working directory to be links (see hyperlink.rs).
+        let links =
+            (self.hyperlink.unwrap_or(When::Never)).enabled(|| std::io::stdout().is_terminal());
+        let relative = self.roots.is_empty()
+            || self
+                .roots
+                .iter()
+                .any(|r| !std::os::unix::ffi::OsStrExt::as_bytes(r.as_os_str()).starts_with(b"/"));
+        if links && relative {
+            if let Err(err) = std::env::current_dir() {
+                lines.push(warnings::hyperlink_without_working_directory(&err));
+            }
         }
         lines
     }

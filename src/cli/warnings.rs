@@ -8,6 +8,17 @@
 
 use crate::filter::path::PathGlob;
 
+/// `--hyperlink` with relative roots and no working directory to make their paths
+/// absolute against (it was deleted): those paths are printed without links.
+pub fn hyperlink_without_working_directory(err: &std::io::Error) -> Vec<u8> {
+    format!(
+        "--hyperlink: cannot read the working directory: {}; relative paths are \
+         printed without links",
+        crate::report::describe(err)
+    )
+    .into_bytes()
+}
+
 /// The warnings for one `-n` or `-E` glob (`option` says which).
 pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
     let mut warnings = Vec::new();

@@ -90,14 +90,13 @@ impl<'a> Printer<'a> {
         kind: EntryKind,
         meta: Option<&Meta>,
     ) {
-        if let Some(links) = &self.format.hyperlink {
-            links.push_start(out, path);
-        }
+        let linked =
+            (self.format.hyperlink.as_ref()).is_some_and(|links| links.push_start(out, path));
         match &self.format.color {
             Some(palette) => palette.push_path(out, path, shade(palette, path, kind, meta)),
             None => out.extend_from_slice(path),
         }
-        if self.format.hyperlink.is_some() {
+        if linked {
             Hyperlinks::push_end(out);
         }
     }
