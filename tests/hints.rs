@@ -48,6 +48,21 @@ fn source_tree() -> TestEnv {
 fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
     let env = source_tree();
     let warning = |text: &str| format!("pfind: warning: {text}\n");
+    // An empty glob, as from an unset variable: no name is empty.
+    assert_run(
+        &env,
+        &["-n", ""],
+        &[],
+        &warning("-n '' is empty, which no file name is, so it matches nothing"),
+        0,
+    );
+    assert_run(
+        &env,
+        &["-E", "", "-e", "rs"],
+        &["src/main.rs", "src/lib.rs", "target/debug/out.rs"],
+        &warning("-E '' is empty, which no file name is, so it excludes nothing"),
+        0,
+    );
     // A regular expression typed as a glob: nothing ends in "rs$".
     assert_run(
         &env,

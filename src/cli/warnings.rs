@@ -22,13 +22,17 @@ pub fn hyperlink_without_working_directory(err: &std::io::Error) -> Vec<u8> {
 /// The warnings for one `-n` or `-E` glob (`option` says which).
 pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
     let mut warnings = Vec::new();
-    // As `find -name` warns: a basename never contains a slash.
-    if pattern.contains(&b'/') {
-        let effect = if option == "-E" {
-            "excludes"
-        } else {
-            "matches"
-        };
+    let effect = if option == "-E" {
+        "excludes"
+    } else {
+        "matches"
+    };
+    if pattern.is_empty() {
+        // Typed as `-n ''` or `-n "$unset"`: no entry has an empty name.
+        let because = format!("' is empty, which no file name is, so it {effect} nothing");
+        warnings.push([quoted(option, pattern), because.into_bytes()].concat());
+    } else if pattern.contains(&b'/') {
+        // As `find -name` warns: a basename never contains a slash.
         let because = format!(
             "' contains '/', which no file name does, so it {effect} nothing \
              (-n and -E test names, not paths)"
