@@ -668,6 +668,46 @@ fn a_reader_that_leaves_ends_the_run_quietly() {
     }
 }
 
+/// With one command at a time (`-j 1`) nothing can come between two commands'
+/// output, so each writes straight to pfind's stdout (here a file), as with fd's
+/// one thread; with more, pfind captures it through a pipe and writes it whole.
+#[test]
+fn one_runner_lets_commands_write_straight_to_stdout() {
+    let env = TestEnv::new(&[], &["a", "b"]);
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("out");
+    for (threads, straight) in [("1", true), ("2", false), ("8", false)] {
+        let file = std::fs::File::create(&target).unwrap();
+        let status = pfind_command(
+            env.root(),
+            &[
+                "-j",
+                threads,
+                "--exec",
+                "sh",
+                "-c",
+                "readlink /proc/$$/fd/1",
+                "sh",
+                "{}",
+            ],
+        )
+        .stdout(file)
+        .status()
+        .unwrap();
+        assert!(status.success(), "-j {threads}");
+        let written = std::fs::read_to_string(&target).unwrap();
+        let lines: Vec<&str> = written.lines().collect();
+        assert_eq!(lines.len(), 2, "-j {threads}: {written}");
+        for line in lines {
+            if straight {
+                assert_eq!(Path::new(line), target, "-j {threads}");
+            } else {
+                assert!(line.starts_with("pipe:["), "-j {threads}: {line}");
+            }
+        }
+    }
+}
+
 /// fd's `-x CMD` typed to pfind, whose `-x` is --one-file-system: refused, with the
 /// command line to type instead.
 #[test]

@@ -114,7 +114,7 @@ impl Exec {
     /// Runs `walk`, which is to write the matches as NUL-terminated paths to the
     /// output it is given, and the commands on those paths as they come: with
     /// `--exec`, up to [`Self::runners`] at once. What the commands print goes to
-    /// `output` (or, for batches, straight to pfind's stdout); failures are reported
+    /// `output` (or, for batches and a single runner, straight to pfind's stdout); failures are reported
     /// through `reporter`. Returns once every command has finished.
     pub fn run<T>(
         &self,
@@ -136,6 +136,7 @@ impl Exec {
             program,
             intake: &intake,
             output,
+            writes_straight: runners == 1,
             reporter,
             tally: Tally::default(),
         };

@@ -5,7 +5,9 @@
 //! stdout and stderr captured; once it exits, both are written whole, stdout then
 //! stderr, while this runner holds the stderr lock. Every message of pfind's takes
 //! that lock too ([`Reporter`]), and every other runner writes under it, so nothing
-//! comes between the two, nor inside either.
+//! comes between the two, nor inside either. With one runner (`-j 1`) no other
+//! command's output can come between, so commands write straight to pfind's stdout
+//! and stderr, as fd's do with one thread: no pipes to set up, nothing copied.
 //!
 //! `--exec-batch`: one runner, which runs each batch with pfind's own stdin, stdout
 //! and stderr, one command at a time, as `find -exec ... +` and `xargs` do; an
@@ -50,6 +52,9 @@ pub(super) struct Runner<'a> {
     pub(super) intake: &'a Intake,
     /// pfind's stdout, for the output `--exec` captures.
     pub(super) output: &'a Output,
+    /// The commands write to pfind's own stdout and stderr: batches, and `--exec`
+    /// with one runner (see the module comment).
+    pub(super) writes_straight: bool,
     pub(super) reporter: &'a Reporter,
     pub(super) tally: Tally,
 }
@@ -84,6 +89,13 @@ impl Runner<'_> {
             let mut command = self.command(&argv[0]);
             command.args(argv[1..].iter().map(|arg| OsStr::from_bytes(arg)));
             command.stdin(Stdio::null());
+            if self.writes_straight {
+                match command.status() {
+                    Ok(status) => self.exited(&argv[0], status),
+                    Err(err) => self.not_started(&argv[0], &err),
+                }
+                continue;
+            }
             match command.output() {
                 Ok(output) => {
                     self.write_whole(&output.stdout, &output.stderr);
@@ -160,8 +172,8 @@ impl Runner<'_> {
             return;
         }
         let signal = status.signal().unwrap_or(0);
-        if signal == libc::SIGPIPE && matches!(self.intake, Intake::Batches { .. }) {
-            // A batch writes to pfind's own stdout: its reader left.
+        if signal == libc::SIGPIPE && self.writes_straight {
+            // The command wrote to pfind's own stdout: its reader left.
             return self.intake.abandon();
         }
         let name = signal_name(signal).map_or(String::new(), |name| format!(" ({name})"));
