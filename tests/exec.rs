@@ -463,14 +463,18 @@ fn output_options_are_refused_with_a_command() {
     ));
 }
 
-/// A directory `BIG` whose 650 long names fill more than one 256 KiB block of
-/// paths, and an empty `BIG/sub` that is only queued once `BIG` is listed; returns
-/// the tree and the path of `BIG/sub/marker`, which the tests' first command
-/// creates.
+/// How many files `BIG` holds: more than the paths waiting for 16 runners of
+/// `--exec` (64 each) and than one 256 KiB block of paths.
+const BIG_FILES: usize = 1300;
+
+/// A directory `BIG` whose [`BIG_FILES`] long names fill more than one 256 KiB
+/// block of paths, and an empty `BIG/sub` that is only queued once `BIG` is listed;
+/// returns the tree and the path of `BIG/sub/marker`, which the tests' first
+/// command creates.
 fn tree_with_a_big_first_block() -> (TestEnv, String) {
     let env = TestEnv::new(&[], &[]);
     let big = format!("B{}", "i".repeat(200));
-    for i in 0..650 {
+    for i in 0..BIG_FILES {
         env.write(format!("{big}/{i:04}{}", "n".repeat(246)), b"");
     }
     std::fs::create_dir(env.root().join(&big).join("sub")).unwrap();
@@ -478,8 +482,8 @@ fn tree_with_a_big_first_block() -> (TestEnv, String) {
     (env, marker)
 }
 
-/// Per match: the first 256 KiB block of paths from `BIG` fills the queue, so the
-/// walk waits inside `BIG`'s listing until commands have run; the first of them
+/// Per match: `BIG`'s blocks of paths fill the queue, so the walk waits inside
+/// `BIG`'s listing until commands have run; the first of them
 /// creates `BIG/sub/marker`, and `BIG/sub` is only queued once `BIG` is listed. So
 /// the walk finds the marker, and runs the command on it, only if commands ran while
 /// it was still going.
@@ -493,7 +497,7 @@ fn commands_start_while_the_walk_goes_on() {
         |context, out| {
             assert_clean(context, out);
             let printed = text(&out.stdout);
-            assert_eq!(printed.lines().count(), 651, "{context}");
+            assert_eq!(printed.lines().count(), BIG_FILES + 1, "{context}");
             assert!(printed.contains(&format!("./{marker}\n")), "{context}");
             std::fs::remove_file(env.root().join(&marker)).unwrap();
         },
@@ -637,7 +641,7 @@ fn batches_run_while_the_walk_goes_on() {
         let out = command.output().unwrap();
         assert_clean(&format!("-j {threads}"), &out);
         let printed = text(&out.stdout);
-        assert_eq!(printed.lines().count(), 651, "-j {threads}");
+        assert_eq!(printed.lines().count(), BIG_FILES + 1, "-j {threads}");
         assert!(printed.contains(&format!("./{marker}\n")), "-j {threads}");
         std::fs::remove_file(env.root().join(&marker)).unwrap();
     }

@@ -19,8 +19,11 @@ use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
 /// How many paths may wait for each runner of `--exec`: enough that a runner never
-/// waits for the walk, few enough that the walk never runs far ahead of the commands.
-const JOBS_PER_RUNNER: usize = 4;
+/// waits for the walk, and that the walk, woken once half of them are taken, is
+/// woken once per 32 commands rather than every other one (with 4, `-j 1 --exec
+/// true` on 2,658 files spent 0.07 s more in the kernel, 4% of its time, switching
+/// between the two); few enough that the walk never runs far ahead of the commands.
+const JOBS_PER_RUNNER: usize = 64;
 
 /// How many full batches may wait while one runs: the walk goes on filling the next.
 const BATCHES_WAITING: usize = 1;
