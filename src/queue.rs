@@ -31,7 +31,7 @@
 //! near the root, where levels are small and people look, and nearly the whole
 //! tree for a file deep in one corner, which a depth-first walk reaches after a
 //! share of the tree that does not grow with its depth. Below that depth each
-//! directory of the frontier is the root of a depth-first walk, as above.
+//! directory of the frontier is the root of a depth-first walk, as below.
 //! Every worker owns a LIFO Chase-Lev deque (`crossbeam_deque::Worker`, *depth*)
 //! and the children it finds go there; pushing and popping the owner's end touches
 //! no shared cache line in the common case. A worker empties its own deque first,
