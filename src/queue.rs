@@ -238,6 +238,7 @@ impl<T> Pool<T> {
     }
 
     /// The same pool with another depth for the frontier (see [`BREADTH_FIRST_DEPTH`]).
+    #[cfg(test)]
     pub fn with_breadth_first_depth(self, depth: usize) -> Pool<T> {
         Pool {
             breadth_first_depth: depth,

@@ -22,6 +22,7 @@ use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
 use crate::filter::types::{families_help, parse_type, Kind, TypeArg, TypeFilter};
 use crate::filter::{normalize_extension, Extensions};
+use crate::os::path::WorkingDir;
 use crate::output::color::Palette;
 use crate::output::format::{Format, Shape, SortKey, SortOrder};
 use crate::output::hyperlink::Hyperlinks;
@@ -788,16 +789,22 @@ impl Cli {
         if self.prune && !dirs {
             lines.push(warnings::prune_without_dirs());
         }
-        // Relative paths need the working directory to be links (see hyperlink.rs).
+        // Relative paths need the working directory to be links (see hyperlink.rs);
+        // `-a`'s reader says whether a root needs it and cannot have it.
         let links =
             (self.hyperlink.unwrap_or(When::Never)).enabled(|| std::io::stdout().is_terminal());
-        let relative = self.roots.is_empty()
-            || self
-                .roots
-                .iter()
-                .any(|r| !std::os::unix::ffi::OsStrExt::as_bytes(r.as_os_str()).starts_with(b"/"));
-        if links && relative {
-            if let Err(err) = std::env::current_dir() {
+        if links {
+            use std::os::unix::ffi::OsStrExt;
+            let implicit = [OsString::from(".")];
+            let roots = if self.roots.is_empty() {
+                &implicit[..]
+            } else {
+                &self.roots
+            };
+            let mut working_dir = WorkingDir::default();
+            let unreadable =
+                (roots.iter()).find_map(|root| working_dir.absolute(root.as_bytes()).err());
+            if let Some(err) = unreadable {
                 lines.push(warnings::hyperlink_without_working_directory(&err));
             }
         }

@@ -9,14 +9,10 @@
 use crate::filter::path::PathGlob;
 
 /// `--hyperlink` with relative roots and no working directory to make their paths
-/// absolute against (it was deleted): those paths are printed without links.
+/// absolute against (it was deleted): those paths are printed without links. `err`
+/// is [`crate::os::path::WorkingDir`]'s, which names the working directory.
 pub fn hyperlink_without_working_directory(err: &std::io::Error) -> Vec<u8> {
-    format!(
-        "--hyperlink: cannot read the working directory: {}; relative paths are \
-         printed without links",
-        crate::report::describe(err)
-    )
-    .into_bytes()
+    format!("--hyperlink: {err}; relative paths are printed without links").into_bytes()
 }
 
 /// The warnings for one `-n` or `-E` glob (`option` says which).
