@@ -68,6 +68,14 @@ fn run() -> ExitStatus {
         Ok(output) => output,
         // `-q` writes nothing, so a closed stdout is no reason to fail it.
         Err(_) if quiet => Output::to_writer(Box::new(std::io::sink())),
+        // Nor for commands: they meet it closed themselves, as under find.
+        Err(_) if cli.exec.exec.is_some() => match Output::closed_stdout() {
+            Ok(output) => output,
+            Err(err) => {
+                reporter.error("stdout", &err);
+                return reporter.exit_status();
+            }
+        },
         Err(err) => {
             reporter.error("stdout", &err);
             return reporter.exit_status();

@@ -30,18 +30,26 @@ pub const WORKER_ADDRESS_SPACE: u64 =
 /// fit under the address-space limit; at least one. Call it before any worker
 /// starts.
 pub fn affordable_workers(requested: usize) -> usize {
+    affordable_threads(requested, WORKER_ADDRESS_SPACE)
+}
+
+/// How many of `requested` threads of `each` bytes of address space (one of them
+/// taken as counted already) fit in half of what the limit leaves free; at least
+/// one. The threads that run commands (`exec`) ask first, then the walk's workers
+/// share half of what is left. Call it before any of those threads starts.
+pub fn affordable_threads(requested: usize, each: u64) -> usize {
     let Some(limit) = address_space_limit() else {
         return requested;
     };
     share_one_arena();
-    workers_within(limit, mapped_now(), requested)
+    workers_within(limit, mapped_now(), requested, each)
 }
 
-/// The arithmetic of [`affordable_workers`]: the workers beyond the first may take
+/// The arithmetic of [`affordable_threads`]: the threads beyond the first may take
 /// half of what `limit` leaves free once `mapped` bytes are in use.
-fn workers_within(limit: u64, mapped: u64, requested: usize) -> usize {
+fn workers_within(limit: u64, mapped: u64, requested: usize, each: u64) -> usize {
     let free = limit.saturating_sub(mapped);
-    let more = free / 2 / WORKER_ADDRESS_SPACE;
+    let more = free / 2 / each.max(1);
     let affordable = usize::try_from(more)
         .unwrap_or(usize::MAX)
         .saturating_add(1);
@@ -104,9 +112,11 @@ mod tests {
             (10 * MB, 0, 0, 1),
             (u64::MAX, 0, 1024, 1024),
         ];
+        // Smaller threads: more of them.
+        assert_eq!(workers_within(10 * MB, 4 * MB, 1024, MB / 2), 7);
         for &(limit, mapped, requested, want) in cases {
             assert_eq!(
-                workers_within(limit, mapped, requested),
+                workers_within(limit, mapped, requested, per_worker),
                 want,
                 "{limit} {mapped} {requested}"
             );

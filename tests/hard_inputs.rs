@@ -9,11 +9,13 @@ use std::collections::BTreeSet;
 use std::ffi::{CString, OsStr, OsString};
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-use testenv::{assert_same_records, oracle_files, pfind_command, split_records, TestEnv};
+use testenv::{
+    assert_same_records, is_root, oracle_files, pfind_command, split_records, with_rlimit, TestEnv,
+};
 
 const THREADS: [&str; 3] = ["1", "2", "16"];
 
@@ -652,23 +654,6 @@ fn with_nofile_limit(command: &mut Command, limit: libc::rlim_t) {
     with_rlimit(command, libc::RLIMIT_NOFILE, limit);
 }
 
-/// Sets the resource limit `resource` to `limit` in the child before it execs.
-fn with_rlimit(command: &mut Command, resource: libc::__rlimit_resource_t, limit: libc::rlim_t) {
-    // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
-    unsafe {
-        command.pre_exec(move || {
-            let rlimit = libc::rlimit {
-                rlim_cur: limit,
-                rlim_max: limit,
-            };
-            if libc::setrlimit(resource, &rlimit) != 0 {
-                return Err(std::io::Error::last_os_error());
-            }
-            Ok(())
-        });
-    }
-}
-
 /// Issue 11, defect 1: with few descriptors, directories are opened by a path of
 /// several components (from a far anchor, or from the root when no anchor fits), and
 /// each of those components must be refused if it became a symbolic link. A swapper
@@ -887,11 +872,6 @@ fn a_limit_lowered_mid_walk_loses_nothing() {
     }
 }
 
-fn is_root() -> bool {
-    // SAFETY: geteuid has no preconditions.
-    unsafe { libc::geteuid() == 0 }
-}
-
 /// Issue 11, defect 3: a worker thread that cannot start must not stop the walk.
 /// `RLIMIT_NPROC` counts the threads of every process of the real user, and root is
 /// exempt from it, so as root pfind runs as `nobody` (through `setpriv`, from a copy
@@ -908,27 +888,12 @@ fn threads_that_cannot_start_leave_the_walk_to_those_that_did() {
     let binary = tmp.path().join("pfind");
     std::fs::copy(env!("CARGO_BIN_EXE_pfind"), &binary).unwrap();
     let as_limited_user = |program: &Path, args: &[&str], nproc: libc::rlim_t| {
-        let mut command = if is_root() {
-            let mut command = Command::new("setpriv");
-            command
-                .args([
-                    "--reuid",
-                    "65534",
-                    "--regid",
-                    "65534",
-                    "--clear-groups",
-                    "--",
-                ])
-                .arg(program);
-            command
-        } else {
-            Command::new(program)
-        };
+        let mut command = testenv::as_limited_user(program)?;
         command.args(args).current_dir(&tree).stdin(Stdio::null());
         with_rlimit(&mut command, libc::RLIMIT_NPROC, nproc);
-        command
+        Some(command)
     };
-    if is_root() && Command::new("setpriv").arg("--version").output().is_err() {
+    if as_limited_user(Path::new("/bin/true"), &[], 1).is_none() {
         eprintln!(
             "SKIPPED: running as root without setpriv (util-linux), so RLIMIT_NPROC cannot apply"
         );
@@ -936,6 +901,7 @@ fn threads_that_cannot_start_leave_the_walk_to_those_that_did() {
     }
     // The limit really bites: under it, a shell cannot start a child either.
     let probe = as_limited_user(Path::new("/bin/sh"), &["-c", "/bin/true"], 1)
+        .unwrap()
         .output()
         .unwrap();
     assert!(
@@ -945,7 +911,7 @@ fn threads_that_cannot_start_leave_the_walk_to_those_that_did() {
     for nproc in [1, 2] {
         for threads in ["2", "4", "16"] {
             let out = output_within(
-                as_limited_user(&binary, &["-j", threads], nproc),
+                as_limited_user(&binary, &["-j", threads], nproc).unwrap(),
                 Duration::from_secs(60),
             );
             let context = format!("RLIMIT_NPROC {nproc}, -j {threads}");

@@ -53,7 +53,8 @@ impl Args for ExecArgs {
                          the path, {/} its basename, {//} its parent, {.} the path without \
                          extension, {/.} the basename without extension, {{ and }} braces; \
                          with no placeholder the path is added at the end. With no ROOT, \
-                         paths start with ./ (so that none looks like an option). As many \
+                         paths start with ./, and ./ is put before any that starts with - \
+                         (so that none looks like an option). As many \
                          commands run at once as -j says (one per CPU by default), with stdin from \
                          /dev/null; the output of each is written whole once it exits, \
                          never mixed with another's. No shell is involved. Exit status 1 if \

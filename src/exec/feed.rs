@@ -15,6 +15,7 @@ use super::batch::{
 use super::handoff::Handoff;
 use super::template::CommandTemplate;
 use super::Mode;
+use std::borrow::Cow;
 use std::io::{self, Write};
 use std::sync::{Arc, Mutex};
 
@@ -71,7 +72,7 @@ impl Intake {
         match self {
             Intake::PerMatch(handoff) => {
                 for path in records.split(|&b| b == 0) {
-                    if !handoff.push(path.to_vec()) {
+                    if !handoff.push(never_an_option(path).into_owned()) {
                         return Err(closed());
                     }
                 }
@@ -86,8 +87,9 @@ impl Intake {
                 }
                 let mut batcher = batcher.lock().unwrap_or_else(|p| p.into_inner());
                 for path in records.split(|&b| b == 0) {
-                    let cost = template.lengths_for(path).map(arg_cost).sum();
-                    if let Some(full) = batcher.add(path, cost) {
+                    let path = never_an_option(path);
+                    let cost = template.lengths_for(&path).map(arg_cost).sum();
+                    if let Some(full) = batcher.add(&path, cost) {
                         if !handoff.push(full) {
                             return Err(closed());
                         }
@@ -131,6 +133,18 @@ impl Intake {
     }
 }
 
+/// `path` as a command is to be given it: with `./` before it if it starts with `-`,
+/// so that no command takes it for an option, whatever shaped it (a root typed as
+/// `-` or `-n`, `--strip-cwd-prefix`), as fd passes `./-n`. Other paths, the usual
+/// case, are given as they are, without a copy.
+fn never_an_option(path: &[u8]) -> Cow<'_, [u8]> {
+    if path.starts_with(b"-") {
+        Cow::Owned([b"./", path].concat())
+    } else {
+        Cow::Borrowed(path)
+    }
+}
+
 /// The writer behind the walk's output: each block goes to the [`Intake`].
 pub(super) struct Feed(pub(super) Arc<Intake>);
 
@@ -157,14 +171,14 @@ mod tests {
     fn each_path_of_a_block_is_a_job() {
         let intake = Intake::new(Mode::PerMatch, &template(&["echo"]), 4);
         let mut feed = Feed(Arc::new(intake));
-        feed.write_all(b"a\0b c\0\xff\n\0").unwrap();
+        feed.write_all(b"a\0b c\0\xff\n\0-n\0-/x\0").unwrap();
         feed.write_all(b"").unwrap();
         let Intake::PerMatch(handoff) = &*feed.0 else {
             unreachable!()
         };
         feed.0.end();
         let jobs: Vec<Vec<u8>> = std::iter::from_fn(|| handoff.pop()).collect();
-        assert_eq!(jobs, [&b"a"[..], b"b c", b"\xff\n"]);
+        assert_eq!(jobs, [&b"a"[..], b"b c", b"\xff\n", b"./-n", b"./-/x"]);
     }
 
     #[test]

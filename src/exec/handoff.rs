@@ -118,6 +118,19 @@ impl<T> Handoff<T> {
         }
     }
 
+    /// Puts back `item`, taken but not dealt with, for another taker: first in
+    /// line, even in a full or closed queue (a runner that gives up its thread,
+    /// see `spawn.rs`; the walk's bound is not for it). Dropped if abandoned.
+    pub fn give_back(&self, item: T) {
+        let mut state = self.lock();
+        if state.abandoned {
+            return;
+        }
+        state.items.push_front(item);
+        drop(state);
+        self.filled.notify_one();
+    }
+
     /// The walk is over: runners take what is left, then stop.
     pub fn close(&self) {
         self.lock().closed = true;
@@ -225,6 +238,22 @@ mod tests {
         assert!(handoff.is_abandoned());
         assert_eq!(handoff.pop(), None);
         assert!(!handoff.push(3));
+    }
+
+    #[test]
+    fn an_item_given_back_is_taken_first_even_when_closed() {
+        let handoff = Handoff::new(1);
+        handoff.push("a");
+        let taken = handoff.pop().unwrap();
+        handoff.push("b");
+        handoff.close();
+        handoff.give_back(taken); // beyond the capacity of 1
+        assert_eq!(handoff.pop(), Some("a"));
+        assert_eq!(handoff.pop(), Some("b"));
+        assert_eq!(handoff.pop(), None);
+        handoff.abandon();
+        handoff.give_back("c");
+        assert_eq!(handoff.pop(), None);
     }
 
     #[test]

@@ -22,7 +22,9 @@
 //!   waits when it is full, so commands run while the walk goes on and memory stays
 //!   bounded.
 //! * [`runner`]: the threads that run the commands, write what they print, and
-//!   report their failures; [`program`] finds the program in `PATH` once for all.
+//!   report their failures; [`program`] finds the program in `PATH` once for all,
+//!   and [`spawn`] starts each command as `execvp` and `xargs` would (a script
+//!   without `#!`, a process limit).
 //!
 //! When commands start: `--exec` hands each directory's matches over once it is
 //! listed, and a runner starts a command as soon as it takes a path; `--exec-batch`
@@ -34,13 +36,16 @@ mod feed;
 mod handoff;
 mod program;
 mod runner;
+mod spawn;
 mod template;
 
+use crate::memory;
 use crate::output::Output;
 use crate::report::Reporter;
 use feed::{Feed, Intake};
 use program::find_in_path;
 use runner::{Runner, Tally};
+use spawn::Starter;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 use std::thread;
@@ -73,6 +78,11 @@ const WALK_AT_LEAST: usize = 7;
 /// A runner's stack: it only waits for commands and copies their output.
 const RUNNER_STACK: usize = 256 * 1024;
 
+/// The address space a runner is counted at under `ulimit -v` (see `memory.rs`):
+/// its stack and guard page, and room for a command's captured output and for
+/// what starting a command maps (glibc's `posix_spawn` maps a stack of its own).
+const RUNNER_ADDRESS_SPACE: u64 = (RUNNER_STACK + 4096 + 128 * 1024) as u64;
+
 impl Exec {
     /// The command `words` (the program first; at least one) in `mode`. An error
     /// says what cannot be run that way.
@@ -90,12 +100,14 @@ impl Exec {
 
     /// How many commands run at once: for `--exec`, `parallel` (the worker count),
     /// or fewer when the descriptor limit has no room for their pipes beside a walk
-    /// of one worker; batches run one at a time.
+    /// of one worker, or the address-space limit none for their threads (they take
+    /// up to half of it, before the workers); batches run one at a time.
     pub fn runners(&self, parallel: usize) -> usize {
         match self.mode {
             Mode::PerMatch => {
                 let room = descriptor_limit().saturating_sub(WALK_AT_LEAST);
-                parallel.min(room / DESCRIPTORS_PER_COMMAND).max(1)
+                let runners = parallel.min(room / DESCRIPTORS_PER_COMMAND).max(1);
+                memory::affordable_threads(runners, RUNNER_ADDRESS_SPACE)
             }
             Mode::Batch => 1,
         }
@@ -139,6 +151,7 @@ impl Exec {
             writes_straight: runners == 1,
             reporter,
             tally: Tally::default(),
+            starter: Starter::default(),
         };
         let found = thread::scope(|scope| {
             for index in 0..runners {

@@ -22,8 +22,12 @@
 //!   program is the same for every command and the cause is about the program (not
 //!   found, not executable), it is said once and no more commands are started.
 //! * A command killed by a signal: `pfind: PROGRAM: killed by signal 9 (SIGKILL)`.
-//!   A batch killed by `SIGPIPE` is not one: its reader left, which ends the run
-//!   quietly, as a closed pipe ends pfind's own output.
+//!   A command writing straight to pfind's stdout (a batch, or `-j 1`) killed by
+//!   `SIGPIPE` while that stdout is a pipe whose reader left is not one: it ends
+//!   the run quietly, as a closed pipe ends pfind's own output. Any other
+//!   `SIGPIPE` is (issue 28: taking each for a reader that left stopped the walk
+//!   silently, with a file for stdout).
+//! * Starting a command retries what `execvp` and `xargs` retry (`spawn.rs`).
 //! * Commands that exited with a non-zero status are not reported one by one (the
 //!   command has said why, or means it as an answer: `grep` for a file without a
 //!   match); once all are done, one line counts them: `pfind: grep: 3 of 40
@@ -32,8 +36,9 @@
 use super::batch::Batch;
 use super::feed::Intake;
 use super::handoff::Handoff;
+use super::spawn::{is_process_limit, Start, Starter, PATIENCE};
 use super::template::CommandTemplate;
-use crate::output::sink::Delivery;
+use crate::output::sink::{stdout_reader_left, Delivery};
 use crate::output::Output;
 use crate::report::Reporter;
 use std::ffi::OsStr;
@@ -57,6 +62,7 @@ pub(super) struct Runner<'a> {
     pub(super) writes_straight: bool,
     pub(super) reporter: &'a Reporter,
     pub(super) tally: Tally,
+    pub(super) starter: Starter,
 }
 
 /// How the commands went.
@@ -67,7 +73,8 @@ pub(super) struct Tally {
     /// Of those, the ones that exited with a non-zero status, and the last status.
     non_zero: AtomicU64,
     last_status: AtomicI32,
-    /// The program could not be started, for a cause every command would meet.
+    /// The program could not be started, for a cause every command would meet (or
+    /// no process could be had): said once.
     program_failed: AtomicBool,
 }
 
@@ -76,6 +83,7 @@ impl Runner<'_> {
     pub(super) fn run(&self) {
         // A panic here must not leave the walk waiting for a runner that is gone.
         let _guard = AbandonOnPanic(self.intake);
+        self.starter.runner_started();
         match self.intake {
             Intake::PerMatch(jobs) => self.run_each(jobs),
             Intake::Batches { handoff, .. } => self.run_batches(handoff),
@@ -88,19 +96,37 @@ impl Runner<'_> {
             self.template.expand_one(&path, &mut argv);
             let mut command = self.command(&argv[0]);
             command.args(argv[1..].iter().map(|arg| OsStr::from_bytes(arg)));
-            command.stdin(Stdio::null());
-            if self.writes_straight {
-                match command.status() {
-                    Ok(status) => self.exited(&argv[0], status),
-                    Err(err) => self.not_started(&argv[0], &err),
+            let streams = |command: &mut Command| {
+                command.stdin(Stdio::null());
+                if !self.writes_straight {
+                    // A closed stdout is left closed for the command (see `sink.rs`).
+                    if !self.output.stdout_is_closed() {
+                        command.stdout(Stdio::piped());
+                    }
+                    command.stderr(Stdio::piped());
                 }
-                continue;
-            }
-            match command.output() {
-                Ok(output) => {
+            };
+            let child = match self.starter.start(&mut command, streams) {
+                Start::Started(child) => child,
+                Start::Retire => {
+                    jobs.give_back(path);
+                    return;
+                }
+                Start::Failed(err) => {
+                    self.not_started(&argv[0], &err);
+                    continue;
+                }
+            };
+            let ended = if self.writes_straight {
+                child.wait_with_output()
+            } else {
+                child.wait_with_output().inspect(|output| {
                     self.write_whole(&output.stdout, &output.stderr);
-                    self.exited(&argv[0], output.status);
-                }
+                })
+            };
+            self.starter.ended();
+            match ended {
+                Ok(output) => self.exited(&argv[0], output.status),
                 Err(err) => self.not_started(&argv[0], &err),
             }
         }
@@ -121,7 +147,17 @@ impl Runner<'_> {
         self.template.expand_batch(batch.paths(), |arg| {
             command.arg(OsStr::from_bytes(arg));
         });
-        match command.status() {
+        let status = match self.starter.start(&mut command, |_| {}) {
+            Start::Started(mut child) => {
+                let status = child.wait();
+                self.starter.ended();
+                status
+            }
+            // A batch's runner is the only one, which never retires.
+            Start::Retire => Err(io::Error::from_raw_os_error(libc::EAGAIN)),
+            Start::Failed(err) => Err(err),
+        };
+        match status {
             Ok(status) => self.exited(program, status),
             Err(err) if err.raw_os_error() == Some(libc::E2BIG) && batch.len() > 1 => {
                 let (first, second) = batch.halves();
@@ -134,15 +170,23 @@ impl Runner<'_> {
 
     /// A command that runs `program` (named so in its `argv[0]`), from where it was
     /// found at the start if it is the fixed one; stdin, stdout and stderr inherited
-    /// unless the caller says otherwise.
+    /// unless the caller says otherwise. A program made of placeholders (`--exec {}`)
+    /// is a match, a file, never a name to look for in `PATH`, which is what a word
+    /// without `/` would be: `date` runs as `./date`.
     fn command(&self, program: &[u8]) -> Command {
+        if !self.template.program_is_fixed() {
+            if program.contains(&b'/') {
+                return Command::new(OsStr::from_bytes(program));
+            }
+            return Command::new(OsStr::from_bytes(&[b"./", program].concat()));
+        }
         match &self.program {
-            Some(found) if self.template.program_is_fixed() => {
+            Some(found) => {
                 let mut command = Command::new(OsStr::from_bytes(found));
                 command.arg0(OsStr::from_bytes(program));
                 command
             }
-            _ => Command::new(OsStr::from_bytes(program)),
+            None => Command::new(OsStr::from_bytes(program)),
         }
     }
 
@@ -172,8 +216,9 @@ impl Runner<'_> {
             return;
         }
         let signal = status.signal().unwrap_or(0);
-        if signal == libc::SIGPIPE && self.writes_straight {
-            // The command wrote to pfind's own stdout: its reader left.
+        if signal == libc::SIGPIPE && self.writes_straight && stdout_reader_left() {
+            // The command wrote to pfind's own stdout, whose reader left. Any other
+            // SIGPIPE (the command's own pipes) is a death like any other.
             return self.intake.abandon();
         }
         let name = signal_name(signal).map_or(String::new(), |name| format!(" ({name})"));
@@ -187,6 +232,17 @@ impl Runner<'_> {
     }
 
     fn not_started(&self, program: &[u8], err: &io::Error) {
+        if is_process_limit(err) {
+            // Waited for in vain (see `spawn.rs`): the next would wait as long.
+            if !self.tally.program_failed.swap(true, Ordering::Relaxed) {
+                let cause = format!(
+                    "{err} (no process could be had in {} s; no more commands are run)",
+                    PATIENCE.as_secs()
+                );
+                self.reporter.path_error(program, &io::Error::other(cause));
+            }
+            return self.intake.abandon();
+        }
         if self.template.program_is_fixed() && is_about_the_program(err) {
             // Every other command would fail the same way: say it once, and stop.
             if !self.tally.program_failed.swap(true, Ordering::Relaxed) {

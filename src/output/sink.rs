@@ -36,6 +36,8 @@ pub struct Output {
     failed: AtomicBool,
     /// `--sort`: each worker's sorted matches, printed by `finish`.
     kept: Mutex<Vec<SortRun>>,
+    /// Descriptor 1 was closed, and is only held (see [`Output::closed_stdout`]).
+    stdout_closed: bool,
 }
 
 /// What the walk should do after handing over a block.
@@ -66,7 +68,26 @@ impl Output {
             sink: Mutex::new(writer),
             failed: AtomicBool::new(false),
             kept: Mutex::new(Vec::new()),
+            stdout_closed: false,
         }
+    }
+
+    /// The output of a run that prints nothing itself (`--exec`, `-X`) while
+    /// descriptor 1 is closed (`pfind ... >&-`): the commands still run, and each
+    /// meets stdout closed, as under find. Descriptor 1 is held meanwhile by
+    /// `/dev/null`, opened close-on-exec, so that no directory the walk opens lands
+    /// there, and no command inherits it; what pfind itself would write there fails
+    /// with `EBADF`.
+    pub fn closed_stdout() -> io::Result<Output> {
+        hold_descriptor_1()?;
+        let mut output = Output::to_writer(Box::new(ClosedFd));
+        output.stdout_closed = true;
+        Ok(output)
+    }
+
+    /// True for [`Output::closed_stdout`]'s output.
+    pub fn stdout_is_closed(&self) -> bool {
+        self.stdout_closed
     }
 
     /// `--sort`: takes one worker's sorted matches, to be printed by [`Self::finish`].
@@ -123,6 +144,51 @@ pub fn reader_left(err: &io::Error) -> bool {
         err.kind(),
         io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset
     )
+}
+
+/// True when pfind's stdout is a pipe or socket whose reader has left: what tells a
+/// command killed by `SIGPIPE` on that stdout from one killed by its own pipes.
+pub fn stdout_reader_left() -> bool {
+    let mut probe = libc::pollfd {
+        fd: libc::STDOUT_FILENO,
+        events: 0,
+        revents: 0,
+    };
+    // SAFETY: poll reads and writes the one pollfd passed; a zero timeout never waits.
+    let ready = unsafe { libc::poll(&mut probe, 1, 0) };
+    ready > 0 && probe.revents & (libc::POLLERR | libc::POLLHUP) != 0
+}
+
+/// Puts `/dev/null`, close-on-exec, on descriptor 1, which must be closed: opening
+/// takes the lowest free descriptor, which is 0 first if stdin is closed too.
+fn hold_descriptor_1() -> io::Result<()> {
+    loop {
+        // SAFETY: a NUL-terminated path; the descriptor returned is ours.
+        let fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
+        match fd {
+            fd if fd < 0 => return Err(io::Error::last_os_error()),
+            libc::STDIN_FILENO => continue,
+            libc::STDOUT_FILENO => return Ok(()),
+            other => {
+                // SAFETY: closing the descriptor opened above.
+                unsafe { libc::close(other) };
+                return Err(io::Error::from_raw_os_error(libc::EBUSY));
+            }
+        }
+    }
+}
+
+/// Where [`Output::closed_stdout`] writes: nowhere.
+struct ClosedFd;
+
+impl Write for ClosedFd {
+    fn write(&mut self, _: &[u8]) -> io::Result<usize> {
+        Err(io::Error::from_raw_os_error(libc::EBADF))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 /// A lock that a panicking worker cannot make unusable for the others.

@@ -240,3 +240,52 @@ impl Write for Captured {
         Ok(())
     }
 }
+
+/// Sets the resource limit `resource` to `limit` in the child before it execs.
+pub fn with_rlimit(
+    command: &mut Command,
+    resource: libc::__rlimit_resource_t,
+    limit: libc::rlim_t,
+) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: setrlimit is async-signal-safe, as required between fork and exec.
+    unsafe {
+        command.pre_exec(move || {
+            let rlimit = libc::rlimit {
+                rlim_cur: limit,
+                rlim_max: limit,
+            };
+            if libc::setrlimit(resource, &rlimit) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+}
+
+pub fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    unsafe { libc::geteuid() == 0 }
+}
+
+/// `program` run by a user whom `RLIMIT_NPROC` binds: this one, or as root (who is
+/// exempt from it) `nobody`, through `setpriv`. `None` as root without `setpriv`.
+/// The program, and what it reads, must be open to anyone.
+pub fn as_limited_user(program: &Path) -> Option<Command> {
+    if !is_root() {
+        return Some(Command::new(program));
+    }
+    Command::new("setpriv").arg("--version").output().ok()?;
+    let mut command = Command::new("setpriv");
+    command
+        .args([
+            "--reuid",
+            "65534",
+            "--regid",
+            "65534",
+            "--clear-groups",
+            "--",
+        ])
+        .arg(program);
+    Some(command)
+}
