@@ -437,3 +437,50 @@ fn help_wraps_to_the_terminal_width() {
         }
     }
 }
+
+/// Issue 28, item 5: a value that starts with `-` is the option's value, for every
+/// option that takes a name, a file, a template or a value with a sign in it, as
+/// `-n -x` always was. The old code gave clap's tip ("unexpected argument '-r'
+/// found ... use '-- -r'"), which failed too; now a good value works and a bad one
+/// is refused for what it is, naming the option.
+#[test]
+fn values_starting_with_a_dash_are_values() {
+    let env = TestEnv::new(&["-dir"], &["-dir/a", "-ref", "b"]);
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for file in ["-ref", "-dir/a"] {
+        let file = std::fs::File::options()
+            .write(true)
+            .open(env.root().join(file))
+            .unwrap();
+        file.set_modified(old).unwrap();
+    }
+    let works: [(&[&str], &str); 4] = [
+        (&["--newer", "-ref"], "b\n"),
+        (&["-C", "-dir"], "a\n"),
+        (&["-n", "b", "--format", "-{}-"], "-b-\n"),
+        (&["-n", "b", "--format=-{}"], "-b\n"),
+    ];
+    for (args, want) in works {
+        let out = env.run(args);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stdout), want, "{args:?}");
+    }
+    let refused: [(&[&str], &str); 7] = [
+        (&["--owner", "-nobody"], "unknown user '-nobody'"),
+        (&["--changed-within", "-1d"], "does not start with a number"),
+        (&["--changed-before", "-1d"], "does not start with a number"),
+        (&["--max-size", "-5k"], "without a sign"),
+        (&["--min-size", "-5k"], "without a sign"),
+        (&["--newer", "-missing"], "No such file or directory"),
+        (&["-C", "-missing"], "No such file or directory"),
+    ];
+    for (args, cause) in refused {
+        let out = env.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let value = format!("error: invalid value '{}' for '--", args[1]);
+        assert!(stderr.starts_with(&value), "{args:?}: {stderr}");
+        assert!(stderr.contains(cause), "{args:?}: {stderr}");
+        assert!(!stderr.contains("tip:"), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}

@@ -168,6 +168,7 @@ pub struct Cli {
     /// Same as -S +SIZE.
     #[arg(
         long = "min-size",
+        allow_hyphen_values = true,
         value_name = "SIZE",
         value_parser = text(parse_min_size),
         help_heading = "Filters"
@@ -177,6 +178,7 @@ pub struct Cli {
     /// Same as -S -SIZE.
     #[arg(
         long = "max-size",
+        allow_hyphen_values = true,
         value_name = "SIZE",
         value_parser = text(parse_max_size),
         help_heading = "Filters"
@@ -190,6 +192,7 @@ pub struct Cli {
     /// since 1970. `--changed-within 1d`: changed in the last day.
     #[arg(
         long = "changed-within",
+        allow_hyphen_values = true,
         value_name = "WHEN",
         value_parser = text(parse_when),
         help_heading = "Filters"
@@ -202,6 +205,7 @@ pub struct Cli {
     /// a window.
     #[arg(
         long = "changed-before",
+        allow_hyphen_values = true,
         value_name = "WHEN",
         value_parser = text(parse_when),
         help_heading = "Filters"
@@ -214,6 +218,7 @@ pub struct Cli {
     /// `--newer build.stamp`. For a date or a duration, use --changed-within.
     #[arg(
         long = "newer",
+        allow_hyphen_values = true,
         value_name = "FILE",
         value_hint = ValueHint::AnyPath,
         help_heading = "Filters"
@@ -230,6 +235,7 @@ pub struct Cli {
     /// '!root'`, `--owner :staff`.
     #[arg(
         long = "owner",
+        allow_hyphen_values = true,
         value_name = "USER:GROUP",
         value_parser = text(OwnerFilter::parse),
         help_heading = "Filters"
@@ -334,6 +340,7 @@ pub struct Cli {
     /// braces; \n, \t, \0 and \\ are escapes.
     #[arg(
         long = "format",
+        allow_hyphen_values = true,
         value_name = "TEMPLATE",
         value_parser = text(Template::parse),
         conflicts_with_all = ["long", "count", "sum_size"],
@@ -426,6 +433,7 @@ pub struct Cli {
     #[arg(
         short = 'C',
         long = "base-directory",
+        allow_hyphen_values = true,
         value_name = "DIR",
         value_hint = ValueHint::DirPath,
         help_heading = "Output"
