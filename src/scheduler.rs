@@ -4,7 +4,8 @@
 //! Roots are handled as `find -P` handles them: a directory is walked (it is depth 0
 //! and never printed itself, as in fd); a regular file is itself a candidate (printed
 //! as typed if it matches); a symbolic link is not followed unless `-L` is given (write
-//! `link/` to walk the directory it points to) and is a candidate for `-t l`; a FIFO,
+//! `link/` to walk the directory it points to; a warning says so for a link to a
+//! directory that nothing would print) and is a candidate for `-t l`; a FIFO,
 //! socket or device is a candidate too, which nothing matches (as `find fifo -type f`
 //! prints nothing and succeeds); a root that does not exist is reported as an error
 //! and the other roots are still walked. Roots that are candidates are handed to the
@@ -123,6 +124,9 @@ pub fn run_with_reader(
                 root_dirs.push(DirJob::root(&printed, root_path).identified(&stat))
             }
             Ok((kind, stat)) => {
+                if kind == EntryKind::Symlink && !config.filter.links_may_match() {
+                    hint_link_to_dir(root, reporter);
+                }
                 root_entries.push(RootEntry {
                     printed,
                     kind,
@@ -397,6 +401,27 @@ fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat
         result => result?,
     };
     Ok((EntryKind::from_mode(stat.st_mode), stat))
+}
+
+/// For a root that is a symbolic link not followed, and that nothing prints: if
+/// it leads to a directory, says how to search that, since the run would print
+/// nothing and say nothing (issue 28). find -P, bfs and fd -t f print nothing
+/// there either; find and bfs print the link itself without `-type f`.
+fn hint_link_to_dir(root: &[u8], reporter: &Reporter) {
+    let leads_to_dir = CString::new(root)
+        .ok()
+        .and_then(|c_root| stat_at(libc::AT_FDCWD, &c_root, true).ok())
+        .is_some_and(|stat| EntryKind::from_mode(stat.st_mode) == EntryKind::Dir);
+    if leads_to_dir {
+        let mut message = root.to_vec();
+        message.extend_from_slice(
+            b" is a symbolic link to a directory, and links are not followed: to search \
+              the directory, give it as ",
+        );
+        message.extend_from_slice(root);
+        message.extend_from_slice(b"/ or use -L");
+        reporter.warning(&message);
+    }
 }
 
 #[cfg(test)]
