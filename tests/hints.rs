@@ -63,6 +63,14 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         &warning("-E '' is empty, which no file name is, so it excludes nothing"),
         0,
     );
+    // Issue 28, item 8: an empty -p was said to start or end with '/'.
+    assert_run(
+        &env,
+        &["-p", ""],
+        &[],
+        &warning("-p '' is empty, which no path below a root is, so it matches nothing"),
+        0,
+    );
     // A regular expression typed as a glob: nothing ends in "rs$".
     assert_run(
         &env,

@@ -84,6 +84,11 @@ pub fn extension(ext: &[u8]) -> Option<Vec<u8>> {
 
 /// The warning for a `-p` glob no path below a root can match.
 pub fn full_path(pattern: &[u8]) -> Option<Vec<u8>> {
+    if pattern.is_empty() {
+        // Typed as `-p ''` or `-p "$unset"`: said as `-n ''` is (issue 28).
+        let because = "' is empty, which no path below a root is, so it matches nothing";
+        return Some([quoted("-p", pattern), because.as_bytes().to_vec()].concat());
+    }
     let why = PathGlob::never_matches(pattern)?;
     let because = format!(
         "' {why}, which no path below a root does, so it matches nothing \
@@ -360,5 +365,10 @@ mod tests {
         let line = text(full_path(b"./src/*")).unwrap();
         assert!(line.starts_with("-p './src/*' "), "{line}");
         assert!(line.ends_with("(-p matches what follows ROOT/, as in 'src/*.rs')"));
+        let line = text(full_path(b"")).unwrap();
+        assert_eq!(
+            line,
+            "-p '' is empty, which no path below a root is, so it matches nothing"
+        );
     }
 }
