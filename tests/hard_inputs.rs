@@ -1732,3 +1732,69 @@ fn small_stack_and_address_space_limits_together() {
     }
     eprintln!("small stack and address space: {said:?}");
 }
+
+/// Issue 28, item 11: `-L` checks each directory against those above it, which on a
+/// deep chain took time in the square of the depth (49.5 s for 100,000 levels); now
+/// every 64th and 4,096th directory holds the set of those above (`walker/loops.rs`).
+/// On a chain deep enough for both, links at the bottom back into the chain (just
+/// above, 1,300 levels up, and to the top by an absolute path) are loops, and one
+/// to a directory beside the chain is not, as `find -L` says on shallower chains.
+#[test]
+fn loops_at_the_bottom_of_a_deep_chain_are_found() {
+    let tmp = tempfile::tempdir().unwrap();
+    let _cleanup = RemoveOnDrop(tmp.path().join("c"));
+    std::fs::create_dir_all(tmp.path().join("beside")).unwrap();
+    std::fs::write(tmp.path().join("beside/g"), b"").unwrap();
+    let symlink_at = |dir: libc::c_int, target: &[u8], name: &[u8]| {
+        let (target, name) = (c_name(target), c_name(name));
+        // SAFETY: a valid descriptor and NUL-terminated strings.
+        let rc = unsafe { libc::symlinkat(target.as_ptr(), dir, name.as_ptr()) };
+        assert_eq!(rc, 0, "symlinkat");
+    };
+    let top = open_path(tmp.path());
+    let mut dir = mkdir_open(top, b"c");
+    close(top);
+    for level in 0..4200 {
+        if level % 500 == 0 {
+            touch_at(dir, b"f");
+        }
+        let next = mkdir_open(dir, b"d");
+        close(dir);
+        dir = next;
+    }
+    touch_at(dir, b"f");
+    symlink_at(dir, b"../../..", b"up");
+    symlink_at(dir, "../".repeat(1300).as_bytes(), b"far");
+    symlink_at(dir, tmp.path().join("c").as_os_str().as_bytes(), b"top");
+    symlink_at(
+        dir,
+        tmp.path().join("beside").as_os_str().as_bytes(),
+        b"beside",
+    );
+    close(dir);
+    // What `find -L` would say, were its paths not too long for it past 2,048
+    // levels: the files, and each link back into the chain as a loop.
+    let at = |level: usize| format!("c{}", "/d".repeat(level));
+    let bottom = at(4200);
+    let mut printed: Vec<String> = (0..4200)
+        .step_by(500)
+        .map(|level| format!("{}/f", at(level)))
+        .chain([format!("{bottom}/f"), format!("{bottom}/beside/g")])
+        .collect();
+    printed.sort();
+    let mut loops: Vec<String> = ["up", "far", "top"]
+        .map(|link| format!("{bottom}/{link}"))
+        .to_vec();
+    loops.sort();
+    let want = LoopRun {
+        printed,
+        loops,
+        status: Some(1),
+    };
+    for threads in THREADS {
+        let out = pfind_command(tmp.path(), &["-L", "c", "-j", threads])
+            .output()
+            .unwrap();
+        assert_eq!(loop_run(&out), want, "-j {threads}");
+    }
+}

@@ -1,7 +1,8 @@
 //! A directory waiting in the pool ([`DirJob`]) and what it shares with its siblings
-//! ([`Siblings`]), the directory a worker is reading ([`Dir`]), the identity chain
-//! `-L` checks for loops ([`DirId`]), and what a walk found ([`Summary`]).
+//! ([`Siblings`]), the directory a worker is reading ([`Dir`]), and what a walk
+//! found ([`Summary`]). The identity chain `-L` checks for loops is `loops.rs`.
 
+use super::loops::DirId;
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
 use crate::filter::Filter;
@@ -96,30 +97,6 @@ pub struct Child {
     /// Where its name starts among the names collected in the listing.
     pub(super) name_start: usize,
     pub(super) print_if_empty: bool,
-}
-
-/// A directory's identity, and its parent's: one link of the chain of directories on
-/// the current path, which `-L` checks for loops. Shared by all children through `Arc`.
-#[derive(Debug)]
-pub struct DirId {
-    pub(super) dev: u64,
-    pub(super) ino: u64,
-    pub(super) parent: Option<Arc<DirId>>,
-}
-
-impl DirId {
-    /// True when (`dev`, `ino`) is this directory or one of its ancestors: entering it
-    /// would walk the same directories again, forever.
-    pub(super) fn is_on_path(self: &Arc<DirId>, dev: u64, ino: u64) -> bool {
-        let mut current = Some(self);
-        while let Some(id) = current {
-            if id.dev == dev && id.ino == ino {
-                return true;
-            }
-            current = id.parent.as_ref();
-        }
-        false
-    }
 }
 
 /// A `stat`'s (device, inode): what identifies a directory for `-L` and `-x`.
@@ -375,30 +352,5 @@ mod tests {
     #[test]
     fn a_queued_directory_takes_three_words() {
         assert!(std::mem::size_of::<DirJob>() <= 3 * std::mem::size_of::<usize>());
-    }
-
-    #[test]
-    fn loops_are_found_anywhere_on_the_path() {
-        let root = Arc::new(DirId {
-            dev: 1,
-            ino: 2,
-            parent: None,
-        });
-        let child = Arc::new(DirId {
-            dev: 1,
-            ino: 3,
-            parent: Some(root.clone()),
-        });
-        let grandchild = Arc::new(DirId {
-            dev: 9,
-            ino: 2,
-            parent: Some(child.clone()),
-        });
-        assert!(grandchild.is_on_path(9, 2)); // itself
-        assert!(grandchild.is_on_path(1, 3)); // its parent
-        assert!(grandchild.is_on_path(1, 2)); // the root
-        assert!(!grandchild.is_on_path(1, 4));
-        assert!(!grandchild.is_on_path(9, 3)); // same inode, other device
-        assert!(!child.is_on_path(9, 2)); // a descendant is not on the path
     }
 }

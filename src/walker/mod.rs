@@ -10,9 +10,12 @@
 //!
 //! The work is in three rooms: [`job`] is what waits in the pool, this module is the
 //! worker's loop (take a directory, open it, list it, queue its children), and
-//! [`visit`] decides, per entry, what it is and whether it is printed.
+//! [`visit`] decides, per entry, what it is and whether it is printed; with `-L`,
+//! [`loops`] keeps the chain of directories on the path that loops are checked
+//! against.
 
 mod job;
+mod loops;
 mod visit;
 
 pub use job::{DirJob, Summary};
@@ -26,11 +29,11 @@ use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use job::{identity, DirId, Inherited, Siblings};
+use job::{identity, Inherited, Siblings};
+use loops::DirId;
 use std::os::fd::AsRawFd;
 #[cfg(test)]
 use std::os::unix::ffi::OsStrExt;
-use std::sync::Arc;
 use std::time::Instant;
 use visit::Visitor;
 
@@ -233,11 +236,7 @@ impl<'a> Walker<'a> {
                         return visitor.report_loop(dir.display_path());
                     }
                 }
-                visitor.here.id = Some(Arc::new(DirId {
-                    dev,
-                    ino,
-                    parent: job.parent_id().cloned(),
-                }));
+                visitor.here.id = Some(DirId::new(dev, ino, job.parent_id().cloned()));
             }
         }
         visitor.enter(&dir);

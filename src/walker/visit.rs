@@ -5,7 +5,8 @@
 //! `visit` and the few functions it calls per file are forced inline into the
 //! listing loop; everything rarer is `#[inline(never)]`, so the loop stays short.
 
-use super::job::{identity, Child, Dir, DirId, DirJob, Summary};
+use super::job::{identity, Child, Dir, DirJob, Summary};
+use super::loops::DirId;
 use crate::config::Config;
 use crate::filter::Scope;
 use crate::os::dirent::{EntryKind, RawEntry};
