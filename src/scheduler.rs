@@ -41,7 +41,8 @@ pub fn run(config: &Config, output: &Output, reporter: &Reporter) -> Summary {
         return run_with_reader(config, output, reporter, ReaderKind::native());
     };
     let walk = exec_walk(config, exec);
-    exec.run(config.threads, output, reporter, |feed| {
+    let dashes = paths_may_start_with_a_dash(&walk);
+    exec.run(config.threads, dashes, output, reporter, |feed| {
         run_with_reader(&walk, feed, reporter, ReaderKind::native())
     })
 }
@@ -60,6 +61,23 @@ fn exec_walk(config: &Config, exec: &Exec) -> Config {
     walk.flush_per_directory = exec.mode() == Mode::PerMatch;
     walk.reserved_descriptors = exec.descriptors(config.threads);
     walk
+}
+
+/// True when `walk` may write a path that starts with `-`: a root printed as
+/// nothing (`.` under `--strip-cwd-prefix`), whose entries' names come first, or
+/// printed starting with `-` (`pfind -- -dir`, a file `-n`). Paths from other
+/// roots start with what the root does.
+fn paths_may_start_with_a_dash(walk: &Config) -> bool {
+    !walk.absolute
+        && walk.roots.iter().any(|root| {
+            let root = root.as_bytes();
+            let printed = if walk.strip_cwd_prefix {
+                without_dot_slash(root)
+            } else {
+                root
+            };
+            printed.is_empty() || printed.starts_with(b"-")
+        })
 }
 
 /// A root that is not walked but may itself match: a regular file, or a symbolic link

@@ -121,6 +121,7 @@ impl Batcher {
     /// Adds `path`, whose words take `cost` bytes of the limit. Returns the batch it
     /// closed when the path did not fit in it; a path that fits in no batch goes in
     /// one of its own (the system will refuse it, and that is reported).
+    #[inline]
     pub fn add(&mut self, path: &[u8], cost: usize) -> Option<Batch> {
         let full = !self.current.is_empty() && self.used + cost > self.room;
         let closed = if full { self.finish() } else { None };

@@ -127,17 +127,20 @@ impl Exec {
     /// output it is given, and the commands on those paths as they come: with
     /// `--exec`, up to [`Self::runners`] at once. What the commands print goes to
     /// `output` (or, for batches and a single runner, straight to pfind's stdout); failures are reported
-    /// through `reporter`. Returns once every command has finished.
+    /// through `reporter`. `dashes` says whether the walk may write a path that
+    /// starts with `-`, which is then given to the command with `./` before it.
+    /// Returns once every command has finished.
     pub fn run<T>(
         &self,
         parallel: usize,
+        dashes: bool,
         output: &Output,
         reporter: &Reporter,
         walk: impl FnOnce(&Output) -> T,
     ) -> T {
         let runners = self.runners(parallel);
         let intake = Arc::new(Intake::new(self.mode, &self.template, runners));
-        let feed = Output::to_writer(Box::new(Feed(intake.clone())));
+        let feed = Output::to_writer(Box::new(Feed(intake.clone(), dashes)));
         let program = if self.template.program_is_fixed() {
             find_in_path(self.template.program(), path_variable().as_deref())
         } else {

@@ -100,34 +100,31 @@ impl Runner<'_> {
                 command.stdin(Stdio::null());
                 if !self.writes_straight {
                     // A closed stdout is left closed for the command (see `sink.rs`).
-                    if !self.output.stdout_is_closed() {
+                    if self.output.stdout_is_closed() {
+                        command.stdout(Stdio::inherit());
+                    } else {
                         command.stdout(Stdio::piped());
                     }
                     command.stderr(Stdio::piped());
                 }
             };
-            let child = match self.starter.start(&mut command, streams) {
-                Start::Started(child) => child,
+            let done = if self.writes_straight {
+                self.starter.run(&mut command, streams, Command::status)
+            } else {
+                self.starter
+                    .run(&mut command, streams, Command::output)
+                    .map(|output| {
+                        self.write_whole(&output.stdout, &output.stderr);
+                        output.status
+                    })
+            };
+            match done {
+                Start::Done(status) => self.exited(&argv[0], status),
                 Start::Retire => {
                     jobs.give_back(path);
                     return;
                 }
-                Start::Failed(err) => {
-                    self.not_started(&argv[0], &err);
-                    continue;
-                }
-            };
-            let ended = if self.writes_straight {
-                child.wait_with_output()
-            } else {
-                child.wait_with_output().inspect(|output| {
-                    self.write_whole(&output.stdout, &output.stderr);
-                })
-            };
-            self.starter.ended();
-            match ended {
-                Ok(output) => self.exited(&argv[0], output.status),
-                Err(err) => self.not_started(&argv[0], &err),
+                Start::Failed(err) => self.not_started(&argv[0], &err),
             }
         }
     }
@@ -147,12 +144,8 @@ impl Runner<'_> {
         self.template.expand_batch(batch.paths(), |arg| {
             command.arg(OsStr::from_bytes(arg));
         });
-        let status = match self.starter.start(&mut command, |_| {}) {
-            Start::Started(mut child) => {
-                let status = child.wait();
-                self.starter.ended();
-                status
-            }
+        let status = match self.starter.run(&mut command, |_| {}, Command::status) {
+            Start::Done(status) => Ok(status),
             // A batch's runner is the only one, which never retires.
             Start::Retire => Err(io::Error::from_raw_os_error(libc::EAGAIN)),
             Start::Failed(err) => Err(err),
