@@ -129,7 +129,11 @@ fn type_directory_and_symlink_print_like_files() {
     env.assert_output(&["-t", "d", "-t", "l", "-S", "-1m"], &[]);
     // A symbolic link given as a root is a candidate for -t l, not followed.
     env.assert_output(&["-t", "l", "link_dir"], &["link_dir"]);
-    env.assert_output(&["link_dir"], &[]);
+    // Without -t l nothing prints it, and a warning says how to search it (issue
+    // 28; tests/cli.rs has every case).
+    let out = env.run(&["link_dir"]);
+    assert_eq!(out.stdout, b"");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("give it as link_dir/ or use -L"));
 }
 
 /// Asserts that `pfind ROOT PFIND_ARGS -0` prints what `find ROOT -mindepth 1
@@ -492,7 +496,10 @@ fn follow_prints_link_targets_under_the_links_path() {
         &["other/to_real/f", "other/to_real/sub/g"],
     );
     env.assert_output(&["-L", "to_f"], &["to_f"]);
-    env.assert_output(&["other/to_real"], &[]);
+    env.assert_output(
+        &["other/to_real/"],
+        &["other/to_real/f", "other/to_real/sub/g"],
+    );
 }
 
 #[test]
