@@ -138,6 +138,22 @@ fn commands_wait_for_a_process_under_a_process_limit() {
             assert_eq!(got, want, "{context}");
         }
     }
+    // No room for any command: said once, after a wait, and nothing more is run.
+    for args in [&["-j", "1", "--exec", "echo"][..], &["-X", "echo"]] {
+        let mut command = as_limited_user(&binary).unwrap();
+        command.args(args).current_dir(&tree).stdin(Stdio::null());
+        with_rlimit(&mut command, libc::RLIMIT_NPROC, 2);
+        let out = command.output().unwrap();
+        let context = format!("ulimit -u 2, {args:?}");
+        assert_eq!(
+            text(&out.stderr),
+            "pfind: echo: Resource temporarily unavailable (no process could be had in 2 s; \
+             no more commands are run)\n",
+            "{context}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{context}");
+        assert_eq!(text(&out.stdout), "", "{context}");
+    }
 }
 
 /// Issue 28, item 3: the threads that run commands are inside the address-space

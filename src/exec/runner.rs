@@ -40,7 +40,7 @@ use super::spawn::{is_process_limit, Start, Starter, PATIENCE};
 use super::template::CommandTemplate;
 use crate::output::sink::{stdout_reader_left, Delivery};
 use crate::output::Output;
-use crate::report::Reporter;
+use crate::report::{describe, Reporter};
 use std::ffi::OsStr;
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
@@ -229,7 +229,8 @@ impl Runner<'_> {
             // Waited for in vain (see `spawn.rs`): the next would wait as long.
             if !self.tally.program_failed.swap(true, Ordering::Relaxed) {
                 let cause = format!(
-                    "{err} (no process could be had in {} s; no more commands are run)",
+                    "{} (no process could be had in {} s; no more commands are run)",
+                    describe(err),
                     PATIENCE.as_secs()
                 );
                 self.reporter.path_error(program, &io::Error::other(cause));
