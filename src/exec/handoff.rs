@@ -62,7 +62,6 @@ impl<T> Handoff<T> {
 
     /// Queues `item`, waiting for room if the queue is full. False (and `item`
     /// dropped) once the queue is abandoned: the walk should stop.
-    #[inline]
     pub fn push(&self, item: T) -> bool {
         let mut state = self.lock();
         while state.items.len() >= self.capacity && !state.abandoned {
