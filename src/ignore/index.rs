@@ -70,6 +70,7 @@ impl TrackedPaths {
             ends: Vec::with_capacity(count.min(bytes.len() / 62)),
         };
         let mut previous: Vec<u8> = Vec::new();
+        let mut in_order = true;
         for _ in 0..count {
             let start = input.at;
             input.take(STAT_BYTES + hash_len)?;
@@ -103,22 +104,35 @@ impl TrackedPaths {
                 let padded = (used + 7) & !7;
                 input.take(padded - used)?;
             }
-            paths.push(&previous);
+            in_order &= paths.push(&previous);
         }
         if input.bytes[input.at..].starts_with(b"link") {
             return Err(IndexError::Split);
         }
-        paths.sort_if_needed();
+        if !in_order {
+            paths.sort();
+        }
         Ok(paths)
     }
 
-    fn push(&mut self, path: &[u8]) {
-        // Conflicted paths are listed once per stage, one after another.
-        if !self.is_empty() && self.path(self.len() - 1) == path {
-            return;
+    /// Adds `path`; false when it sorts before the previous one (an index not in
+    /// git's order, to be sorted once read).
+    fn push(&mut self, path: &[u8]) -> bool {
+        if !self.is_empty() {
+            match self.path(self.len() - 1).cmp(path) {
+                std::cmp::Ordering::Less => {}
+                // Conflicted paths are listed once per stage, one after another.
+                std::cmp::Ordering::Equal => return true,
+                std::cmp::Ordering::Greater => {
+                    self.bytes.extend_from_slice(path);
+                    self.ends.push(self.bytes.len() as u32);
+                    return false;
+                }
+            }
         }
         self.bytes.extend_from_slice(path);
         self.ends.push(self.bytes.len() as u32);
+        true
     }
 
     pub fn len(&self) -> usize {
@@ -136,11 +150,7 @@ impl TrackedPaths {
 
     /// Git writes the entries sorted; an index that is not is sorted here rather than
     /// trusted, since every lookup is a binary search.
-    fn sort_if_needed(&mut self) {
-        let sorted = (1..self.len()).all(|i| self.path(i - 1) < self.path(i));
-        if sorted {
-            return;
-        }
+    fn sort(&mut self) {
         let mut paths: Vec<Vec<u8>> = (0..self.len()).map(|i| self.path(i).to_vec()).collect();
         paths.sort();
         paths.dedup();

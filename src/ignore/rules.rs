@@ -10,14 +10,54 @@
 
 use gix_glob::pattern::{Case, Mode};
 use gix_glob::wildmatch;
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-/// The rules of one file, in file order.
+/// The rules of one file, in file order, sorted into buckets by how they match, so
+/// that a name is looked up rather than tested against every line: most lines of a
+/// real `.gitignore` are literal names (`target`, `.idea`), literal paths
+/// (`/Cargo.lock`) or `*.ext`.
 #[derive(Debug, Default)]
 pub struct RuleList {
     rules: Vec<gix_glob::Pattern>,
+    /// Rules without wildcards tested on the name, by their text: indices into
+    /// `rules`, in file order.
+    names: LiteralMap,
+    /// Rules without wildcards tested on the path below the file's directory.
+    paths: LiteralMap,
+    /// `*literal` rules tested on the name: the name must end with the literal.
+    suffixes: Vec<u32>,
+    /// Every other rule, tested with git's wildmatch.
+    others: Vec<u32>,
     /// Some rule is matched against the path below the file's directory, not the
     /// name alone, so a caller must put that path together.
     has_path_rules: bool,
+}
+
+/// Rules by their literal text. Looked up once per entry, so hashed with a
+/// multiply-and-rotate hash (the one rustc uses, "FxHash") rather than SipHash, which
+/// cost more than all the rest of the rule matching together (callgrind).
+type LiteralMap = HashMap<Box<[u8]>, Vec<u32>, BuildHasherDefault<FxHasher>>;
+
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes"));
+            self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(SEED);
+        }
+        for &byte in chunks.remainder() {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(byte)).wrapping_mul(SEED);
+        }
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 /// What the rules say about one path.
@@ -33,14 +73,23 @@ pub enum Verdict {
 impl RuleList {
     /// Compiles the bytes of an ignore file.
     pub fn parse(bytes: &[u8]) -> RuleList {
-        let rules: Vec<gix_glob::Pattern> = gix_ignore::parse(bytes, false)
-            .map(|(pattern, _line, _kind)| pattern)
-            .collect();
-        let has_path_rules = rules.iter().any(|rule| !is_name_rule(rule));
-        RuleList {
-            rules,
-            has_path_rules,
+        let mut list = RuleList::default();
+        for (pattern, _line, _kind) in gix_ignore::parse(bytes, false) {
+            let index = list.rules.len() as u32;
+            let by_name = is_name_rule(&pattern);
+            list.has_path_rules |= !by_name;
+            let literal: Box<[u8]> = pattern.text.as_slice().into();
+            match pattern.first_wildcard_pos {
+                None if by_name => list.names.entry(literal).or_default().push(index),
+                None => list.paths.entry(literal).or_default().push(index),
+                Some(0) if by_name && pattern.mode.contains(Mode::ENDS_WITH) => {
+                    list.suffixes.push(index)
+                }
+                Some(_) => list.others.push(index),
+            }
+            list.rules.push(pattern);
         }
+        list
     }
 
     pub fn is_empty(&self) -> bool {
@@ -58,21 +107,58 @@ impl RuleList {
     /// `.gitignore`), without a leading `/`; `name_start` is where its last component
     /// begins.
     pub fn verdict(&self, path: &[u8], name_start: usize, is_dir: bool) -> Option<Verdict> {
+        let name = &path[name_start..];
+        let applies = |index: &u32| is_dir || !self.rule(*index).mode.contains(Mode::MUST_BE_DIR);
+        // The last matching rule decides: the highest index any bucket finds.
+        let mut last: Option<u32> = None;
+        let consider = |last: &mut Option<u32>, found: Option<u32>| {
+            if found > *last {
+                *last = found;
+            }
+        };
+        let in_map = |map: &LiteralMap, key: &[u8]| {
+            map.get(key)?.iter().rev().copied().find(|i| applies(i))
+        };
+        if !self.names.is_empty() {
+            consider(&mut last, in_map(&self.names, name));
+        }
+        if !self.paths.is_empty() {
+            consider(&mut last, in_map(&self.paths, path));
+        }
+        let suffix_of = |i: &u32| &self.rule(*i).text[1..];
+        consider(
+            &mut last,
+            (self.suffixes.iter().rev())
+                .find(|i| applies(i) && name.ends_with(suffix_of(i)))
+                .copied(),
+        );
         let name_start = (name_start > 0).then_some(name_start);
-        let matched = self.rules.iter().rev().find(|rule| {
-            rule.matches_repo_relative_path(
+        for &index in self.others.iter().rev() {
+            if Some(index) < last {
+                break;
+            }
+            let matched = self.rule(index).matches_repo_relative_path(
                 path.into(),
                 name_start,
                 Some(is_dir),
                 Case::Sensitive,
                 wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
-            )
-        })?;
-        Some(if matched.is_negative() {
+            );
+            if matched {
+                consider(&mut last, Some(index));
+                break;
+            }
+        }
+        let rule = self.rule(last?);
+        Some(if rule.is_negative() {
             Verdict::Kept
         } else {
             Verdict::Ignored
         })
+    }
+
+    fn rule(&self, index: u32) -> &gix_glob::Pattern {
+        &self.rules[index as usize]
     }
 }
 
@@ -139,6 +225,55 @@ mod tests {
                 String::from_utf8_lossy(rules),
                 String::from_utf8_lossy(path)
             );
+        }
+    }
+
+    /// The buckets give the answer of testing every rule in order, last match
+    /// winning, on a mix of every kind of rule and path.
+    #[test]
+    fn buckets_agree_with_testing_every_rule() {
+        let rules: &[u8] = b"target\n*.o\n!keep.o\n/Cargo.lock\nsrc/gen\n*.o/\nbuild/\n\
+                             !build\na*b\n!target/\n*.tar.gz\ntarget/x\n**/deep\n";
+        let list = RuleList::parse(rules);
+        let names: &[&[u8]] = &[
+            b"target",
+            b"x.o",
+            b"keep.o",
+            b"Cargo.lock",
+            b"gen",
+            b"build",
+            b"ab",
+            b"axb",
+            b"a.tar.gz",
+            b"x",
+            b"deep",
+            b"other",
+        ];
+        for dir in [&b""[..], b"src/", b"target/", b"a/b/"] {
+            for name in names {
+                for is_dir in [false, true] {
+                    let path = [dir, name].concat();
+                    let slow = list.rules.iter().rev().find(|rule| {
+                        rule.matches_repo_relative_path(
+                            path.as_slice().into(),
+                            (!dir.is_empty()).then_some(dir.len()),
+                            Some(is_dir),
+                            Case::Sensitive,
+                            wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
+                        )
+                    });
+                    let want = slow.map(|rule| match rule.is_negative() {
+                        true => Verdict::Kept,
+                        false => Verdict::Ignored,
+                    });
+                    assert_eq!(
+                        list.verdict(&path, dir.len(), is_dir),
+                        want,
+                        "{:?} dir {is_dir}",
+                        String::from_utf8_lossy(&path)
+                    );
+                }
+            }
         }
     }
 
