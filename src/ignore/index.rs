@@ -89,22 +89,27 @@ impl TrackedPaths {
                     .ok_or(IndexError::Corrupt("a path strips more than the previous"))?;
                 previous.truncate(keep);
                 previous.extend_from_slice(input.until_nul()?);
+                in_order &= paths.push(&previous);
             } else {
-                previous.clear();
-                let name = input.until_nul()?;
+                // The flags hold the length of all but the longest paths: no scan.
                 let stated = usize::from(flags & NAME_MASK);
-                if stated != usize::from(NAME_MASK) && stated != name.len() {
-                    return Err(IndexError::Corrupt(
-                        "a path's length disagrees with its flags",
-                    ));
-                }
-                previous.extend_from_slice(name);
+                let name = if stated == usize::from(NAME_MASK) {
+                    input.until_nul()?
+                } else {
+                    let name = input.take(stated)?;
+                    if input.take(1)? != [0] {
+                        return Err(IndexError::Corrupt(
+                            "a path's length disagrees with its flags",
+                        ));
+                    }
+                    name
+                };
+                in_order &= paths.push(name);
                 // The entry, NUL included, is padded with NULs to a multiple of 8.
                 let used = input.at - start;
                 let padded = (used + 7) & !7;
                 input.take(padded - used)?;
             }
-            in_order &= paths.push(&previous);
         }
         if input.bytes[input.at..].starts_with(b"link") {
             return Err(IndexError::Split);

@@ -22,13 +22,15 @@ pub struct RuleList {
     rules: Vec<gix_glob::Pattern>,
     /// Rules without wildcards tested on the name, by their text: indices into
     /// `rules`, in file order.
-    names: LiteralMap,
+    names: Literals,
     /// Rules without wildcards tested on the path below the file's directory.
-    paths: LiteralMap,
+    paths: Literals,
     /// `*literal` rules tested on the name: the name must end with the literal.
     suffixes: Vec<u32>,
-    /// Every other rule, tested with git's wildmatch.
-    others: Vec<u32>,
+    /// Every other rule, tested with git's wildmatch, after the literal start it
+    /// must have (of the name, or of the path for a path rule) and whether it is a
+    /// name rule.
+    others: Vec<(u32, Box<[u8]>, bool)>,
     /// Some rule is matched against the path below the file's directory, not the
     /// name alone, so a caller must put that path together.
     has_path_rules: bool,
@@ -38,6 +40,36 @@ pub struct RuleList {
 /// multiply-and-rotate hash (the one rustc uses, "FxHash") rather than SipHash, which
 /// cost more than all the rest of the rule matching together (callgrind).
 type LiteralMap = HashMap<Box<[u8]>, Vec<u32>, BuildHasherDefault<FxHasher>>;
+
+/// Literal rules, with a filter that turns most keys away before hashing them: the
+/// lengths and first bytes the literals have.
+#[derive(Debug, Default)]
+struct Literals {
+    rules: LiteralMap,
+    /// Bit `n` set: some literal is `n` bytes long (63 for 63 or more).
+    lengths: u64,
+    /// Bit `b` set: some literal starts with byte `b`.
+    first_bytes: [u64; 4],
+}
+
+impl Literals {
+    fn insert(&mut self, literal: Box<[u8]>, index: u32) {
+        self.lengths |= 1 << literal.len().min(63);
+        if let Some(&first) = literal.first() {
+            self.first_bytes[usize::from(first / 64)] |= 1 << (first % 64);
+        }
+        self.rules.entry(literal).or_default().push(index);
+    }
+
+    #[inline]
+    fn may_hold(&self, key: &[u8]) -> bool {
+        let Some(&first) = key.first() else {
+            return false;
+        };
+        self.lengths & (1 << key.len().min(63)) != 0
+            && self.first_bytes[usize::from(first / 64)] & (1 << (first % 64)) != 0
+    }
+}
 
 #[derive(Default)]
 struct FxHasher(u64);
@@ -80,12 +112,15 @@ impl RuleList {
             list.has_path_rules |= !by_name;
             let literal: Box<[u8]> = pattern.text.as_slice().into();
             match pattern.first_wildcard_pos {
-                None if by_name => list.names.entry(literal).or_default().push(index),
-                None => list.paths.entry(literal).or_default().push(index),
+                None if by_name => list.names.insert(literal, index),
+                None => list.paths.insert(literal, index),
                 Some(0) if by_name && pattern.mode.contains(Mode::ENDS_WITH) => {
                     list.suffixes.push(index)
                 }
-                Some(_) => list.others.push(index),
+                Some(literal_len) => {
+                    let start = pattern.text[..literal_len].into();
+                    list.others.push((index, start, by_name))
+                }
             }
             list.rules.push(pattern);
         }
@@ -107,6 +142,9 @@ impl RuleList {
     /// `.gitignore`), without a leading `/`; `name_start` is where its last component
     /// begins.
     pub fn verdict(&self, path: &[u8], name_start: usize, is_dir: bool) -> Option<Verdict> {
+        if self.rules.is_empty() {
+            return None;
+        }
         let name = &path[name_start..];
         let applies = |index: &u32| is_dir || !self.rule(*index).mode.contains(Mode::MUST_BE_DIR);
         // The last matching rule decides: the highest index any bucket finds.
@@ -116,15 +154,19 @@ impl RuleList {
                 *last = found;
             }
         };
-        let in_map = |map: &LiteralMap, key: &[u8]| {
-            map.get(key)?.iter().rev().copied().find(|i| applies(i))
+        let in_map = |map: &Literals, key: &[u8]| {
+            if !map.may_hold(key) {
+                return None;
+            }
+            map.rules
+                .get(key)?
+                .iter()
+                .rev()
+                .copied()
+                .find(|i| applies(i))
         };
-        if !self.names.is_empty() {
-            consider(&mut last, in_map(&self.names, name));
-        }
-        if !self.paths.is_empty() {
-            consider(&mut last, in_map(&self.paths, path));
-        }
+        consider(&mut last, in_map(&self.names, name));
+        consider(&mut last, in_map(&self.paths, path));
         let suffix_of = |i: &u32| &self.rule(*i).text[1..];
         consider(
             &mut last,
@@ -133,9 +175,13 @@ impl RuleList {
                 .copied(),
         );
         let name_start = (name_start > 0).then_some(name_start);
-        for &index in self.others.iter().rev() {
+        for (index, start, by_name) in self.others.iter().rev() {
+            let index = *index;
             if Some(index) < last {
                 break;
+            }
+            if !(if *by_name { name } else { path }).starts_with(start) {
+                continue;
             }
             let matched = self.rule(index).matches_repo_relative_path(
                 path.into(),
