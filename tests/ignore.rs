@@ -689,3 +689,44 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
     }
     found
 }
+
+/// A rule file that cannot be read (permission denied) is warned about once and the
+/// walk goes on with the other rules. As root, run without CAP_DAC_OVERRIDE (as
+/// tests/hard_inputs.rs does), so that the permission is really refused.
+#[test]
+fn an_unreadable_rule_file_is_warned_about() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = tmp.path();
+    write(&root.join(".gitignore"), b"*.o\n");
+    write(&root.join("sub/.gitignore"), b"*.c\n");
+    write(&root.join("sub/a.c"), b"x");
+    write(&root.join("sub/a.o"), b"x");
+    use std::os::unix::fs::PermissionsExt;
+    let locked = root.join("sub/.gitignore");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    let mut command = if root_user {
+        let caps = "-dac_override,-dac_read_search";
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--inh-caps", caps, "--bounding-set", caps, "--"])
+            .arg(env!("CARGO_BIN_EXE_pfind"));
+        command
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_pfind"))
+    };
+    sandbox.env(&mut command);
+    let out = command.current_dir(root).arg("--ignore").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: sub/.gitignore: Permission denied; its rules are not applied\n"
+    );
+    // Its rule (*.c) is not applied; the top's (*.o) still is.
+    assert_eq!(
+        sorted_lines(&out),
+        [&b".gitignore"[..], b"sub/.gitignore", b"sub/a.c"]
+    );
+}
