@@ -23,8 +23,8 @@ from .correctness import correctness_check
 from .datasets import SHAPES, SIZE_ORDER, ensure_dataset
 from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, SBIN_DIRS, FsError, Mounter, Place, fs_unavailable, has_cold_state, home_place
 from .machine import available_cpus, filesystem_of, git_revision, machine_info
-from .realistic import RealisticError, make_realistic
 from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
+from .realistic import RealisticError, make_realistic
 from .report.schema import make_cell, make_report
 from .report.tables import all_tables, summary_lines, tools_line
 from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, drop_page_cache, run_hyperfine, time_in_passes
@@ -224,7 +224,7 @@ def run_sweep(args, hyperfine: str, plan: SweepPlan, root: str, pfind: Tool) -> 
 
 
 # ---------------------------------------------------------------------------
-# Early quit, shallow order, first path
+# Early quit, shallow order, first path, the developer's view
 # ---------------------------------------------------------------------------
 
 EARLY_QUIT, SHALLOW_ORDER, FIRST_PATH, IGNORE_VIEW = "early quit", "shallow order", "first path", "ignore view"

@@ -431,8 +431,8 @@ def ignore_view_table(report: dict) -> str:
         ratios = repo.get("ratios", {})
         rows = []
         for label in repo.get("commands", {}):
-            time = fmt_time(repo["results"].get(label))
-            rows.append([label, f"**{time}**" if label == repo.get("fastest") else time, fmt_ratio(ratios.get(label)), check_text(repo["checks"].get(label))])
+            shown = fmt_time(repo["results"].get(label))
+            rows.append([label, f"**{shown}**" if label == repo.get("fastest") else shown, fmt_ratio(ratios.get(label)), check_text(repo["checks"].get(label))])
         text = f"{title}\n\n" + markdown_table(["command", "mean ± σ", "vs fastest", "set check"], rows)
         notes = []
         for label, check in repo.get("checks", {}).items():
