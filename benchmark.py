@@ -13,7 +13,10 @@ harness makes and unmounts itself), `--tree /usr` (real trees, checked against G
 find), `--threads-sweep 1 2 4 8 16 32 64` (in every cache mode), `--bfs PATH`;
 and, with or without the cells (`--skip-cells`), `--early-quit TREE` (find one file
 and quit), `--shallow-order TREE` (how soon a listing reaches the shallow files)
-and `--first-path` (a cold walk's first path, root only).
+and `--first-path` (a cold walk's first path, root only); `--ignore-view REPO`
+(the developer's view of a git work tree: pfind --ignore and -G against fd, rg and
+git ls-files, every answer checked against git's), on trees `--make-realistic SRC
+DEST` makes.
 docs/benchmarks.md, "Reproducing the numbers", has the full command and its duration;
 `--dry-run` prints what a command line would time and skip.
 

@@ -7,7 +7,9 @@ trees on each; timing runs hyperfine in passes of alternating order (dropping th
 page cache first for cold cells); correctness checks every tool's answer untimed;
 early_quit, order and first_path are the parts that time finding one file, the
 order of a listing and a cold walk's first path (--early-quit, --shallow-order,
---first-path); report assembles the JSON report and prints the tables; charts
+--first-path); ignore_view times the developer's view of git trees against git's
+own answer (--ignore-view), on trees realistic makes (--make-realistic); report
+assembles the JSON report and prints the tables; charts
 draws them (--plot).
 
     cli.py          the command line and the run
@@ -19,6 +21,8 @@ draws them (--plot).
     early_quit.py   --early-quit: unique names, the seeded draw, escaping, the searches
     order.py        --shallow-order: how soon a listing reaches the files at depth <= 2
     first_path.py   --first-path: cold first byte and end, on a direct-I/O loop device
+    ignore_view.py  --ignore-view: git's answer, the set checks, the view's commands
+    realistic.py    --make-realistic: a clone with build output, packages, untracked files
     report/         schema.py: the JSON report (REPORT_SCHEMA); tables.py: the text
     charts.py       --plot: SVG charts (matplotlib, only there)
     tools.py        the scenarios, each tool's command line and version

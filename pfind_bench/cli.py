@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import os
 import shlex
 import sys
@@ -15,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from . import early_quit, first_path, order
+from . import early_quit, first_path, ignore_view, order
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
@@ -23,9 +24,10 @@ from .datasets import SHAPES, SIZE_ORDER, ensure_dataset
 from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, SBIN_DIRS, FsError, Mounter, Place, fs_unavailable, has_cold_state, home_place
 from .machine import available_cpus, filesystem_of, git_revision, machine_info
 from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
+from .realistic import RealisticError, make_realistic
 from .report.schema import make_cell, make_report
 from .report.tables import all_tables, summary_lines, tools_line
-from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, drop_page_cache, time_in_passes
+from .timing import CACHE_MODES, COLD, DROP_CACHES_COMMAND, WARM, cold_cache_unavailable, drop_page_cache, run_hyperfine, time_in_passes
 from .tools import FLOOR_SOURCE, PEER_NAMES, SCENARIO_ORDER, SCENARIOS, TOOL_NAMES, Tool, build_floor, discover_peers, make_floor, make_peer, make_pfind, peer_notes, pfind_argv
 
 DEFAULT_COLD_SCENARIOS = ["all_files", "count_only"]
@@ -88,7 +90,14 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--first-path-fs", choices=[fs for fs in FS_TYPES if has_cold_state(fs)], default=first_path.DEFAULT_FS, help="the image's filesystem (default: %(default)s)")
     g.add_argument("--first-path-runs", type=int, default=3, metavar="N", help="cold runs per command; the figures are medians (default: %(default)s)")
     g.add_argument("--first-path-threads", nargs="*", type=int, default=[2], metavar="N", help="pfind is timed at its default -j and at each -j N (default: %(default)s)")
-    g.add_argument("--skip-cells", action="store_true", help="time no scenario cells and no thread sweep: only the parts above")
+    g.add_argument("--skip-cells", action="store_true", help="time no scenario cells and no thread sweep: only the parts above and below")
+
+    g = p.add_argument_group("the developer's view on git trees (docs/benchmarks.md, 'The developer's view on git trees')")
+    g.add_argument("--ignore-view", nargs="+", default=[], metavar="REPO", help="in each git work tree REPO, check against git's answer, then time pfind --ignore, pfind -G, fd --type f [--hidden], rg --files [--hidden] and git ls-files -co --exclude-standard")
+    g.add_argument("--ignore-view-runs", type=int, default=10, metavar="N", help="measured runs per command and pass (default: %(default)s)")
+    g.add_argument("--ignore-view-warmup", type=int, default=3, metavar="N", help="warm-up runs per command and pass (default: %(default)s)")
+    g.add_argument("--make-realistic", nargs=2, metavar=("SRC", "DEST"), help="only clone the git repository SRC (a path) into DEST and add build output, node_modules, a .venv, __pycache__, untracked files and their ignore rules (deterministic), then exit")
+    g.add_argument("--realistic-scale", type=float, default=1.0, metavar="N", help="multiplies what --make-realistic generates; 1 makes a small repository about 100,000 files (default: %(default)s)")
 
     g = p.add_argument_group("files and output")
     g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
@@ -127,6 +136,11 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         for source in args.first_path:
             if source not in SIZE_ORDER and not os.path.isdir(source):
                 p.error(f"{source}: neither a dataset ({' '.join(SIZE_ORDER)}) nor a directory (--first-path)")
+    if args.ignore_view_runs < 1 or args.ignore_view_warmup < 0:
+        p.error("--ignore-view-runs must be at least 1 and --ignore-view-warmup at least 0")
+    if not args.realistic_scale > 0:
+        p.error("--realistic-scale must be above 0")
+    args.ignore_view = unique(args.ignore_view)
     args.early_quit = unique(args.early_quit)
     args.early_quit_depths = unique(args.early_quit_depths)
     args.shallow_order = unique(args.shallow_order)
@@ -210,10 +224,10 @@ def run_sweep(args, hyperfine: str, plan: SweepPlan, root: str, pfind: Tool) -> 
 
 
 # ---------------------------------------------------------------------------
-# Early quit, shallow order, first path
+# Early quit, shallow order, first path, the developer's view
 # ---------------------------------------------------------------------------
 
-EARLY_QUIT, SHALLOW_ORDER, FIRST_PATH = "early quit", "shallow order", "first path"
+EARLY_QUIT, SHALLOW_ORDER, FIRST_PATH, IGNORE_VIEW = "early quit", "shallow order", "first path", "ignore view"
 
 
 def plan_extras(args, tools: list[Tool], path_ref: Optional[Tool], euid: int, cold_why=cold_cache_unavailable) -> tuple[dict[str, str], list[str]]:
@@ -244,7 +258,65 @@ def plan_extras(args, tools: list[Tool], path_ref: Optional[Tool], euid: int, co
             skips.append(f"{FIRST_PATH} (--first-path {' '.join(args.first_path)}): {why}")
         else:
             planned[FIRST_PATH] = f"{', '.join(args.first_path)} on {args.first_path_fs} with direct I/O, cold, {args.first_path_runs} runs each ({', '.join(['pfind'] + peers_in(first_path.FIRST_PATH_TOOLS))})"
+    if args.ignore_view:
+        repos, why = ignore_view_repos(args)
+        skips += why
+        if repos:
+            labels = [c.label for c in ignore_view_commands(args, tools, which("git"))]
+            planned[IGNORE_VIEW] = f"{', '.join(repos)}, {args.ignore_view_warmup} warm-up and {args.ignore_view_runs} runs each of {', '.join(labels)}"
     return planned, skips
+
+
+def ignore_view_repos(args) -> tuple[list[str], list[str]]:
+    """The --ignore-view repositories that can be measured, and a skip line for
+    each one that cannot (or one for all, without git)."""
+    git = which("git")
+    if git is None:
+        return [], [f"{IGNORE_VIEW}: git is needed for the reference answer (apt-get install git)"]
+    repos, skips = [], []
+    for repo in args.ignore_view:
+        why = ignore_view.work_tree_problem(repo, git)
+        if why:
+            skips.append(f"{IGNORE_VIEW} on {repo}: {why}")
+        else:
+            repos.append(repo)
+    return repos, skips
+
+
+def ignore_view_commands(args, tools: list[Tool], git: str) -> list[ignore_view.ViewCommand]:
+    paths = {t.name: t.path for t in tools}
+    return ignore_view.view_commands(tools[0].path, paths.get("fd"), paths.get("rg"), git, args.pfind_extra)
+
+
+def run_ignore_view(args, hyperfine: str, tools: list[Tool], skipped_tools: dict[str, str]) -> dict:
+    git = which("git")
+    commands = ignore_view_commands(args, tools, git)
+    present = {t.name for t in tools}
+    env = ignore_view.view_env()
+    section = {
+        "runs": args.ignore_view_runs,
+        "warmup": args.ignore_view_warmup,
+        "passes": args.passes,
+        "output": args.hyperfine_output,
+        "environment": f"the harness's, without {ignore_view.PFIND_ENV}",
+        "git": tool_version([git, "--version"]),
+        "skipped_tools": {n: skipped_tools.get(n, "left out by --tools") for n in ("fd", "rg") if n not in present},
+        "repos": [],
+    }
+    for name, why in section["skipped_tools"].items():
+        log(f"{IGNORE_VIEW}: skipping {name}: {why}")
+    for repo in ignore_view_repos(args)[0]:
+
+        def time_commands(named, repo=repo):
+            timer = functools.partial(run_hyperfine, cwd=repo, env=env)
+            return time_in_passes(hyperfine, named, warmup=args.ignore_view_warmup, runs=args.ignore_view_runs, output=args.hyperfine_output, passes=args.passes, ignore_failure=True, run=timer)
+
+        try:
+            section["repos"].append(ignore_view.run_repo(repo, filesystem_of(Path(repo)), commands, git, time_commands, env))
+        except (RuntimeError, OSError, ValueError) as e:
+            log(f"{IGNORE_VIEW} on {repo} failed: {e}")
+            section["repos"].append({"root": repo, "checks": {}, "results": {}, "error": str(e)})
+    return section
 
 
 def early_lister(tools: list[Tool], path_ref: Optional[Tool]) -> Optional[str]:
@@ -338,10 +410,27 @@ def find_floor(args) -> tuple[Optional[Tool], Optional[str]]:
     return make_floor(path, available_cpus()), None
 
 
+def make_realistic_tree(args) -> int:
+    """--make-realistic SRC DEST: make the tree, say what it holds, and exit."""
+    git = which("git")
+    if git is None:
+        log("benchmark.py: --make-realistic needs git (apt-get install git)")
+        return 2
+    src, dest = args.make_realistic
+    try:
+        make_realistic(src, dest, args.realistic_scale, git)
+    except (RealisticError, RuntimeError, OSError) as e:
+        log(f"benchmark.py: --make-realistic: {e}")
+        return 2
+    return 0
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
     if args.plot:
         return plot_report(args.plot, args.assets_dir, args.plot_size, args.plot_format, args.plot_fs_scenario, args.plot_fs_size)
+    if args.make_realistic:
+        return make_realistic_tree(args)
     started = time.monotonic()
 
     hyperfine = which("hyperfine")
@@ -450,6 +539,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         early = run_early_quit(args, hyperfine, tools, path_ref) if EARLY_QUIT in extras else None
         shallow = run_shallow_order(args, tools, path_ref) if SHALLOW_ORDER in extras else None
         first = run_first_path(args, mounter, tools, path_ref) if FIRST_PATH in extras else None
+        ignored = run_ignore_view(args, hyperfine, tools, skipped_tools) if IGNORE_VIEW in extras else None
 
     trees_info = {}
     for path in trees:
@@ -487,6 +577,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         early_quit=early,
         shallow_order=shallow,
         first_path=first,
+        ignore_view=ignored,
     )
     write_json_atomic(args.output, report)
 

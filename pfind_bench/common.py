@@ -76,13 +76,16 @@ def run(
     error: type[Exception] = RuntimeError,
     relay_stderr: bool = False,
     timeout: Optional[float] = None,
+    cwd: Optional[str] = None,
+    env: Optional[dict] = None,
 ) -> subprocess.CompletedProcess:
-    """Run ``argv`` (no shell) with its stderr captured, as bytes like its stdout.
+    """Run ``argv`` (no shell) with its stderr captured, as bytes like its stdout,
+    in ``cwd`` with ``env`` when given (ours otherwise).
 
     With ``check``, a non-zero exit raises ``error``: "LABEL exited N: " and the
     last line of its stderr, LABEL being the program unless given.
     ``relay_stderr`` first logs the stderr whole (hyperfine's warnings)."""
-    proc = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, timeout=timeout)
+    proc = subprocess.run(argv, stdout=stdout, stderr=subprocess.PIPE, timeout=timeout, cwd=cwd, env=env)
     messages = proc.stderr.decode(errors="replace").strip()
     if relay_stderr and messages:
         log(messages)

@@ -95,8 +95,9 @@ def _stderr_target():
         return subprocess.DEVNULL
 
 
-def run_hyperfine(hyperfine: str, named_commands, warmup: int, runs: int, output: str, prepare=None, ignore_failure=False) -> dict:
-    """Run hyperfine and return its JSON export.
+def run_hyperfine(hyperfine: str, named_commands, warmup: int, runs: int, output: str, prepare=None, ignore_failure=False, cwd=None, env=None) -> dict:
+    """Run hyperfine and return its JSON export; ``cwd`` and ``env`` are those of
+    the commands it times (hyperfine has no option for the working directory).
 
     Its results are shown live on stderr; its own stderr (warnings, errors) is
     captured so that a failure's reason can be stored in the report, then relayed.
@@ -104,7 +105,7 @@ def run_hyperfine(hyperfine: str, named_commands, warmup: int, runs: int, output
     with tempfile.TemporaryDirectory(prefix="pfind-bench-") as tmp:
         export = os.path.join(tmp, "hyperfine.json")
         argv = hyperfine_argv(hyperfine, named_commands, warmup, runs, export, output, prepare, ignore_failure)
-        run(argv, stdout=_stderr_target(), label="hyperfine", relay_stderr=True)
+        run(argv, stdout=_stderr_target(), label="hyperfine", relay_stderr=True, cwd=cwd, env=env)
         with open(export) as f:
             return json.load(f)
 

@@ -7,6 +7,7 @@
 
 use crate::exec::Exec;
 use crate::filter::Filter;
+use crate::ignore::IgnoreOptions;
 use crate::os::dirent::EntryKind;
 use crate::output::format::{Format, SortOrder};
 use crate::output::OutputMode;
@@ -24,6 +25,9 @@ pub struct Config {
     /// What an entry must satisfy to be printed (`-e`, `-n`, `-E`, `-t`, `-S`, the
     /// depth bounds).
     pub filter: Filter,
+    /// Which ignore files are read, and whether hidden entries are left out
+    /// (`--ignore`, `--no-hidden`, `--ignore-file`, ...); by default nothing is.
+    pub ignore: IgnoreOptions,
     /// Follow symbolic links, inside the tree and as roots (`-L`).
     pub follow: bool,
     /// Do not list directories on another device than their root (`-x`).
@@ -87,6 +91,7 @@ impl Config {
             roots,
             implicit_root,
             filter: Filter::default(),
+            ignore: IgnoreOptions::default(),
             follow: false,
             one_file_system: false,
             max_results: None,

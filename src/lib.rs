@@ -20,6 +20,8 @@
 //!   [`descriptors`] opens each directory relative to an open ancestor without
 //!   following a link out of the tree, and bounds the descriptors kept open for that;
 //!   [`memory`] bounds the workers by the address-space limit.
+//! * [`ignore`] decides which entries ignore files leave out (`--ignore`), as git
+//!   does: rules per directory shared by its subtree, git's index for tracked files.
 //! * [`filter`] says what "matches" means: names, extensions, globs, paths, `-t`
 //!   kinds and families, sizes, depth, times, owners; and which of them need a `stat`.
 //! * [`output`] is everything about a match once it is found: the output modes and
@@ -42,6 +44,7 @@ pub mod descriptors;
 pub mod exec;
 pub mod filter;
 pub mod generate;
+pub mod ignore;
 pub mod memory;
 pub mod os;
 pub mod output;

@@ -14,6 +14,7 @@
 use crate::config::Config;
 use crate::descriptors;
 use crate::exec::{Exec, Mode};
+use crate::ignore::Gate;
 use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::path::WorkingDir;
@@ -117,6 +118,10 @@ pub fn run_with_reader(
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
     let root_path = config.filter.root_path();
+    let gate = config
+        .ignore
+        .is_active()
+        .then(|| Gate::new(config.ignore.clone(), reporter));
     for root in &config.roots {
         let root = root.as_bytes();
         let printed = if config.absolute {
@@ -139,7 +144,11 @@ pub fn run_with_reader(
             // may be printed.
             Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
             Ok((EntryKind::Dir, stat)) => {
-                root_dirs.push(DirJob::root(&printed, root_path).identified(&stat))
+                let mut job = DirJob::root(&printed, root_path).identified(&stat);
+                if let Some(gate) = &gate {
+                    job = job.with_rules(gate.root_rules(root, reporter));
+                }
+                root_dirs.push(job)
             }
             Ok((kind, stat)) => {
                 if kind == EntryKind::Symlink && !config.filter.links_may_match() {
@@ -184,6 +193,7 @@ pub fn run_with_reader(
             limit.as_ref(),
             &shallow,
         )
+        .with_gate(gate.as_ref())
     };
     // This thread is worker 0. It starts alone and brings in the others only once it
     // has directories to share: small trees are dominated by start-up, and starting a
@@ -240,6 +250,7 @@ pub fn run_with_reader(
                 limit.as_ref(),
                 &shallow,
             )
+            .with_gate(gate.as_ref())
             .run(slot),
             None => Summary::default(),
         }

@@ -338,26 +338,9 @@ fn fd_options_are_refused_with_the_pfind_spelling() {
     let env = source_tree();
     for (args, message) in [
         (
-            &["--hidden"][..],
-            "'--hidden' is fd's option: pfind includes hidden files and directories always; \
-             leave it out",
-        ),
-        (
-            &["-H"],
-            "'-H' is fd's --hidden, or find's -H: pfind includes hidden files always; a link \
-             given as a root is walked when written with a trailing / (link/), or with -L",
-        ),
-        (
-            &["--no-ignore"],
-            "'--no-ignore' is fd's option: pfind reads no ignore files; leave it out",
-        ),
-        (
-            &["-I"],
-            "'-I' is fd's option: pfind reads no ignore files; leave it out",
-        ),
-        (
-            &["-u"],
-            "'-u' is fd's option: pfind searches hidden and ignored files always; leave it out",
+            &["--no-global-ignore-file"][..],
+            "'--no-global-ignore-file' is fd's option: pfind reads core.excludesFile with \
+             --ignore as git does; use --ignore-file or --no-ignore-vcs for other rules",
         ),
         (
             &["--glob", "*.rs"],

@@ -10,6 +10,7 @@ from .tables import (
     first_path_table,
     floor_grid,
     fs_cache_tables,
+    ignore_view_table,
     memory_table,
     shallow_order_table,
     speedup_grid,

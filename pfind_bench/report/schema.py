@@ -1,15 +1,16 @@
 """The JSON report: its cells, its shape, and reading the reports of older schemas.
 
-Report shape (REPORT_SCHEMA 3; 2 is the same without the fields marked **, 1 also
-without those marked *, and upgrade_report() fills those in when an old report is
-read):
+Report shape (REPORT_SCHEMA 4; 3 is the same without the field marked ***, 2 also
+without those marked **, 1 also without those marked *, and upgrade_report() fills
+those in when an old report is read):
 
     schema, generated_at, machine{..., filesystems*{FS: how it was made/mounted}},
     tools{NAME: path, version, version_number*, role}, skipped_tools{NAME: why},
     skipped*[one line per group of cells left out], config, datasets{SIZE: manifest},
     trees*{PATH: fs, files}, cells[...], thread_sweep (the first sweep, for
     readers of schema 1), thread_sweeps*[...], early_quit**, shallow_order**,
-    first_path** (each null when not run), pfind_correct, all_timings_ok
+    first_path**, ignore_view*** (each null when not run), pfind_correct,
+    all_timings_ok
 
     cell: scenario, size (dataset name; None for a tree), target*, kind*
     ("dataset" or "tree"), fs*, cache* ("warm" or "cold"), root, commands{NAME:
@@ -42,6 +43,15 @@ read):
     {median, min, max, times}), lines[], exit_codes[]}, first_byte_vs_bfs{LABEL:
     ratio}, head_vs_quit; or {error} when it failed
 
+    ignore_view (--ignore-view, ignore_view.py): runs, warmup, passes, output,
+    environment, git (its version), skipped_tools{fd|rg: why}, repos[{root, fs,
+    files (git's answer), not_hidden (git's answer without hidden paths),
+    commands{LABEL: command line}, checks{LABEL: {reference ("git" or "git, no
+    hidden"), ok, expected, printed, duplicates, missing, extra,
+    missing_examples[<= 5], extra_examples[<= 5], exit_code, stderr?}},
+    results{LABEL: pooled stats as in a cell}, passes, fastest, ratios{LABEL:
+    mean / fastest mean}, error?}]
+
 All times are seconds.  speedup = runner-up mean / pfind mean over competitors
 only (floor is a reference, never ranked); vs_floor = pfind mean / floor mean.
 """
@@ -54,12 +64,13 @@ import shlex
 from typing import Optional
 
 from ..early_quit import pfind_found_everything
+from ..ignore_view import pfind_matches_git
 from ..order import pfind_printed_everything
 from ..plan import DATASET
 from ..timing import WARM
 from ..tools import COMPETITOR, Scenario, Tool
 
-REPORT_SCHEMA = 3
+REPORT_SCHEMA = 4
 
 
 def rank(results: dict[str, dict], roles: dict[str, str]) -> dict:
@@ -137,9 +148,10 @@ def make_report(
     early_quit: Optional[dict] = None,
     shallow_order: Optional[dict] = None,
     first_path: Optional[dict] = None,
+    ignore_view: Optional[dict] = None,
 ) -> dict:
     sweeps = sweeps or []
-    extras = [early_quit, shallow_order, first_path]
+    extras = [early_quit, shallow_order, first_path, ignore_view]
     return {
         "schema": REPORT_SCHEMA,
         "generated_at": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
@@ -156,9 +168,11 @@ def make_report(
         "early_quit": early_quit,
         "shallow_order": shallow_order,
         "first_path": first_path,
+        "ignore_view": ignore_view,
         "pfind_correct": all(c["correctness"]["pfind_correct"] for c in cells)
         and pfind_found_everything(early_quit)
-        and pfind_printed_everything(shallow_order),
+        and pfind_printed_everything(shallow_order)
+        and pfind_matches_git(ignore_view),
         "all_timings_ok": all("error" not in c for c in cells)
         and all("error" not in s for s in sweeps)
         and not any(failed_parts(x) for x in extras),
@@ -166,11 +180,12 @@ def make_report(
 
 
 def failed_parts(section: Optional[dict]) -> list[str]:
-    """The error messages of an early-quit, shallow-order or first-path section."""
+    """The error messages of an early-quit, shallow-order, first-path or
+    ignore-view section."""
     if not section:
         return []
     errors = [section["error"]] if section.get("error") else []
-    for tree in section.get("trees", []):
+    for tree in section.get("trees", []) + section.get("repos", []):
         errors += [f"{tree['root']}: {tree['error']}"] if tree.get("error") else []
         errors += [f"{tree['root']}, depth {d['depth']}: {d['error']}" for d in tree.get("depths", []) if d.get("error")]
     if (section.get("process_start") or {}).get("error"):
@@ -179,10 +194,10 @@ def failed_parts(section: Optional[dict]) -> list[str]:
 
 
 def upgrade_report(report: dict) -> dict:
-    """A copy of ``report`` with every schema-3 field present, so tables and charts
+    """A copy of ``report`` with every schema-4 field present, so tables and charts
     read old reports (schema 1: warm cache, the data directory's filesystem only,
-    one sweep; schema 2: no early-quit, shallow-order or first-path parts) and new
-    ones alike."""
+    one sweep; schema 2: no early-quit, shallow-order or first-path parts; schema
+    3: no ignore-view part) and new ones alike."""
     r = copy.deepcopy(report)
     home_fs = r.get("machine", {}).get("filesystem")
     r.setdefault("skipped", [])
@@ -195,7 +210,7 @@ def upgrade_report(report: dict) -> dict:
         c.setdefault("passes", [])
         if "vs_floor" not in c:
             c.update(floor_ratios(c.get("results", {})))
-    for part in ("early_quit", "shallow_order", "first_path"):
+    for part in ("early_quit", "shallow_order", "first_path", "ignore_view"):
         r.setdefault(part, None)
     if "thread_sweeps" not in r:
         r["thread_sweeps"] = [r["thread_sweep"]] if r.get("thread_sweep") else []

@@ -9,6 +9,7 @@ from typing import Iterable, Optional
 
 from ..datasets import SIZE_ORDER
 from ..early_quit import pfind_found_everything
+from ..ignore_view import check_text, pfind_matches_git
 from ..order import pfind_printed_everything
 from ..plan import DATASET, TREE
 from ..timing import CACHE_MODES, WARM
@@ -276,6 +277,7 @@ def summary_lines(report: dict) -> list[str]:
     bad = [cell_label(c) for c in report["cells"] if not c["correctness"]["pfind_correct"]]
     bad += ["early quit"] if not pfind_found_everything(report["early_quit"]) else []
     bad += ["shallow order"] if not pfind_printed_everything(report["shallow_order"]) else []
+    bad += ["ignore view"] if not pfind_matches_git(report["ignore_view"]) else []
     lines.append("correctness: pfind agrees everywhere" if not bad else "correctness: pfind DISAGREES in " + ", ".join(bad))
     peers_bad = [
         f"{n} on {cell_label(c)}"
@@ -411,8 +413,50 @@ def first_path_table(report: dict) -> str:
     return text
 
 
+def ignore_view_table(report: dict) -> str:
+    """Per repository: each command's mean ± σ, its ratio to the fastest and its
+    set check against git's answer; below, the examples of every difference."""
+    report = upgrade_report(report)
+    section = report.get("ignore_view")
+    if not section or not section.get("repos"):
+        return ""
+    out = []
+    for repo in section["repos"]:
+        title = f"### the developer's view on {repo['root']}"
+        if repo.get("files") is not None:
+            title += f": git's answer {repo['files']:,} files, {repo['not_hidden']:,} without hidden names"
+        if repo.get("error") and not repo.get("results"):
+            out.append(f"{title}\n\nfailed: {repo['error']}")
+            continue
+        ratios = repo.get("ratios", {})
+        rows = []
+        for label in repo.get("commands", {}):
+            shown = fmt_time(repo["results"].get(label))
+            rows.append([label, f"**{shown}**" if label == repo.get("fastest") else shown, fmt_ratio(ratios.get(label)), check_text(repo["checks"].get(label))])
+        text = f"{title}\n\n" + markdown_table(["command", "mean ± σ", "vs fastest", "set check"], rows)
+        notes = []
+        for label, check in repo.get("checks", {}).items():
+            for kind in ("missing", "extra"):
+                if check.get(kind):
+                    more = check[kind] - len(check[f"{kind}_examples"])
+                    notes.append(f"{label}, {kind}: " + ", ".join(check[f"{kind}_examples"]) + (f" and {more:,} more" if more > 0 else ""))
+        if repo.get("error"):
+            notes.append(f"timing failed: {repo['error']}")
+        if notes:
+            text += "\n" + "\n".join(notes)
+        out.append(text)
+    skipped = "; ".join(f"{n} skipped: {why}" for n, why in section.get("skipped_tools", {}).items())
+    return (
+        "\n\n".join(out)
+        + f"\nrun in the repository, {section.get('passes', '?')} passes of {section.get('runs', '?')} runs; = git: the same paths as git's answer "
+        "(its regular files, nested repositories expanded), = git, no hidden: that without paths with a component starting with '.'."
+        + (f"\n{skipped}." if skipped else "")
+    )
+
+
 def extra_summary_lines(report: dict) -> list[str]:
-    """One verdict line per early-quit tree, shallow-order tree and the first path."""
+    """One verdict line per early-quit tree, shallow-order tree, the first path
+    and ignore-view repository."""
     report = upgrade_report(report)
     lines = []
     section = report.get("early_quit") or {}
@@ -441,7 +485,12 @@ def extra_summary_lines(report: dict) -> list[str]:
         if fp.get("head_vs_quit"):
             text += f"; pfind | head -1 {fp['head_vs_quit']:.2f}x pfind -1"
         lines.append(text)
-    for x in ("early_quit", "shallow_order", "first_path"):
+    for repo in (report.get("ignore_view") or {}).get("repos", []):
+        if repo.get("fastest"):
+            pfind = ", ".join(f"{label} {repo['ratios'][label]:.2f}x" for label in repo["ratios"] if label.startswith("pfind"))
+            differ = [label for label, check in repo["checks"].items() if not check["ok"]]
+            lines.append(f"ignore view on {repo['root']}: fastest {repo['fastest']}; {pfind} the fastest; set checks differing: {', '.join(differ) or 'none'}")
+    for x in ("early_quit", "shallow_order", "first_path", "ignore_view"):
         if failed_parts(report.get(x)):
             lines.append(f"{x.replace('_', ' ')}: FAILED: " + "; ".join(failed_parts(report.get(x))))
     return lines
@@ -469,7 +518,7 @@ def all_tables(report: dict) -> Iterable[str]:
     memory = memory_table(report)
     if memory:
         yield "### peak memory\n\n" + memory
-    for table in (early_quit_table(report), shallow_order_table(report), first_path_table(report)):
+    for table in (early_quit_table(report), shallow_order_table(report), first_path_table(report), ignore_view_table(report)):
         if table:
             yield table
 

@@ -32,6 +32,7 @@ use clap::builder::{OsStringValueParser, TypedValueParser};
 use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum, ValueHint};
 use std::ffi::{OsStr, OsString};
 use std::io::IsTerminal;
+use std::os::unix::ffi::OsStrExt;
 pub use values::List;
 use values::{
     bytes, parse_depth, parse_extension_list, parse_max_results, parse_max_size, parse_min_size,
@@ -282,6 +283,108 @@ pub struct Cli {
     #[arg(long = "prune", help_heading = "Filters")]
     pub prune: bool,
 
+    /// Leave out what git ignores (.gitignore, ...).
+    ///
+    /// Reads .gitignore in every directory (and those above the root, up to the work
+    /// tree's top), .git/info/exclude, core.excludesFile and .ignore; files git
+    /// tracks are kept even where a rule matches (git's index is read), and .git is
+    /// never listed: the files of `git ls-files -co --exclude-standard`. Hidden names
+    /// are kept unless --no-hidden. Off by default; -I or -u turn it off again.
+    #[arg(long = "ignore", help_heading = "Ignore files")]
+    pub ignore: bool,
+
+    /// Read no ignore files (the default).
+    ///
+    /// Every file, as find lists them.
+    #[arg(
+        short = 'I',
+        long = "no-ignore",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub no_ignore: bool,
+
+    /// With --ignore, git's rules too (the default).
+    #[arg(
+        long = "ignore-vcs",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub ignore_vcs: bool,
+
+    /// With --ignore, read .ignore files only, not git's rules or index.
+    #[arg(
+        long = "no-ignore-vcs",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub no_ignore_vcs: bool,
+
+    /// With --ignore, skip the ignore files of directories above each root.
+    #[arg(
+        long = "no-ignore-parent",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub no_ignore_parent: bool,
+
+    /// Accepted for fd users: pfind applies .gitignore outside git work trees too.
+    #[arg(
+        long = "no-require-git",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub no_require_git: bool,
+
+    /// Also leave out what FILE's rules exclude.
+    ///
+    /// Its rules are matched against paths below each root, with lower precedence than
+    /// every other ignore file; repeatable. Applies with or without --ignore.
+    #[arg(
+        long = "ignore-file",
+        value_name = "FILE",
+        value_parser = clap::value_parser!(std::path::PathBuf),
+        value_hint = ValueHint::FilePath,
+        action = ArgAction::Append,
+        help_heading = "Ignore files"
+    )]
+    pub ignore_files: Vec<std::path::PathBuf>,
+
+    /// Keep names starting with a dot (the default).
+    #[arg(
+        short = 'H',
+        long = "hidden",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub hidden: bool,
+
+    /// Leave out names starting with a dot.
+    ///
+    /// Files and directories whose name starts with a dot are neither printed nor
+    /// walked; a root is always walked.
+    #[arg(long = "no-hidden", help_heading = "Ignore files")]
+    pub no_hidden: bool,
+
+    /// Everything: --no-ignore --hidden (the default view).
+    #[arg(
+        short = 'u',
+        long = "unrestricted",
+        overrides_with = "unrestricted",
+        help_heading = "Ignore files"
+    )]
+    pub unrestricted: bool,
+
+    /// fd's default view: --ignore --no-hidden.
+    ///
+    /// What `fd` lists without options: ignore files honoured, hidden names left out.
+    #[arg(short = 'G', long = "fd-view", help_heading = "Ignore files")]
+    pub fd_view: bool,
+
+    /// Resolved from the switches above, last one winning (see `cli::parse`).
+    #[arg(skip)]
+    pub ignore_options: crate::ignore::IgnoreOptions,
+
     /// Follow symbolic links.
     ///
     /// Links are followed inside the tree and as roots; a loop is reported and not
@@ -519,7 +622,12 @@ pub enum Usage {
 /// parses the rest; then `-C`'s directory is entered and `--newer`'s file read, in
 /// that order and only then, so that the file is found where the roots are.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
-    let args: Vec<OsString> = args.into_iter().collect();
+    let mut args: Vec<OsString> = args.into_iter().collect();
+    let defaults = default_options();
+    let from_env = defaults.len();
+    if !args.is_empty() {
+        args.splice(1..1, defaults);
+    }
     let command = Cli::command();
     let options = args.get(1..).unwrap_or_default();
     if let Some(hint) = hints::refusal(options, &command, &hints::System) {
@@ -533,8 +641,23 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         .try_get_matches_from_mut(args)
         .map_err(Usage::Clap)?;
     let mut matches = std::mem::ManuallyDrop::new(matches);
+    // Read before `from_arg_matches_mut` takes the values out of the matches.
+    let ignore = ignore_options(&matches);
+    if let Some(first) = matches.indices_of("roots").and_then(|mut at| at.next()) {
+        if first <= from_env {
+            let root = matches.get_raw("roots").and_then(|mut roots| roots.next());
+            let root = root.unwrap_or_default().to_string_lossy();
+            let message = format!("PFIND_OPTIONS may hold options only, not the root '{root}'");
+            return Err(Usage::Hint(message.into_bytes()));
+        }
+    }
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
         .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
+    cli.ignore_options = crate::ignore::IgnoreOptions {
+        parents: !cli.no_ignore_parent,
+        files: cli.ignore_files.clone(),
+        ..ignore
+    };
     if let Some(dir) = &cli.base_directory {
         std::env::set_current_dir(dir).map_err(|err| {
             let why = crate::report::describe(&err);
@@ -546,6 +669,54 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         cli.newer_reference = Some(reference);
     }
     Ok(cli)
+}
+
+/// Options to read before the command line's own: the words of `PFIND_OPTIONS`,
+/// split at blanks (no quoting), so that `PFIND_OPTIONS=-G` makes fd's view the
+/// default and the command line can still undo it (`-u`).
+fn default_options() -> Vec<OsString> {
+    let Some(value) = std::env::var_os("PFIND_OPTIONS") else {
+        return Vec::new();
+    };
+    value
+        .as_bytes()
+        .split(u8::is_ascii_whitespace)
+        .filter(|word| !word.is_empty())
+        .map(|word| OsStr::from_bytes(word).to_owned())
+        .collect()
+}
+
+/// The ignore switches resolved as fd resolves them: of two opposing switches, the
+/// one given last wins (`-u` counting as both --no-ignore and --hidden, `-G` as
+/// --ignore and --no-hidden), so that options from `PFIND_OPTIONS`, which come
+/// first, are undone by the command line.
+fn ignore_options(matches: &clap::ArgMatches) -> crate::ignore::IgnoreOptions {
+    let last = |ids: &[&str]| {
+        ids.iter()
+            .filter(|id| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
+            .filter_map(|id| matches.indices_of(id)?.max())
+            .max()
+    };
+    // `on` wins over `off` when given later; neither given: `default`.
+    let resolve = |on: &[&str], off: &[&str], default: bool| match (last(on), last(off)) {
+        (Some(on), Some(off)) => on > off,
+        (Some(_), None) => true,
+        (None, Some(_)) => false,
+        (None, None) => default,
+    };
+    let ignore = resolve(
+        &["ignore", "fd_view"],
+        &["no_ignore", "unrestricted"],
+        false,
+    );
+    let vcs = resolve(&["ignore_vcs"], &["no_ignore_vcs"], true);
+    let hidden = resolve(&["hidden", "unrestricted"], &["no_hidden", "fd_view"], true);
+    crate::ignore::IgnoreOptions {
+        vcs: ignore && vcs,
+        dot_ignore: ignore,
+        skip_hidden: !hidden,
+        ..Default::default()
+    }
 }
 
 /// A usage error about `value` given to the option whose field is `id`, made by
@@ -699,6 +870,7 @@ impl Cli {
             config.filter.owner = owner;
         }
         config.exec = self.exec.exec;
+        config.ignore = self.ignore_options;
         config.follow = self.follow;
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;

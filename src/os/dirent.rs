@@ -126,6 +126,16 @@ impl<'a> RawEntry<'a> {
         CStr::from_bytes_with_nul(&self.name_area[..=len]).unwrap_or(c".")
     }
 
+    /// An entry replayed from a copy of a listing: `name_with_nul` is the name and
+    /// its terminator, exactly (which keeps the invariant [`Self::name`] relies on).
+    pub fn from_name_with_nul(name_with_nul: &'a [u8], kind: EntryKind) -> RawEntry<'a> {
+        debug_assert_eq!(name_with_nul.last(), Some(&0));
+        RawEntry {
+            name_area: name_with_nul,
+            kind,
+        }
+    }
+
     /// True for the `.` and `..` entries every directory lists.
     #[inline]
     pub fn is_dot_or_dotdot(&self) -> bool {

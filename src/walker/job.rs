@@ -6,6 +6,7 @@ use super::loops::DirId;
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
 use crate::filter::Filter;
+use crate::ignore::DirRules;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::sync::Arc;
@@ -42,6 +43,9 @@ pub struct DirJob {
     /// `-t e`: the directory itself matches if it turns out to have no entries, which
     /// only the worker that lists it can tell.
     print_if_empty: bool,
+    /// `--ignore`: ignore rules exclude the directory, but git tracks paths in it;
+    /// only those are walked (see `ignore`).
+    tracked_only: bool,
 }
 
 /// What the subdirectories found in one listing share, kept once for all of them
@@ -73,6 +77,8 @@ pub struct Siblings {
     /// `-x`: the device of the root they were reached from (`None` below a root,
     /// whose own device becomes its descendants').
     root_dev: Option<u64>,
+    /// `--ignore`: the rules in force in the parent (for a root, its own).
+    rules: Option<Arc<DirRules>>,
 }
 
 /// The directory a worker is reading: its job, with its printed path put together.
@@ -97,6 +103,7 @@ pub struct Child {
     /// Where its name starts among the names collected in the listing.
     pub(super) name_start: usize,
     pub(super) print_if_empty: bool,
+    pub(super) tracked_only: bool,
 }
 
 /// A `stat`'s (device, inode): what identifies a directory for `-L` and `-x`.
@@ -123,12 +130,22 @@ impl DirJob {
             root: Root::new(root.len()),
             parent_id: None,
             root_dev: None,
+            rules: None,
         };
         DirJob {
             from: Arc::new(siblings),
             name_start: 0,
             print_if_empty: false,
+            tracked_only: false,
         }
+    }
+
+    /// The root job, with the ignore rules in force in the root itself.
+    pub fn with_rules(mut self, rules: Arc<DirRules>) -> DirJob {
+        if let Some(siblings) = Arc::get_mut(&mut self.from) {
+            siblings.rules = Some(rules);
+        }
+        self
     }
 
     /// The root job, known to be the directory `stat` describes (when the walk
@@ -141,7 +158,7 @@ impl DirJob {
     }
 
     /// The directory's name as found in its parent (a root: as typed).
-    fn name(&self) -> &[u8] {
+    pub(super) fn name(&self) -> &[u8] {
         let names = &self.from.bytes[self.name_start..];
         let end = names.iter().position(|&b| b == 0).unwrap_or(names.len());
         &names[..end]
@@ -202,6 +219,21 @@ impl DirJob {
     pub(super) fn root_dev(&self) -> Option<u64> {
         self.from.root_dev
     }
+
+    /// True for a root's job.
+    pub(super) fn is_root(&self) -> bool {
+        self.from.is_root
+    }
+
+    /// See [`Siblings::rules`].
+    pub(super) fn rules(&self) -> Option<&Arc<DirRules>> {
+        self.from.rules.as_ref()
+    }
+
+    /// See [`DirJob::tracked_only`].
+    pub(super) fn tracked_only(&self) -> bool {
+        self.tracked_only
+    }
 }
 
 impl Dir<'_> {
@@ -239,6 +271,8 @@ pub struct Inherited {
     /// `-L`: the directory's own identity (the head of its children's chain).
     pub(super) id: Option<Arc<DirId>>,
     pub(super) root_dev: Option<u64>,
+    /// `--ignore`: the directory's own rules.
+    pub(super) rules: Option<Arc<DirRules>>,
 }
 
 impl Siblings {
@@ -262,11 +296,13 @@ impl Siblings {
             root: dir.job.from.root,
             parent_id: inherited.id,
             root_dev: inherited.root_dev,
+            rules: inherited.rules,
         });
         children.map(move |child| DirJob {
             from: siblings.clone(),
             name_start: prefix_len + child.name_start,
             print_if_empty: child.print_if_empty,
+            tracked_only: child.tracked_only,
         })
     }
 }
@@ -305,6 +341,7 @@ mod tests {
                     let child = Child {
                         name_start: collected.len(),
                         print_if_empty: name.len() == 3,
+                        tracked_only: false,
                     };
                     collected.extend_from_slice(name);
                     collected.push(0);
@@ -316,6 +353,7 @@ mod tests {
                 anchor_is_parent: false,
                 id: None,
                 root_dev: Some(7),
+                rules: None,
             };
             let jobs: Vec<DirJob> =
                 Siblings::queue(&dir, inherited(), &collected, children.into_iter()).collect();
@@ -336,6 +374,7 @@ mod tests {
                     std::iter::once(Child {
                         name_start: 0,
                         print_if_empty: false,
+                        tracked_only: false,
                     }),
                 )
                 .collect();

@@ -22,8 +22,10 @@ pub use job::{DirJob, Summary};
 
 use crate::config::Config;
 use crate::descriptors::Anchor;
-use crate::os::dirent::{DirReader, EntryKind};
+use crate::ignore::{Decision, DirRules, Gate, Listed, Marks};
+use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
+use crate::os::stat::lstat_at;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
@@ -34,6 +36,7 @@ use loops::DirId;
 use std::os::fd::AsRawFd;
 #[cfg(test)]
 use std::os::unix::ffi::OsStrExt;
+use std::sync::Arc;
 use std::time::Instant;
 use visit::Visitor;
 
@@ -47,6 +50,39 @@ pub struct Walker<'a> {
     /// Everything the per-entry code touches; a separate field from `reader` so the
     /// listing callback can borrow it while the reader is borrowed too.
     visitor: Visitor<'a>,
+    /// `--ignore`, `--no-hidden`, `--ignore-file`: what decides which entries are
+    /// left out, and the copy of each listing it is applied to.
+    gate: Option<&'a Gate>,
+    listing: Listing,
+}
+
+/// A directory's entries, copied out of the reader's buffer: with ignore rules, the
+/// whole listing must be seen (for its `.gitignore`) before any entry is decided.
+#[derive(Default)]
+struct Listing {
+    /// Each name followed by its NUL.
+    names: Vec<u8>,
+    /// Where each entry's name ends (after its NUL), and its kind.
+    entries: Vec<(usize, EntryKind)>,
+    marks: Marks,
+    /// The path an entry's rules are matched on, reused.
+    scratch: Vec<u8>,
+}
+
+impl Listing {
+    fn clear(&mut self) {
+        self.names.clear();
+        self.entries.clear();
+        self.marks = Marks::default();
+    }
+
+    fn push(&mut self, entry: &RawEntry<'_>) {
+        let name = entry.name();
+        self.marks.note(name);
+        self.names.extend_from_slice(name);
+        self.names.push(0);
+        self.entries.push((self.names.len(), entry.kind));
+    }
 }
 
 impl<'a> Walker<'a> {
@@ -65,7 +101,15 @@ impl<'a> Walker<'a> {
             path: Vec::new(),
             watch_disk,
             visitor: Visitor::new(config, pool, output, reporter, limit, shallow, watch_disk),
+            gate: None,
+            listing: Listing::default(),
         }
+    }
+
+    /// The walker, leaving out what `gate` decides to skip.
+    pub fn with_gate(mut self, gate: Option<&'a Gate>) -> Walker<'a> {
+        self.gate = gate;
+        self
     }
 
     /// Runs until the pool says the walk is over; returns what this worker found.
@@ -200,6 +244,8 @@ impl<'a> Walker<'a> {
             reader,
             path,
             visitor,
+            gate,
+            listing,
             ..
         } = self;
         let config = visitor.config;
@@ -244,7 +290,30 @@ impl<'a> Walker<'a> {
         // inside a directory of a million entries too, not only between directories.
         let pool = visitor.pool;
         let stop = pool.stop_flag();
-        let listed = if job.print_if_empty() {
+        let mut rules = None;
+        let listed = if let Some(gate) = *gate {
+            listing.clear();
+            let listed = reader.read(fd, stop, |entry| {
+                if !entry.is_dot_or_dotdot() {
+                    listing.push(&entry);
+                }
+            });
+            let visit_entries = dir.depth < config.filter.max_depth && !crossing;
+            let here = gated_rules(gate, job, &dir, fd, listing.marks, visitor.reporter);
+            if visit_entries {
+                visit_gated(gate, &here, listing, visitor, &dir, fd);
+            }
+            // A listing cut short by the stop proves nothing about emptiness.
+            if job.print_if_empty()
+                && listed.is_ok()
+                && listing.entries.is_empty()
+                && !pool.is_stopped()
+            {
+                visitor.match_empty_dir(&dir, fd);
+            }
+            rules = Some(here.0);
+            listed
+        } else if job.print_if_empty() {
             // Only with `-t e`: note whether the directory has any entry at all.
             // A directory at the maximum depth, or a mount point under `-x`, is
             // listed for this alone.
@@ -286,6 +355,7 @@ impl<'a> Walker<'a> {
                 anchor_is_parent,
                 id: visitor.here.id.clone(),
                 root_dev,
+                rules,
             };
             if dir.depth == 0 {
                 visitor.shallow.queued(visitor.children.len());
@@ -300,6 +370,73 @@ impl<'a> Walker<'a> {
             visitor.child_names.clear();
         }
     }
+}
+
+/// The rules in force in the directory `dir` (open as `fd`) of `job`, and whether
+/// it is walked for git's tracked paths only.
+fn gated_rules(
+    gate: &Gate,
+    job: &DirJob,
+    dir: &job::Dir<'_>,
+    fd: std::os::fd::RawFd,
+    marks: Marks,
+    reporter: &Reporter,
+) -> (Arc<DirRules>, bool) {
+    let parent = job
+        .rules()
+        .expect("every job of a gated walk carries rules");
+    if job.is_root() {
+        return (parent.clone(), false);
+    }
+    let listed = Listed {
+        fd,
+        path: dir.display_path(),
+        marks,
+    };
+    gate.enter(parent, job.name(), listed, job.tracked_only(), reporter)
+}
+
+/// Hands the entries of `listing` that `gate` keeps to the visitor.
+#[inline(never)]
+fn visit_gated(
+    gate: &Gate,
+    (rules, tracked_only): &(Arc<DirRules>, bool),
+    listing: &mut Listing,
+    visitor: &mut Visitor<'_>,
+    dir: &job::Dir<'_>,
+    fd: std::os::fd::RawFd,
+) {
+    let mut start = 0;
+    for &(end, kind) in &listing.entries {
+        let name_with_nul = &listing.names[start..end];
+        start = end;
+        let mut entry = RawEntry::from_name_with_nul(name_with_nul, kind);
+        // Rules that end in `/` need to know a directory when they see one.
+        if entry.kind == EntryKind::Unknown {
+            match lstat_at(fd, entry.name_cstr()) {
+                Ok(stat) => entry.kind = EntryKind::from_mode(stat.st_mode),
+                Err(err) => {
+                    let path = dir.entry_path(entry.name());
+                    visitor.reporter.path_error(&path, &err);
+                    continue;
+                }
+            }
+        }
+        let decision = gate.decide(
+            rules,
+            entry.name(),
+            entry.kind,
+            *tracked_only,
+            &mut listing.scratch,
+            visitor.reporter,
+        );
+        if decision == Decision::Skip {
+            continue;
+        }
+        visitor.here.child_tracked_only = decision == Decision::KeepTracked;
+        visitor.visit_out_of_line(dir, fd, entry);
+    }
+    visitor.here.child_tracked_only = false;
 }
 
 /// `-x`: true when a directory on device `dev` is on another file system than the

@@ -77,6 +77,9 @@ pub(super) struct Here {
     pub(super) scope: Scope,
     /// `-L`: this directory's identity, the head of the chain of its ancestors'.
     pub(super) id: Option<Arc<DirId>>,
+    /// `--ignore`: the subdirectory being visited is walked for git's tracked paths
+    /// only (set before each entry by the gated listing).
+    pub(super) child_tracked_only: bool,
 }
 
 /// Where a candidate's `stat` comes from, should a predicate or the output need one:
@@ -399,6 +402,7 @@ impl Visitor<'_> {
             self.children.push(Child {
                 name_start: self.child_names.len(),
                 print_if_empty,
+                tracked_only: self.here.child_tracked_only,
             });
             self.child_names.extend_from_slice(name);
             self.child_names.push(0);

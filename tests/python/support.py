@@ -169,3 +169,33 @@ def fake_report(cells, sweeps=None, trees=None, skipped_cells=None, **parts) -> 
         skipped_cells=skipped_cells,
         **parts,
     )
+
+
+def fake_ignore_view(pfind_ok: bool = True, error: str = None) -> dict:
+    """An ignore-view section: one repository, pfind fastest, fd missing the file
+    added with git add -f, rg skipped."""
+
+    def check(ref, expected, missing=(), extra=(), extra_count=None):
+        return {"reference": ref, "ok": not missing and not extra, "expected": expected, "printed": expected - len(missing) + (extra_count or len(extra)),
+                "duplicates": 0, "missing": len(missing), "extra": extra_count or len(extra), "missing_examples": list(missing), "extra_examples": list(extra), "exit_code": 0}
+
+    means = {"pfind --ignore": 0.010, "pfind -G": 0.011, "fd --type f": 0.030, "fd --type f --hidden": 0.032, "git ls-files -co --exclude-standard": 0.020}
+    results = fake_results(means)
+    fastest = min(means, key=means.get)
+    repo = {
+        "root": "/r/app", "fs": "ext4", "files": 1200, "not_hidden": 1100,
+        "commands": {label: label for label in means},
+        "checks": {
+            "pfind --ignore": check("git", 1200, () if pfind_ok else ("src/lost.rs",)),
+            "pfind -G": check("git, no hidden", 1100),
+            "fd --type f": check("git, no hidden", 1100, ("node_modules/a/index.js",)),
+            "fd --type f --hidden": check("git", 1200, ("node_modules/a/index.js",), (".git/HEAD", ".git/config", ".git/description", ".git/hooks/a", ".git/hooks/b"), 31),
+            "git ls-files -co --exclude-standard": check("git", 1200, (), ("link",)),
+        },
+        "results": results, "passes": [{"order": list(means)}, {"order": list(reversed(list(means)))}],
+        "fastest": fastest, "ratios": {n: m / means[fastest] for n, m in means.items()},
+    }
+    if error:
+        repo["error"] = error
+    return {"runs": 3, "warmup": 1, "passes": 2, "output": "null", "environment": "", "git": "git version 2.47.3",
+            "skipped_tools": {"rg": "not installed (looked for rg)"}, "repos": [repo]}

@@ -207,7 +207,7 @@ class EndToEndTests(TempDirTest):
         code, report, stdout = self.run_main(self.fake_pfind(self.CORRECT), "--threads-sweep", "1", "2", "--sweep-size", "deep")
         self.assertEqual(code, 0)
         self.assertTrue(report["pfind_correct"])
-        self.assertEqual(report["schema"], 3)
+        self.assertEqual(report["schema"], 4)
         self.assertTrue(all(c["correctness"]["paths"]["equal"] for c in report["cells"] if c["scenario"] == "name_glob"))
         cell = report["cells"][0]
         self.assertEqual((cell["cache"], cell["kind"], cell["fs"]), ("warm", "dataset", filesystem_of(Path(self._data.name))))

@@ -86,11 +86,11 @@ class ReportShapeTests(unittest.TestCase):
         self.assertEqual(
             set(report),
             {"schema", "generated_at", "machine", "tools", "skipped_tools", "skipped", "config", "datasets", "trees", "cells",
-             "thread_sweep", "thread_sweeps", "early_quit", "shallow_order", "first_path", "pfind_correct", "all_timings_ok"},
+             "thread_sweep", "thread_sweeps", "early_quit", "shallow_order", "first_path", "ignore_view", "pfind_correct", "all_timings_ok"},
         )
         self.assertEqual(report["schema"], rp.REPORT_SCHEMA)
-        self.assertEqual(rp.REPORT_SCHEMA, 3)
-        self.assertEqual((report["early_quit"], report["shallow_order"], report["first_path"]), (None, None, None))
+        self.assertEqual(rp.REPORT_SCHEMA, 4)
+        self.assertEqual((report["early_quit"], report["shallow_order"], report["first_path"], report["ignore_view"]), (None, None, None, None))
         for key in ("cpu_model", "logical_cpus", "available_cpus", "kernel", "filesystem"):
             self.assertIn(key, report["machine"])
         self.assertEqual(report["tools"]["floor"]["role"], REFERENCE)

@@ -1,0 +1,468 @@
+//! Ignore files: which entries `--ignore` (and `--no-hidden`, `--ignore-file`)
+//! leaves out, decided the way git decides what `git ls-files --cached --others
+//! --exclude-standard` lists.
+//!
+//! The walker asks two questions and learns nothing of git. Per directory,
+//! [`Gate::enter`]: "what rules apply below here", answered with a [`DirRules`] that
+//! holds the directory's own rule files and an `Arc` to its parent's, so a subtree
+//! shares everything above it and each file is read and compiled once. Per entry,
+//! [`Gate::decide`]: keep it, skip it, or keep it only for what git tracks in it.
+//!
+//! Which rule decides, highest precedence first (as fd and ripgrep order them, and
+//! as git orders the ones it reads):
+//!
+//! 1. `.ignore` files, the entry's own directory's first, then each parent's;
+//! 2. `.gitignore` files the same way, up to the work tree's top (a nested
+//!    repository or submodule starts its own chain);
+//! 3. the repository's `info/exclude`, then `core.excludesFile`;
+//! 4. `--ignore-file` files, matched against the path below the root.
+//!
+//! Within one file the last matching line decides; a `!` line keeps the entry. An
+//! excluded directory is not listed at all (git cannot re-include below one either),
+//! unless git's index tracks something in it: then it is listed for the tracked
+//! paths only, because `git ls-files --cached` lists tracked files whatever the
+//! rules say. `.git` itself is never listed.
+//!
+//! Paths: rules are matched on paths below the *origin*, the outermost directory
+//! whose rules were read (the work tree's top when the root is inside one, else the
+//! root's parent). Each [`DirRules`] knows its own path there, so the path below any
+//! rule file's directory is a suffix of the entry's, and a repository's own paths
+//! start at [`Repo::top`].
+
+mod gitconfig;
+pub mod index;
+mod repo;
+pub mod rules;
+
+use crate::os::dirent::EntryKind;
+use crate::os::read::read_file_at;
+use crate::report::Reporter;
+use gitconfig::GitSettings;
+use repo::{read_rules, rules_warning, Repo};
+use rules::{RuleList, Verdict};
+use std::ffi::{CStr, OsStr};
+use std::io;
+use std::os::fd::RawFd;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// Which ignore files a walk reads, and whether hidden entries are kept: resolved
+/// from the command line (`--ignore`, `--no-ignore-vcs`, `--no-hidden`, ...).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IgnoreOptions {
+    /// `.gitignore`, `info/exclude`, `core.excludesFile` and the index.
+    pub vcs: bool,
+    /// `.ignore` files.
+    pub dot_ignore: bool,
+    /// The rule files of directories above each root, up to the work tree's top.
+    pub parents: bool,
+    /// `--ignore-file`: more rule files, in gitignore syntax.
+    pub files: Vec<PathBuf>,
+    /// Leave out entries whose name starts with `.` (`--no-hidden`).
+    pub skip_hidden: bool,
+}
+
+impl IgnoreOptions {
+    /// True when some entry may be left out: the walk then goes through a [`Gate`].
+    pub fn is_active(&self) -> bool {
+        self.vcs || self.dot_ignore || !self.files.is_empty() || self.skip_hidden
+    }
+}
+
+/// What the walk does with one entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Left out; a directory is not listed.
+    Skip,
+    /// Walked as usual.
+    Keep,
+    /// A directory that rules exclude but where git tracks something: listed for
+    /// its tracked paths only.
+    KeepTracked,
+}
+
+/// The rules in force in one directory: its own files, its parent's by reference.
+#[derive(Debug)]
+pub struct DirRules {
+    parent: Option<Arc<DirRules>>,
+    /// The directory's path below the origin, with a trailing `/` (empty for the
+    /// origin itself).
+    path: Box<[u8]>,
+    dot_ignore: Option<RuleList>,
+    gitignore: Option<RuleList>,
+    /// The repository the directory is in, if any.
+    repo: Option<Arc<Repo>>,
+    /// Where the root's own path ends in `path`: `--ignore-file` rules are matched
+    /// below it.
+    root_len: usize,
+}
+
+/// The names in a directory's listing that change its rules, noted while listing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Marks {
+    pub gitignore: bool,
+    pub dot_ignore: bool,
+    pub dot_git: bool,
+}
+
+impl Marks {
+    /// Notes `name` if it is one of the names that matter.
+    #[inline]
+    pub fn note(&mut self, name: &[u8]) {
+        match name {
+            b".gitignore" => self.gitignore = true,
+            b".ignore" => self.dot_ignore = true,
+            b".git" => self.dot_git = true,
+            _ => {}
+        }
+    }
+}
+
+/// A directory the walker has open and has listed.
+#[derive(Clone, Copy, Debug)]
+pub struct Listed<'a> {
+    pub fd: RawFd,
+    /// Its printed path, for opening `.git` and for messages.
+    pub path: &'a [u8],
+    /// What its listing held.
+    pub marks: Marks,
+}
+
+/// Everything a walk's ignore rules share: the options, the user's git settings and
+/// the `--ignore-file` rules, read once.
+#[derive(Debug)]
+pub struct Gate {
+    options: IgnoreOptions,
+    user: GitSettings,
+    explicit: Vec<RuleList>,
+}
+
+impl Gate {
+    /// Reads what every directory shares. An `--ignore-file` that cannot be read is
+    /// reported as an error (it was asked for by name) and the walk goes on without it.
+    pub fn new(options: IgnoreOptions, reporter: &Reporter) -> Gate {
+        let explicit = options
+            .files
+            .iter()
+            .filter_map(|file| match std::fs::read(file) {
+                Ok(bytes) => Some(RuleList::parse(&bytes)),
+                Err(err) => {
+                    reporter.path_error(file.as_os_str().as_bytes(), &err);
+                    None
+                }
+            })
+            .collect();
+        let user = if options.vcs {
+            GitSettings::user()
+        } else {
+            GitSettings::default()
+        };
+        Gate {
+            options,
+            user,
+            explicit,
+        }
+    }
+
+    pub fn skips_hidden(&self) -> bool {
+        self.options.skip_hidden
+    }
+
+    /// The rules of the root directory `root` (as typed): those of the directories
+    /// above it up to its work tree's top, then its own.
+    pub fn root_rules(&self, root: &[u8], reporter: &Reporter) -> Arc<DirRules> {
+        let root_path = match root {
+            b"" => Path::new("."),
+            root => Path::new(OsStr::from_bytes(root)),
+        };
+        let found = if self.options.vcs {
+            repo::discover(root_path, reporter)
+        } else {
+            None
+        };
+        let canonical = std::fs::canonicalize(root_path).unwrap_or_else(|_| root_path.into());
+        let Some((top, dirs)) = found else {
+            // The origin is the root's parent: the root's path there is its name.
+            let name = canonical.file_name().map_or(&b""[..], OsStr::as_bytes);
+            let origin = Arc::new(self.rules_at(None, b"", None, None, 0));
+            return Arc::new(self.read_dir_rules(&origin, &canonical, name, None, reporter));
+        };
+        let repo = Arc::new(Repo::open(dirs, 0, &self.user, reporter));
+        let below = canonical.strip_prefix(&top).unwrap_or(Path::new(""));
+        // The top, then each directory down to the root.
+        let read_top = self.options.parents || top == canonical;
+        let mut rules = Arc::new(self.read_dir_rules_top(&top, &repo, read_top, reporter));
+        let mut dir = top.clone();
+        for component in below.components() {
+            let name = component.as_os_str().as_bytes();
+            dir.push(component);
+            let repo = Some(repo.clone());
+            let here = if self.options.parents || dir == canonical {
+                self.read_dir_rules(&rules, &dir, name, repo, reporter)
+            } else {
+                self.rules_at(Some(rules.clone()), name, None, repo, 0)
+            };
+            rules = Arc::new(here);
+        }
+        // --ignore-file rules start at the root.
+        if let Some(rules) = Arc::get_mut(&mut rules) {
+            rules.root_len = rules.path.len();
+        }
+        rules
+    }
+
+    /// The top of a work tree above (or at) a root: its rules when parents' are
+    /// read, or when it is the root itself.
+    fn read_dir_rules_top(
+        &self,
+        top: &Path,
+        repo: &Arc<Repo>,
+        read: bool,
+        reporter: &Reporter,
+    ) -> DirRules {
+        let (dot_ignore, gitignore) = if read {
+            self.read_by_path(top, reporter)
+        } else {
+            (None, None)
+        };
+        DirRules {
+            parent: None,
+            path: Box::default(),
+            dot_ignore,
+            gitignore,
+            repo: Some(repo.clone()),
+            root_len: 0,
+        }
+    }
+
+    /// A directory's rules read by its path (roots, and the directories above them).
+    fn read_dir_rules(
+        &self,
+        parent: &Arc<DirRules>,
+        dir: &Path,
+        name: &[u8],
+        repo: Option<Arc<Repo>>,
+        reporter: &Reporter,
+    ) -> DirRules {
+        let (dot_ignore, gitignore) = self.read_by_path(dir, reporter);
+        let mut rules = self.rules_at(Some(parent.clone()), name, dot_ignore, repo, 0);
+        rules.gitignore = gitignore;
+        rules.root_len = rules.path.len();
+        rules
+    }
+
+    fn read_by_path(
+        &self,
+        dir: &Path,
+        reporter: &Reporter,
+    ) -> (Option<RuleList>, Option<RuleList>) {
+        let dot_ignore = self
+            .options
+            .dot_ignore
+            .then(|| read_rules(&dir.join(".ignore"), reporter))
+            .flatten();
+        let gitignore = self
+            .options
+            .vcs
+            .then(|| read_rules(&dir.join(".gitignore"), reporter))
+            .flatten();
+        (dot_ignore, gitignore)
+    }
+
+    /// The rules of the subdirectory `name` of `parent`'s directory, with no rule
+    /// file of its own yet.
+    fn rules_at(
+        &self,
+        parent: Option<Arc<DirRules>>,
+        name: &[u8],
+        dot_ignore: Option<RuleList>,
+        repo: Option<Arc<Repo>>,
+        root_len: usize,
+    ) -> DirRules {
+        let mut path = parent.as_ref().map_or(Vec::new(), |p| p.path.to_vec());
+        if !name.is_empty() {
+            path.extend_from_slice(name);
+            path.push(b'/');
+        }
+        let root_len = parent.as_ref().map_or(root_len, |p| p.root_len);
+        DirRules {
+            parent,
+            path: path.into_boxed_slice(),
+            dot_ignore,
+            gitignore: None,
+            repo,
+            root_len,
+        }
+    }
+
+    /// The rules of the directory `name`, a subdirectory of the one `parent`
+    /// describes, now open and listed as `listed` says. `tracked_only` says the
+    /// directory is listed for git's tracked paths alone; the answer says whether its
+    /// entries are too (a repository of its own starts afresh).
+    pub fn enter(
+        &self,
+        parent: &Arc<DirRules>,
+        name: &[u8],
+        listed: Listed<'_>,
+        tracked_only: bool,
+        reporter: &Reporter,
+    ) -> (Arc<DirRules>, bool) {
+        let Listed {
+            fd: dir_fd,
+            path: dir_path,
+            marks,
+        } = listed;
+        let mut repo = parent.repo.clone();
+        let mut tracked_only = tracked_only;
+        if marks.dot_git && self.options.vcs {
+            let dot_git = Path::new(OsStr::from_bytes(dir_path)).join(".git");
+            match repo::resolve(&dot_git) {
+                Ok(dirs) => {
+                    let top = parent.path.len() + name.len() + 1;
+                    repo = Some(Arc::new(Repo::open(dirs, top, &self.user, reporter)));
+                    tracked_only = false;
+                }
+                Err(why) => repo::not_a_repository(&dot_git, &why, reporter),
+            }
+        }
+        let read = |wanted: bool, file: &CStr| -> Option<RuleList> {
+            if !wanted || tracked_only {
+                return None;
+            }
+            match read_file_at(dir_fd, file) {
+                Ok(bytes) => Some(RuleList::parse(&bytes)),
+                Err(err) if err.kind() == io::ErrorKind::NotFound => None,
+                Err(err) => {
+                    let path = [dir_path, b"/", file.to_bytes()].concat();
+                    rules_warning(&path, &err, reporter);
+                    None
+                }
+            }
+        };
+        let dot_ignore = read(marks.dot_ignore && self.options.dot_ignore, c".ignore");
+        let gitignore = read(marks.gitignore && self.options.vcs, c".gitignore");
+        let mut rules = self.rules_at(Some(parent.clone()), name, dot_ignore, repo, 0);
+        rules.gitignore = gitignore;
+        (Arc::new(rules), tracked_only)
+    }
+
+    /// What to do with the entry `name` of kind `kind` in the directory `rules`
+    /// describes. `scratch` is a buffer the caller reuses for the entry's path.
+    pub fn decide(
+        &self,
+        rules: &DirRules,
+        name: &[u8],
+        kind: EntryKind,
+        tracked_only: bool,
+        scratch: &mut Vec<u8>,
+        reporter: &Reporter,
+    ) -> Decision {
+        if self.options.skip_hidden && name.first() == Some(&b'.') {
+            return Decision::Skip;
+        }
+        if self.options.vcs && name == b".git" {
+            return Decision::Skip;
+        }
+        let is_dir = kind == EntryKind::Dir;
+        scratch.clear();
+        scratch.extend_from_slice(&rules.path);
+        scratch.extend_from_slice(name);
+        let path = &scratch[..];
+        let name_start = rules.path.len();
+        let repo = rules.repo.as_deref().filter(|_| self.options.vcs);
+        if tracked_only {
+            return match repo {
+                Some(repo) => tracked_decision(repo, path, is_dir, reporter),
+                None => Decision::Keep,
+            };
+        }
+        match self.verdict(rules, path, name_start, is_dir) {
+            Some(Verdict::Ignored) => match repo {
+                Some(repo) => tracked_decision(repo, path, is_dir, reporter),
+                None => Decision::Skip,
+            },
+            _ => Decision::Keep,
+        }
+    }
+
+    /// The verdict of the rule that decides for `path` (below the origin; its name
+    /// starts at `name_start`), in the precedence order of the module's comment.
+    fn verdict(
+        &self,
+        rules: &DirRules,
+        path: &[u8],
+        name_start: usize,
+        is_dir: bool,
+    ) -> Option<Verdict> {
+        let below =
+            |base: usize, list: &RuleList| list.verdict(&path[base..], name_start - base, is_dir);
+        let mut level = Some(rules);
+        while let Some(here) = level {
+            if let Some(verdict) = here
+                .dot_ignore
+                .as_ref()
+                .and_then(|l| below(here.path.len(), l))
+            {
+                return Some(verdict);
+            }
+            level = here.parent.as_deref();
+        }
+        let mut level = Some(rules);
+        while let Some(here) = level {
+            let same_repo = match (&here.repo, &rules.repo) {
+                (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+                (None, None) => true,
+                _ => false,
+            };
+            if !same_repo {
+                break;
+            }
+            if let Some(verdict) = here
+                .gitignore
+                .as_ref()
+                .and_then(|l| below(here.path.len(), l))
+            {
+                return Some(verdict);
+            }
+            level = here.parent.as_deref();
+        }
+        if let Some(repo) = rules.repo.as_deref().filter(|_| self.options.vcs) {
+            let repo_lists = [repo.info_exclude.as_ref(), repo.user_excludes.as_deref()];
+            for list in repo_lists.into_iter().flatten() {
+                if let Some(verdict) = below(repo.top, list) {
+                    return Some(verdict);
+                }
+            }
+        }
+        if name_start >= rules.root_len {
+            for list in self.explicit.iter().rev() {
+                if let Some(verdict) = below(rules.root_len, list) {
+                    return Some(verdict);
+                }
+            }
+        }
+        None
+    }
+}
+
+/// An excluded entry of `repo`: kept if git tracks it (a directory: anything below
+/// it, or itself as a submodule).
+fn tracked_decision(repo: &Repo, path: &[u8], is_dir: bool, reporter: &Reporter) -> Decision {
+    let Some(tracked) = repo.tracked(reporter) else {
+        return Decision::Skip;
+    };
+    let below_top = &path[repo.top.min(path.len())..];
+    if is_dir {
+        let mut dir = below_top.to_vec();
+        dir.push(b'/');
+        if tracked.contains_below(&dir) || tracked.contains(below_top) {
+            return Decision::KeepTracked;
+        }
+        Decision::Skip
+    } else if tracked.contains(below_top) {
+        Decision::Keep
+    } else {
+        Decision::Skip
+    }
+}

@@ -1,0 +1,732 @@
+//! `--ignore` against git itself: repositories built here with `git`, every rule of
+//! gitignore(5) that changes an answer, odd names, nested repositories and
+//! submodules, tracked files that rules match; pfind's files must be exactly the
+//! regular files `git ls-files --cached --others --exclude-standard` lists, at every
+//! thread count. Also the switches (`-H`, `-I`, `-u`, `-G`, last one wins),
+//! `.ignore`, `--ignore-file`, `PFIND_OPTIONS`, and what bad input gets.
+
+mod testenv;
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use testenv::{assert_same_records, split_records};
+
+/// A temporary directory with its own `HOME` and `XDG_CONFIG_HOME`, so that neither
+/// git nor pfind reads the machine's configuration.
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("home/.config/git")).unwrap();
+        Sandbox { dir }
+    }
+
+    fn path(&self, relative: &str) -> PathBuf {
+        self.dir.path().join(relative)
+    }
+
+    fn env(&self, command: &mut Command) {
+        command
+            .env("HOME", self.path("home"))
+            .env("XDG_CONFIG_HOME", self.path("home/.config"))
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env_remove("GIT_CONFIG_GLOBAL")
+            .env_remove("GIT_DIR")
+            .env_remove("GIT_WORK_TREE")
+            .env_remove("PFIND_OPTIONS")
+            .stdin(Stdio::null());
+    }
+
+    /// Runs git in `dir`, which must succeed.
+    fn git(&self, dir: &Path, args: &[&str]) -> Vec<u8> {
+        let mut command = Command::new("git");
+        self.env(&mut command);
+        command
+            .current_dir(dir)
+            .args(["-c", "init.defaultBranch=main", "-c", "user.name=t"])
+            .args(["-c", "user.email=t@t", "-c", "protocol.file.allow=always"])
+            .args(args);
+        let out = command.output().expect("git runs");
+        assert!(
+            out.status.success(),
+            "git {args:?} in {dir:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    }
+
+    /// A new, empty repository at `relative`.
+    fn repo(&self, relative: &str) -> PathBuf {
+        let repo = self.path(relative);
+        std::fs::create_dir_all(&repo).unwrap();
+        self.git(&repo, &["init", "-q"]);
+        repo
+    }
+
+    fn pfind(&self, dir: &Path, args: &[&str]) -> Output {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pfind"));
+        self.env(&mut command);
+        command.current_dir(dir).args(args).output().unwrap()
+    }
+
+    /// pfind's records (NUL-terminated) for `args`, run in `dir`, which must
+    /// succeed without a word on stderr.
+    fn pfind_files(&self, dir: &Path, args: &[&str]) -> Vec<Vec<u8>> {
+        let out = self.pfind(dir, &[args, &["-0"]].concat());
+        assert!(
+            out.status.success() && out.stderr.is_empty(),
+            "pfind {args:?}: status {:?}, stderr {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        split_records(&out.stdout, 0)
+    }
+
+    /// git's answer in `dir` (a work tree or a directory in one): the regular files
+    /// `git ls-files -co --exclude-standard` lists, with nested repositories and
+    /// submodules (which git lists as one entry) replaced by their own answer.
+    fn git_files(&self, dir: &Path) -> Vec<Vec<u8>> {
+        let listed = self.git(dir, &["ls-files", "-z", "-co", "--exclude-standard"]);
+        let mut files = Vec::new();
+        for path in split_records(&listed, 0) {
+            let trimmed = path.strip_suffix(b"/").unwrap_or(&path);
+            let full = dir.join(OsStr::from_bytes(trimmed));
+            let Ok(meta) = full.symlink_metadata() else {
+                continue; // tracked but deleted
+            };
+            if meta.is_dir() {
+                for inner in self.git_files(&full) {
+                    files.push([trimmed, b"/", &inner].concat());
+                }
+            } else if meta.is_file() {
+                files.push(trimmed.to_vec());
+            }
+        }
+        files.sort();
+        files.dedup();
+        files
+    }
+}
+
+/// The lines of a run's stdout, sorted.
+fn sorted_lines(out: &Output) -> Vec<Vec<u8>> {
+    let mut lines = split_records(&out.stdout, b'\n');
+    lines.sort();
+    lines
+}
+
+fn git_available() -> bool {
+    let found = Command::new("git").arg("--version").output().is_ok();
+    if !found {
+        eprintln!("skipped: git is not installed, and it is the oracle here");
+    }
+    found
+}
+
+fn write(path: &Path, contents: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
+/// Asserts pfind `--ignore` in `dir` lists git's files, at several thread counts.
+fn assert_git_answer(sandbox: &Sandbox, dir: &Path, context: &str) {
+    let want = sandbox.git_files(dir);
+    assert!(!want.is_empty(), "{context}: git lists nothing");
+    for threads in ["1", "2", "8"] {
+        let got = sandbox.pfind_files(dir, &["--ignore", "-j", threads]);
+        assert_same_records(&format!("{context} -j {threads}"), &got, &want);
+    }
+}
+
+/// A repository exercising every rule of gitignore(5) that changes an answer.
+fn rules_repository(sandbox: &Sandbox) -> PathBuf {
+    let repo = sandbox.repo("repo");
+    let files: &[&[u8]] = &[
+        b"a.log",
+        b"keep.log",
+        b"sub/b.log",
+        b"sub/important.log",
+        b"sub/x.tmp",
+        b"sub/deep/y.tmp",
+        b"sub/deep/z.txt",
+        b"build/out.o",
+        b"src/build/kept.c",
+        b"out/o1",
+        b"src/out",
+        b"doc/a.txt",
+        b"doc/sub/b.txt",
+        b"a/z",
+        b"a/x/y/z",
+        b"a/x/y/w",
+        b"x/gen/g.c",
+        b"gen/h.c",
+        b"sp ",
+        b"trail",
+        b"tab\t",
+        b"f7",
+        b"fx",
+        b"!bang",
+        b"#hash",
+        b"caf\xe9",
+        b"later",
+        b"ignored_dir/re.txt",
+        b"ignored_dir/other",
+        b"secret.key",
+        b"notes.bak",
+        b"edit.swp",
+        b".hidden",
+        b".config/settings",
+        b"-dash",
+        b"new\nline",
+        b"sp ace/f",
+        b"un\xff/f",
+        b"vendor/lib.a",
+        b"vendor/src.c",
+        b"star/a[1]",
+        b"CRLF",
+        b"dir_only/f",
+        b"dir_only_file",
+    ];
+    for name in files {
+        write(&repo.join(OsStr::from_bytes(name)), b"x");
+    }
+    std::fs::create_dir_all(repo.join("empty/dir")).unwrap();
+    std::os::unix::fs::symlink("a.log", repo.join("link_to_log")).unwrap();
+    std::os::unix::fs::symlink("sub", repo.join("link_to_dir")).unwrap();
+    let gitignore: &[u8] = b"# a comment\n\
+        *.log\n\
+        !keep.log\n\
+        /build\n\
+        out/\n\
+        doc/*.txt\n\
+        a/**/z\n\
+        **/gen\n\
+        sp\\ \n\
+        trail   \n\
+        tab\t\n\
+        f[[:digit:]]\n\
+        \\!bang\n\
+        \\#hash\n\
+        caf\xe9\n\
+        later\n\
+        ignored_dir/\n\
+        !ignored_dir/re.txt\n\
+        *.a\n\
+        star/a\\[1\\]\n\
+        CRLF\r\n\
+        dir_only*/\n";
+    write(&repo.join(".gitignore"), gitignore);
+    write(&repo.join("sub/.gitignore"), b"!important.log\n*.tmp\n");
+    write(&repo.join("sub/deep/.gitignore"), b"!y.tmp\n");
+    write(&repo.join(".git/info/exclude"), b"secret*\n");
+    write(&sandbox.path("repo-excludes"), b"*.bak\n");
+    let excludes = sandbox.path("repo-excludes");
+    sandbox.git(
+        &repo,
+        &["config", "core.excludesFile", excludes.to_str().unwrap()],
+    );
+    // Tracked although a rule matches: git lists them, fd and rg do not.
+    sandbox.git(
+        &repo,
+        &[
+            "add",
+            "-f",
+            "build/out.o",
+            "vendor/lib.a",
+            "ignored_dir/other",
+        ],
+    );
+    sandbox.git(&repo, &["add", "sub/deep/z.txt"]);
+    sandbox.git(&repo, &["commit", "-qm", "first"]);
+    repo
+}
+
+#[test]
+fn the_files_are_git_s_files() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    // The user's default ignore file, read by both.
+    write(&sandbox.path("home/.config/git/ignore"), b"*.swp\n");
+    let repo = rules_repository(&sandbox);
+    assert_git_answer(&sandbox, &repo, "rules");
+    // What the rules did, said once in plain terms (the oracle could be wrong too).
+    let got = sandbox.pfind_files(&repo, &["--ignore"]);
+    let has = |path: &[u8]| got.iter().any(|p| p == path);
+    for kept in [
+        &b"keep.log"[..],
+        b"sub/important.log",
+        b"sub/deep/y.tmp",
+        b"build/out.o",
+        b"vendor/lib.a",
+        b"ignored_dir/other",
+        b"src/build/kept.c",
+        b"fx",
+        b".hidden",
+        b"dir_only_file",
+        b"src/out",
+    ] {
+        assert!(has(kept), "{:?} is listed", String::from_utf8_lossy(kept));
+    }
+    for left_out in [
+        &b"a.log"[..],
+        b"sub/x.tmp",
+        b"out/o1",
+        b"doc/a.txt",
+        b"a/x/y/z",
+        b"x/gen/g.c",
+        b"sp ",
+        b"trail",
+        b"tab\t",
+        b"f7",
+        b"caf\xe9",
+        b"later",
+        b"ignored_dir/re.txt",
+        b"secret.key",
+        b"notes.bak",
+        b"gen/h.c",
+        b"star/a[1]",
+        b"CRLF",
+        b"dir_only/f",
+        b".git/HEAD",
+    ] {
+        assert!(
+            !has(left_out),
+            "{:?} is left out",
+            String::from_utf8_lossy(left_out)
+        );
+    }
+    // The repository's core.excludesFile replaces the user's default ignore file;
+    // without it, the default applies.
+    assert!(has(b"edit.swp"));
+    sandbox.git(&repo, &["config", "--unset", "core.excludesFile"]);
+    assert_git_answer(&sandbox, &repo, "default user ignore file");
+    let got = sandbox.pfind_files(&repo, &["--ignore"]);
+    assert!(!got.iter().any(|p| p == b"edit.swp") && got.iter().any(|p| p == b"notes.bak"));
+}
+
+#[test]
+fn a_root_below_the_top_applies_the_rules_above_it() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = rules_repository(&sandbox);
+    for below in ["sub", "sub/deep", "src", "a/x"] {
+        assert_git_answer(&sandbox, &repo.join(below), below);
+    }
+    // Given as a path rather than as the working directory, with the prefix kept.
+    let got = sandbox.pfind_files(&repo, &["--ignore", "sub"]);
+    let want: Vec<Vec<u8>> = sandbox
+        .git_files(&repo.join("sub"))
+        .into_iter()
+        .map(|p| [&b"sub/"[..], &p].concat())
+        .collect();
+    assert_same_records("root sub", &got, &want);
+    // --no-ignore-parent: the top's *.log no longer applies in sub.
+    let got = sandbox.pfind_files(&repo.join("sub"), &["--ignore", "--no-ignore-parent"]);
+    assert!(got.iter().any(|p| p == b"b.log"), "{got:?}");
+}
+
+#[test]
+fn nested_repositories_and_submodules_start_their_own_rules() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let outer = sandbox.repo("outer");
+    write(&outer.join(".gitignore"), b"*.o\n/ignored_nested/\n");
+    write(&outer.join("main.c"), b"x");
+    write(&outer.join("main.o"), b"x");
+    // An untracked nested repository: its own rules, not the outer ones.
+    let nested = outer.join("nested");
+    std::fs::create_dir_all(&nested).unwrap();
+    sandbox.git(&nested, &["init", "-q"]);
+    write(&nested.join(".gitignore"), b"*.c\n");
+    write(&nested.join("x.o"), b"x");
+    write(&nested.join("x.c"), b"x");
+    write(&nested.join(".git/info/exclude"), b"*.tmp\n");
+    write(&nested.join("y.tmp"), b"x");
+    // One the outer rules exclude: not entered.
+    let ignored = outer.join("ignored_nested");
+    std::fs::create_dir_all(&ignored).unwrap();
+    sandbox.git(&ignored, &["init", "-q"]);
+    write(&ignored.join("f"), b"x");
+    // A submodule, whose .git is a file, with an info/exclude of its own.
+    let upstream = sandbox.repo("upstream");
+    write(&upstream.join("lib.rs"), b"x");
+    sandbox.git(&upstream, &["add", "."]);
+    sandbox.git(&upstream, &["commit", "-qm", "lib"]);
+    sandbox.git(
+        &outer,
+        &[
+            "submodule",
+            "add",
+            "-q",
+            upstream.to_str().unwrap(),
+            "module",
+        ],
+    );
+    let module_git = outer.join(".git/modules/module");
+    write(&module_git.join("info/exclude"), b"*.skip\n");
+    write(&outer.join("module/a.skip"), b"x");
+    write(&outer.join("module/b.o"), b"x");
+    write(&outer.join("module/new.rs"), b"x");
+    assert_git_answer(&sandbox, &outer, "nested");
+    let got = sandbox.pfind_files(&outer, &["--ignore"]);
+    for path in [
+        &b"nested/x.o"[..],
+        b"nested/.gitignore",
+        b"module/b.o",
+        b"module/new.rs",
+    ] {
+        assert!(
+            got.iter().any(|p| p == path),
+            "{:?}",
+            String::from_utf8_lossy(path)
+        );
+    }
+    for path in [
+        &b"nested/x.c"[..],
+        b"nested/y.tmp",
+        b"module/a.skip",
+        b"main.o",
+        b"ignored_nested/f",
+    ] {
+        assert!(
+            !got.iter().any(|p| p == path),
+            "{:?}",
+            String::from_utf8_lossy(path)
+        );
+    }
+}
+
+#[test]
+fn outside_a_work_tree_gitignore_files_still_apply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    write(&tmp.path().join(".gitignore"), b"*.o\nbuild/\n");
+    write(&tmp.path().join("a.c"), b"x");
+    write(&tmp.path().join("a.o"), b"x");
+    write(&tmp.path().join("build/b.c"), b"x");
+    write(&tmp.path().join("sub/.gitignore"), b"!keep.o\n");
+    write(&tmp.path().join("sub/keep.o"), b"x");
+    write(&tmp.path().join(".git"), b"not a repository\n");
+    let out = sandbox.pfind(tmp.path(), &["--ignore", "--no-require-git"]);
+    let got = sorted_lines(&out);
+    assert_eq!(
+        got,
+        [&b".gitignore"[..], b"a.c", b"sub/.gitignore", b"sub/keep.o"]
+    );
+    // The broken .git file is said once, with what was done.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(".git: a .git file that does not start with 'gitdir:'; its directory is searched as part of the tree around it"),
+        "{stderr}"
+    );
+    assert!(out.status.success());
+}
+
+#[test]
+fn dot_ignore_outranks_gitignore_and_ignore_files_rank_last() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = tmp.path();
+    write(&root.join(".gitignore"), b"*.log\n");
+    write(&root.join(".ignore"), b"!wanted.log\n*.bin\n");
+    write(&root.join("wanted.log"), b"x");
+    write(&root.join("other.log"), b"x");
+    write(&root.join("data.bin"), b"x");
+    write(&root.join("x.tmp"), b"x");
+    write(&root.join("sub/y.tmp"), b"x");
+    write(&root.join("sub/.ignore"), b"!data2.bin\n");
+    write(&root.join("sub/data2.bin"), b"x");
+    let rules = sandbox.path("extra-rules");
+    write(&rules, b"*.tmp\n!x.tmp\n/sub/y.tmp\n");
+    let list = |args: &[&str]| {
+        let mut got = sandbox.pfind_files(root, args);
+        got.sort();
+        got.into_iter()
+            .map(|p| String::from_utf8(p).unwrap())
+            .collect::<Vec<_>>()
+    };
+    let rules = rules.to_str().unwrap();
+    assert_eq!(
+        list(&["--ignore", "--ignore-file", rules]),
+        [
+            ".gitignore",
+            ".ignore",
+            "sub/.ignore",
+            "sub/data2.bin",
+            "wanted.log",
+            "x.tmp"
+        ]
+    );
+    // --no-ignore-vcs: .ignore alone.
+    assert_eq!(
+        list(&["--ignore", "--no-ignore-vcs"]),
+        [
+            ".gitignore",
+            ".ignore",
+            "other.log",
+            "sub/.ignore",
+            "sub/data2.bin",
+            "sub/y.tmp",
+            "wanted.log",
+            "x.tmp"
+        ]
+    );
+    // --ignore-file applies without --ignore too, as fd's does.
+    assert_eq!(list(&["--ignore-file", rules, "-e", "tmp"]), ["x.tmp"]);
+}
+
+#[test]
+fn the_last_of_two_opposing_switches_wins() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = tmp.path();
+    write(&root.join(".gitignore"), b"*.o\n");
+    write(&root.join("a.o"), b"x");
+    write(&root.join("a.c"), b"x");
+    write(&root.join(".hidden.c"), b"x");
+    let count = |args: &[&str], env: Option<&str>| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pfind"));
+        sandbox.env(&mut command);
+        if let Some(env) = env {
+            command.env("PFIND_OPTIONS", env);
+        }
+        let out = command
+            .current_dir(root)
+            .args(args)
+            .arg("-c")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap().trim().to_string()
+    };
+    // Everything: 4 files (.gitignore, a.o, a.c, .hidden.c).
+    let cases: &[(&[&str], &str)] = &[
+        (&[], "4"),
+        (&["--ignore"], "3"),
+        (&["--ignore", "--no-ignore"], "4"),
+        (&["--ignore", "-I"], "4"),
+        (&["-I", "--ignore"], "3"),
+        (&["-G"], "1"),
+        (&["--fd-view"], "1"),
+        (&["-G", "-u"], "4"),
+        (&["-G", "-H"], "3"),
+        (&["-G", "-I"], "2"),
+        (&["-u", "-G"], "1"),
+        (&["--no-hidden"], "2"),
+        (&["--no-hidden", "--hidden"], "4"),
+        (&["--hidden", "--no-hidden"], "2"),
+        (&["--ignore", "--no-ignore-vcs"], "4"),
+        (&["--ignore", "--no-ignore-vcs", "--ignore-vcs"], "3"),
+    ];
+    for &(args, want) in cases {
+        assert_eq!(count(args, None), want, "{args:?}");
+    }
+    // PFIND_OPTIONS comes first: the command line undoes it.
+    assert_eq!(count(&[], Some("-G")), "1");
+    assert_eq!(count(&["-u"], Some("-G")), "4");
+    assert_eq!(count(&["-I"], Some("--ignore --no-hidden")), "2");
+}
+
+#[test]
+fn pfind_options_holds_options_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pfind"));
+    let out = command
+        .current_dir(tmp.path())
+        .env("PFIND_OPTIONS", "--ignore somewhere")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: PFIND_OPTIONS may hold options only, not the root 'somewhere'\n"
+    );
+}
+
+#[test]
+fn bad_rule_files_and_indexes_are_warned_about_and_the_walk_goes_on() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("repo");
+    write(&repo.join(".gitignore"), b"*.o\n");
+    write(&repo.join("ignored/tracked.o"), b"x");
+    write(&repo.join("a.o"), b"x");
+    write(&repo.join("a.c"), b"x");
+    sandbox.git(&repo, &["add", "-f", "ignored/tracked.o", "a.c"]);
+    // A rule file that is a directory.
+    std::fs::create_dir_all(repo.join("sub/.gitignore")).unwrap();
+    write(&repo.join("sub/f"), b"x");
+    // A corrupt index: the tracked file that a rule matches is left out, said once.
+    let index = repo.join(".git/index");
+    let mut bytes = std::fs::read(&index).unwrap();
+    bytes[5] = 0x55; // the version
+    std::fs::write(&index, &bytes).unwrap();
+    let out = sandbox.pfind(&repo, &["--ignore"]);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    let got = sorted_lines(&out);
+    assert_eq!(got, [&b".gitignore"[..], b"a.c", b"sub/f"]);
+    let index_path = index.to_str().unwrap();
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines.len(), 2, "{stderr}");
+    assert!(
+        stderr
+            .contains("pfind: warning: sub/.gitignore: Is a directory; its rules are not applied"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!("pfind: warning: {index_path}: index version")),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("files that ignore rules match are left out even where git tracks them"),
+        "{stderr}"
+    );
+    // Warnings do not fail the run.
+    assert!(out.status.success());
+    // A missing --ignore-file is an error naming it; the walk still goes on.
+    let out = sandbox.pfind(&repo, &["--ignore", "--ignore-file", "nowhere", "-e", "c"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("pfind: nowhere: No such file or directory")
+    );
+    assert_eq!(out.stdout, b"a.c\n");
+}
+
+#[test]
+fn a_git_file_pointing_nowhere_is_said_and_searched_as_a_directory() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("repo");
+    write(&repo.join(".gitignore"), b"*.o\n");
+    write(&repo.join("wt/.git"), b"gitdir: /nonexistent/worktree\n");
+    write(&repo.join("wt/x.o"), b"x");
+    write(&repo.join("wt/x.c"), b"x");
+    // git itself: the directory is part of the outer tree, and .git is not listed.
+    assert_eq!(sandbox.git_files(&repo), [&b".gitignore"[..], b"wt/x.c"]);
+    let out = sandbox.pfind(&repo, &["--ignore"]);
+    let got = sorted_lines(&out);
+    assert_eq!(got, [&b".gitignore"[..], b"wt/x.c"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        "pfind: warning: wt/.git: /nonexistent/worktree is not a git directory; its directory is searched as part of the tree around it\n"
+    );
+}
+
+#[test]
+fn a_generated_repository_of_random_shape_matches_git() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("random");
+    testenv::random_tree(&repo, 26, 600);
+    let mut rng = fastrand::Rng::with_seed(26);
+    let pieces = ["*", "?", "a", "b", "1", "[a-c]", "**/", "/", ".", "x"];
+    let mut dirs = vec![repo.clone()];
+    for entry in walk(&repo) {
+        if entry.is_dir() && !entry.ends_with(".git") {
+            dirs.push(entry);
+        }
+    }
+    for dir in dirs.iter().take(40) {
+        let mut rules = Vec::new();
+        for _ in 0..rng.usize(1..6) {
+            if rng.bool() {
+                rules.push(b'!');
+            }
+            for _ in 0..rng.usize(1..4) {
+                rules.extend_from_slice(pieces[rng.usize(..pieces.len())].as_bytes());
+            }
+            if rng.u8(..4) == 0 {
+                rules.push(b'/');
+            }
+            rules.push(b'\n');
+        }
+        write(&dir.join(".gitignore"), &rules);
+    }
+    // Some files tracked, some of them then ignored.
+    let all = sandbox.git(&repo, &["ls-files", "-z", "-o"]);
+    for (i, path) in split_records(&all, 0).iter().enumerate() {
+        if i % 3 == 0 {
+            let path = OsStr::from_bytes(path).to_str().map(str::to_owned);
+            if let Some(path) = path {
+                sandbox.git(&repo, &["add", "-f", "--", &path]);
+            }
+        }
+    }
+    assert_git_answer(&sandbox, &repo, "random");
+}
+
+/// Every path below `dir`, not following links.
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.symlink_metadata().unwrap().is_dir() {
+            found.push(path.clone());
+            found.extend(walk(&path));
+        }
+    }
+    found
+}
+
+/// A rule file that cannot be read (permission denied) is warned about once and the
+/// walk goes on with the other rules. As root, run without CAP_DAC_OVERRIDE (as
+/// tests/hard_inputs.rs does), so that the permission is really refused.
+#[test]
+fn an_unreadable_rule_file_is_warned_about() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = tmp.path();
+    write(&root.join(".gitignore"), b"*.o\n");
+    write(&root.join("sub/.gitignore"), b"*.c\n");
+    write(&root.join("sub/a.c"), b"x");
+    write(&root.join("sub/a.o"), b"x");
+    use std::os::unix::fs::PermissionsExt;
+    let locked = root.join("sub/.gitignore");
+    std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root_user = unsafe { libc::geteuid() } == 0;
+    let mut command = if root_user {
+        let caps = "-dac_override,-dac_read_search";
+        let mut command = Command::new("setpriv");
+        command
+            .args(["--inh-caps", caps, "--bounding-set", caps, "--"])
+            .arg(env!("CARGO_BIN_EXE_pfind"));
+        command
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_pfind"))
+    };
+    sandbox.env(&mut command);
+    let out = command.current_dir(root).arg("--ignore").output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: sub/.gitignore: Permission denied; its rules are not applied\n"
+    );
+    // Its rule (*.c) is not applied; the top's (*.o) still is.
+    assert_eq!(
+        sorted_lines(&out),
+        [&b".gitignore"[..], b"sub/.gitignore", b"sub/a.c"]
+    );
+}
