@@ -132,15 +132,18 @@ const FIND: &[Hint] = &[
     ),
     find(
         "-regex",
-        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths",
+        "use --path-regex RE, which searches the path below the root (anchor it, \
+         '^src/.*\\.rs$', for find's match of the whole path)",
     ),
     find(
         "-iregex",
-        "pfind has no regular expressions: use -i -n GLOB for names, -i -p GLOB for paths",
+        "use -i --path-regex RE, which searches the path below the root (anchor it, \
+         '^src/.*\\.rs$', for find's match of the whole path)",
     ),
     find(
         "-regextype",
-        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths",
+        "pfind's regular expressions (--regex, --path-regex) have one syntax, Rust's \
+         regex crate's; leave it out",
     ),
     find(
         "-lname",
@@ -318,18 +321,9 @@ const FD_LONG: &[Hint] = &[
         "pfind reads no ignore files: skip directories by name with -E GLOB",
     ),
     fd(
-        "case-sensitive",
-        "globs are case-sensitive unless -i; leave it out",
-    ),
-    fd(
         "glob",
         "pfind's patterns are globs already: use -n GLOB for names, -p GLOB for paths \
          below the root",
-    ),
-    fd(
-        "regex",
-        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths below \
-         the root",
     ),
     fd(
         "fixed-strings",
@@ -339,11 +333,6 @@ const FD_LONG: &[Hint] = &[
     fd(
         "exact",
         "a glob without wildcards matches the whole name: -n NAME",
-    ),
-    fd(
-        "and",
-        "different options must all match already (pfind -n GLOB -e EXT ...); for two \
-         globs a name must both match, use -n GLOB1 -p '**/GLOB2'",
     ),
     fd(
         "batch-size",
@@ -707,12 +696,6 @@ mod tests {
             (
                 &["-lI"],
                 "'-I' is fd's option: pfind reads no ignore files; leave it out",
-            ),
-            (
-                &["--and", "foo"],
-                "'--and' is fd's option: different options must all match already (pfind \
-                 -n GLOB -e EXT ...); for two globs a name must both match, use -n GLOB1 -p \
-                 '**/GLOB2'",
             ),
             (
                 &["-x", "rm"],

@@ -18,6 +18,8 @@ use crate::config::Config;
 use crate::filter::glob::{Glob, GlobPattern};
 use crate::filter::owner::OwnerFilter;
 use crate::filter::path::{PathGlob, PathPattern};
+use crate::filter::pattern::Pattern;
+use crate::filter::regex::{self as regex_filter, RegexPattern};
 use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
 use crate::filter::types::{families_help, parse_type, Kind, TypeArg, TypeFilter};
@@ -35,8 +37,8 @@ use std::io::IsTerminal;
 pub use values::List;
 use values::{
     bytes, parse_depth, parse_extension_list, parse_max_results, parse_max_size, parse_min_size,
-    parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list, parse_size_arg,
-    parse_threads, parse_when, text, Reference,
+    parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list, parse_regex,
+    parse_size_arg, parse_threads, parse_when, text, AndPattern, Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -129,11 +131,67 @@ pub struct Cli {
     )]
     pub full_path: Option<PathPattern>,
 
-    /// Ignore case in -n, -E and -p.
+    /// Only basenames matching the regex RE.
+    ///
+    /// Rust's regex syntax (fd's), on the name's bytes, unanchored: `--regex
+    /// '^test_.*\.rs$'`. Case-sensitive unless -i. Repeatable, any may match; with
+    /// -n or -e, both must match.
+    #[arg(
+        long = "regex",
+        value_name = "RE",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_regex),
+        help_heading = "Filters"
+    )]
+    pub regex: Vec<RegexPattern>,
+
+    /// Only paths below the root matching regex RE.
+    ///
+    /// As --regex, on what follows `ROOT/`: `--path-regex '^src/.*\.rs$'`.
+    #[arg(
+        long = "path-regex",
+        value_name = "RE",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_regex),
+        help_heading = "Filters"
+    )]
+    pub path_regex: Vec<RegexPattern>,
+
+    /// Also require PATTERN, of the first pattern's kind.
+    ///
+    /// Every --and must match too, as in fd: a glob on the name after -n, a path
+    /// glob after -p, a regular expression after --regex or --path-regex (whichever
+    /// comes first): `-n '*.rs' --and 'test_*'`.
+    #[arg(
+        long = "and",
+        value_name = "PATTERN",
+        allow_hyphen_values = true,
+        help_heading = "Filters"
+    )]
+    pub and: Vec<OsString>,
+
+    /// `--and`'s patterns, read by [`parse`] once the first pattern's kind is known.
+    #[arg(skip)]
+    and_patterns: Vec<AndPattern>,
+
+    /// Ignore case in -n, -E, -p and regexes.
     ///
     /// `-i -n '*.jpg'` matches `IMG.JPG`. -e always ignores ASCII case.
-    #[arg(short = 'i', long = "ignore-case", help_heading = "Filters")]
+    #[arg(
+        short = 'i',
+        long = "ignore-case",
+        overrides_with = "case_sensitive",
+        help_heading = "Filters"
+    )]
     pub ignore_case: bool,
+
+    /// Match case (the default); undoes an -i before it.
+    #[arg(
+        long = "case-sensitive",
+        overrides_with = "ignore_case",
+        help_heading = "Filters"
+    )]
+    pub case_sensitive: bool,
 
     /// Only f, d, l, s, p, c, b, x, e, or a family.
     ///
@@ -525,6 +583,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         .try_get_matches_from_mut(args)
         .map_err(Usage::Clap)?;
     let mut matches = std::mem::ManuallyDrop::new(matches);
+    // `--and` is of the kind of the first pattern on the command line, as in fd;
+    // asked before the values are taken out of `matches`.
+    let first_pattern = ["name", "full_path", "regex", "path_regex"]
+        .into_iter()
+        .filter_map(|id| Some((matches.index_of(id)?, id)))
+        .min()
+        .map(|(_, id)| id);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
         .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
     if let Some(dir) = &cli.base_directory {
@@ -536,6 +601,16 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     if let Some(file) = &cli.newer {
         let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
         cli.newer_reference = Some(reference);
+    }
+    if !cli.and.is_empty() {
+        for value in &cli.and {
+            let pattern = AndPattern::parse(
+                first_pattern,
+                std::os::unix::ffi::OsStrExt::as_bytes(value.as_os_str()),
+            )
+            .map_err(|why| invalid_value("and", value, &why))?;
+            cli.and_patterns.push(pattern);
+        }
     }
     Ok(cli)
 }
@@ -609,6 +684,8 @@ fn after_long_help() -> String {
         pfind /data -i -n '*.jpg'   ignore case: also IMG.JPG\n  \
         pfind . -p 'src/**/*.rs'    path below the root matches; ** is any depth\n  \
         pfind . -n '*.rs' -n Makefile   either glob (a repeated -n is any of them)\n  \
+        pfind . --regex '^test_.*\\.py$'   a regular expression on the name (fd's)\n  \
+        pfind . -n '*.rs' --and '*test*'   both globs must match\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind . -E target,.git -e rs    skip two directories (a list, as -e takes)\n  \
         pfind . -t d -n node_modules --prune   the outermost node_modules only\n  \
@@ -656,20 +733,45 @@ impl Cli {
         filter.types = TypeFilter::from_kinds(&kinds);
         // Each pattern was read once by `parse_pattern`, which refused what is wrong
         // with it; `-i` changes how it matches, never whether it compiles.
-        let compile = |pattern: &GlobPattern| Glob::compile(pattern, self.ignore_case);
+        let ignore_case = self.ignore_case;
+        let compile = |pattern: &GlobPattern| Glob::compile(pattern, ignore_case);
         if !self.name.is_empty() {
-            filter.name_glob = Some(Glob::any_of(self.name.iter().map(compile).collect()));
+            let any = Glob::any_of(self.name.iter().map(compile).collect());
+            filter.add_name_pattern(Pattern::Glob(any));
         }
         filter.exclude_globs = (self.exclude.iter())
             .flat_map(|list| list.0.iter().map(compile))
             .collect();
         if let Some(pattern) = &self.full_path {
-            let path = PathGlob::compile(pattern, self.ignore_case);
+            let path = PathGlob::compile(pattern, ignore_case);
             // Its last component is tested on the name, with the other name globs.
             if let Some(last) = path.last() {
-                filter.add_name_glob(last.clone());
+                filter.add_name_pattern(Pattern::Glob(last.clone()));
             }
             filter.path = Some(path);
+        }
+        if !self.regex.is_empty() {
+            filter.add_name_pattern(regex_filter::compile(&self.regex, ignore_case));
+        }
+        if !self.path_regex.is_empty() {
+            filter.add_path_pattern(regex_filter::compile(&self.path_regex, ignore_case));
+        }
+        for pattern in &self.and_patterns {
+            match pattern {
+                AndPattern::Name(glob) => filter.add_name_pattern(Pattern::Glob(compile(glob))),
+                AndPattern::Path(path) => {
+                    let glob = PathGlob::compile(path, ignore_case);
+                    filter.add_path_pattern(Pattern::Path(glob));
+                }
+                AndPattern::Regex(regex) => filter.add_name_pattern(regex_filter::compile(
+                    std::slice::from_ref(regex),
+                    ignore_case,
+                )),
+                AndPattern::PathRegex(regex) => filter.add_path_pattern(regex_filter::compile(
+                    std::slice::from_ref(regex),
+                    ignore_case,
+                )),
+            }
         }
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
         filter.min_depth = self.min_depth.or(self.exact_depth).unwrap_or(0);
@@ -778,6 +880,11 @@ impl Cli {
         }
         for pattern in self.exclude.iter().flat_map(|list| &list.0) {
             lines.extend(warnings::name_glob("-E", pattern));
+        }
+        for pattern in &self.and_patterns {
+            if let AndPattern::Name(glob) = pattern {
+                lines.extend(warnings::name_glob("--and", glob));
+            }
         }
         for ext in self.extensions.iter().flat_map(|list| &list.0) {
             lines.extend(warnings::extension(ext));

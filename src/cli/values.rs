@@ -4,6 +4,7 @@
 use crate::filter::glob::{self, GlobPattern};
 use crate::filter::normalize_extension;
 use crate::filter::path::PathPattern;
+use crate::filter::regex::RegexPattern;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::threads::MAX_THREADS;
@@ -83,6 +84,40 @@ pub(super) fn parse_path_pattern(value: &[u8]) -> Result<PathPattern, String> {
 /// One `-n`/`-E` glob, read (once: `into_config` compiles what this returns).
 pub(super) fn parse_pattern(value: &[u8]) -> Result<GlobPattern, String> {
     GlobPattern::parse(value).map_err(|err| err.to_string())
+}
+
+/// One `--regex` or `--path-regex` pattern, read and checked.
+pub(super) fn parse_regex(value: &[u8]) -> Result<RegexPattern, String> {
+    RegexPattern::parse(value).map_err(|err| err.to_string())
+}
+
+/// One `--and` pattern, of the kind of the command line's first pattern.
+#[derive(Clone, Debug)]
+pub enum AndPattern {
+    /// After `-n`: a glob on the name.
+    Name(GlobPattern),
+    /// After `-p`: a glob on the path below the root.
+    Path(PathPattern),
+    /// After `--regex`.
+    Regex(RegexPattern),
+    /// After `--path-regex`.
+    PathRegex(RegexPattern),
+}
+
+impl AndPattern {
+    /// Reads `value` as the kind of pattern the option `first` (its field's name)
+    /// takes.
+    pub(super) fn parse(first: Option<&str>, value: &[u8]) -> Result<AndPattern, String> {
+        match first {
+            Some("name") => parse_pattern(value).map(AndPattern::Name),
+            Some("full_path") => parse_path_pattern(value).map(AndPattern::Path),
+            Some("regex") => parse_regex(value).map(AndPattern::Regex),
+            Some("path_regex") => parse_regex(value).map(AndPattern::PathRegex),
+            _ => Err("--and adds a pattern to the first of -n, -p, --regex or \
+                      --path-regex, and none was given (e.g. pfind -n '*.rs' --and 'test_*')"
+                .to_string()),
+        }
+    }
 }
 
 /// `--newer FILE`: FILE's modification time, its own and (when it is a link to

@@ -20,6 +20,8 @@
 pub mod glob;
 pub mod owner;
 pub mod path;
+pub mod pattern;
+pub mod regex;
 pub mod size;
 pub mod time;
 pub mod types;
@@ -28,7 +30,9 @@ use crate::os::dirent::EntryKind;
 use glob::Glob;
 use owner::OwnerFilter;
 use path::{PathGlob, PathState};
+use pattern::{all_match, Pattern};
 use size::SizeFilter;
+use std::sync::Arc;
 use time::TimeBounds;
 use types::TypeFilter;
 
@@ -37,13 +41,18 @@ use types::TypeFilter;
 pub struct Filter {
     /// Lowercase extensions without a leading dot; empty means any extension (`-e`).
     pub extensions: Extensions,
-    /// A glob the basename must match: `-n`'s, or the last component of `-p`'s. Set
-    /// through [`Self::add_name_glob`].
+    /// A glob the basename must match: `-n`'s, or the last component of `-p`'s, or
+    /// a literal `--regex`, with every other test on the name hung behind it
+    /// ([`Glob::and_also`]). Set through [`Self::add_name_pattern`].
     pub name_glob: Option<Glob>,
     /// With both `-n` and `-p`, the second of the two. Two options rather than a list:
     /// a list's loop, inlined into the walk, cost a walk without any glob 5% more
     /// instructions; this costs it nothing, the first being `None`.
     pub name_glob_too: Option<Glob>,
+    /// What the path below the root must match (`--path-regex`, `--and` with a path
+    /// pattern first), all of them; tested on entries that passed everything else
+    /// the name decides (see [`Self::path_passes`]).
+    pub path_tests: Box<[Pattern]>,
     /// `-p`: the glob the path below the root must match; its last component is also
     /// in `name_globs`.
     pub path: Option<PathGlob>,
@@ -74,6 +83,7 @@ impl Default for Filter {
             extensions: Extensions::default(),
             name_glob: None,
             name_glob_too: None,
+            path_tests: Box::new([]),
             path: None,
             exclude_globs: Vec::new(),
             size_filters: Vec::new(),
@@ -144,19 +154,45 @@ impl Filter {
     /// True when the file name must be looked at to decide a match. When false, and
     /// no directory can be excluded either, files can be accepted on `d_type` alone.
     pub fn has_name_filter(&self) -> bool {
-        !self.extensions.is_empty() || self.name_glob.is_some() || self.path.is_some()
+        !self.extensions.is_empty()
+            || self.name_glob.is_some()
+            || self.path.is_some()
+            || !self.path_tests.is_empty()
     }
 
-    /// Adds a glob the basename must match, in addition to any given before (at most
-    /// two: `-n`'s and `-p`'s last component).
-    pub fn add_name_glob(&mut self, glob: Glob) {
-        match self.name_glob {
-            None => self.name_glob = Some(glob),
-            Some(_) => {
-                assert!(self.name_glob_too.is_none(), "at most two name globs");
-                self.name_glob_too = Some(glob);
+    /// Adds a pattern the basename must match, in addition to any given before: the
+    /// first two globs in `name_glob` and `name_glob_too`, anything else behind the
+    /// first (a `*` when there is no glob at all).
+    pub fn add_name_pattern(&mut self, pattern: Pattern) {
+        let pattern = match pattern {
+            Pattern::Glob(glob) if self.name_glob.is_none() => {
+                return self.name_glob = Some(glob);
             }
-        }
+            Pattern::Glob(glob) if self.name_glob_too.is_none() => {
+                return self.name_glob_too = Some(glob);
+            }
+            pattern => pattern,
+        };
+        let first = (self.name_glob.take())
+            .unwrap_or_else(|| Glob::new(b"*", false).expect("a valid glob"));
+        self.name_glob = Some(first.and_also(Arc::new(pattern)));
+    }
+
+    /// Adds a pattern the path below the root must match.
+    pub fn add_path_pattern(&mut self, pattern: Pattern) {
+        let mut list = Vec::from(std::mem::take(&mut self.path_tests));
+        list.push(pattern);
+        self.path_tests = list.into();
+    }
+
+    /// True when the entry `name` of a directory whose path below the root is `dir`
+    /// (empty, or ending in `/`) passes the path tests. `scratch` holds the path.
+    #[inline(never)]
+    pub fn path_passes(&self, dir: &[u8], name: &[u8], scratch: &mut Vec<u8>) -> bool {
+        scratch.clear();
+        scratch.extend_from_slice(dir);
+        scratch.extend_from_slice(name);
+        all_match(&self.path_tests, scratch)
     }
 
     /// True when a regular file matches on its kind alone, wherever it is below the
@@ -485,7 +521,7 @@ mod tests {
         let mut filter = Filter::default();
         assert!(filter.name_passes(b"anything"));
         filter.extensions = Extensions::new(vec![b"jpg".to_vec().into_boxed_slice()]);
-        filter.add_name_glob(Glob::new(b"a*", false).unwrap());
+        filter.add_name_pattern(Pattern::Glob(Glob::new(b"a*", false).unwrap()));
         assert!(filter.name_passes(b"a.JPG"));
         assert!(!filter.name_passes(b"b.jpg"));
         assert!(!filter.name_passes(b"a.png"));

@@ -177,9 +177,9 @@ impl PathGlob {
     }
 
     /// True when the entry at `path` (components below the root, the last one the
-    /// entry's name) matches: the walk's answer, computed the direct way.
-    #[cfg(test)]
-    fn matches_path(&self, path: &[&[u8]]) -> bool {
+    /// entry's name) matches: the walk's answer, computed the direct way (for
+    /// `-p A --and B`, whose B the walk does not follow directory by directory).
+    pub fn matches_path(&self, path: &[&[u8]]) -> bool {
         let Some((name, dirs)) = path.split_last() else {
             return false;
         };

@@ -387,7 +387,11 @@ mod tests {
         config.threads = 1;
         config.output = OutputMode::Count;
         let path = PathGlob::new(b"src/**/*.rs", false).unwrap();
-        config.filter.add_name_glob(path.last().unwrap().clone());
+        config
+            .filter
+            .add_name_pattern(crate::filter::pattern::Pattern::Glob(
+                path.last().unwrap().clone(),
+            ));
         config.filter.path = Some(path);
         let output = Output::to_writer(Box::new(std::io::sink()));
         let summary = crate::scheduler::run(&config, &output, &Reporter::new());
