@@ -121,7 +121,7 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
     // One warning per value, in the order of the options.
     assert_run(
         &env,
-        &["-n", "^x", "-E", "a/b", "-n", "*.md"],
+        &["-n", "^x", "-n", "a/b", "-n", "*.md"],
         &["README.md"],
         &[
             warning(
@@ -129,8 +129,8 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
                  does: perhaps -n 'x*', or --regex '^x'",
             ),
             warning(
-                "-E 'a/b' contains '/', which no file name does, so it excludes nothing (-n \
-                 and -E test names, not paths)",
+                "-n 'a/b' contains '/', which no file name does, so it matches nothing (-n \
+                 tests names, not paths: -p GLOB tests the path below the root)",
             ),
         ]
         .concat(),

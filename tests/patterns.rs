@@ -375,3 +375,191 @@ fn and_patterns_are_read_as_their_kind() {
     let out = env.run(&["-n", "*", "--and", "[z-a]"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The tree fd 10.5 was run on by hand to check what `--exclude` and
+/// `--ignore-contain` skip.
+fn exclude_tree() -> TestEnv {
+    let env = TestEnv::new(
+        &["y/build2", "empty"],
+        &[
+            "a/CACHEDIR.TAG",
+            "a/b/f",
+            "a/g",
+            "c/h",
+            "src/gen/x.rs",
+            "src/m.rs",
+            "target/t",
+            "x/target/t2",
+            "build/b1",
+            "y/build/b2",
+            "y/buildfile",
+            "y/build2/q",
+            "-d/build/-f",
+        ],
+    );
+    env.write(OsStr::from_bytes(b"\xff/target/z"), b"");
+    env.write(OsStr::from_bytes(b"\xff/.nobackup"), b"");
+    env
+}
+
+/// Every file of [`exclude_tree`] but those under the named prefixes.
+fn files_but(skipped: &[&[u8]]) -> Vec<&'static [u8]> {
+    let all: [&'static [u8]; 15] = [
+        b"a/CACHEDIR.TAG",
+        b"a/b/f",
+        b"a/g",
+        b"c/h",
+        b"src/gen/x.rs",
+        b"src/m.rs",
+        b"target/t",
+        b"x/target/t2",
+        b"build/b1",
+        b"y/build/b2",
+        b"y/buildfile",
+        b"y/build2/q",
+        b"-d/build/-f",
+        b"\xff/target/z",
+        b"\xff/.nobackup",
+    ];
+    (all.into_iter())
+        .filter(|path| !skipped.iter().any(|skip| path.starts_with(skip)))
+        .collect()
+}
+
+#[test]
+fn an_exclude_with_a_slash_names_a_path_below_the_root() {
+    let env = exclude_tree();
+    // Anchored at the root by a leading `/`: the top `target` only.
+    assert_matches(&env, &[b"-E", b"/target"], &files_but(&[b"target/"]));
+    // A name (no `/`) still skips every `target`.
+    assert_matches(
+        &env,
+        &[b"-E", b"target"],
+        &files_but(&[b"target/", b"x/target/", b"\xff/target/"]),
+    );
+    // Anchored by a `/` inside it; `**` below.
+    assert_matches(&env, &[b"-E", b"src/gen"], &files_but(&[b"src/gen/"]));
+    assert_matches(&env, &[b"-E", b"src/gen/**"], &files_but(&[b"src/gen/"]));
+    assert_matches(
+        &env,
+        &[b"-t", b"d", b"-E", b"src/gen/**", b"-p", b"src/**"],
+        &[b"src/gen"],
+    );
+    assert_matches(
+        &env,
+        &[b"-t", b"d", b"-E", b"src/gen", b"-p", b"src/**"],
+        &[],
+    );
+    // A trailing `/`: directories only, at any depth; not the file `buildfile`.
+    assert_matches(
+        &env,
+        &[b"-E", b"build/"],
+        &files_but(&[b"build/", b"y/build/", b"-d/build/"]),
+    );
+    assert_matches(&env, &[b"-E", b"buildfile/"], &files_but(&[]));
+    assert_matches(
+        &env,
+        &[b"-E", b"y/buildfile"],
+        &files_but(&[b"y/buildfile"]),
+    );
+    // `*` does not cross a `/`; names that are not UTF-8 or start with `-`.
+    assert_matches(
+        &env,
+        &[b"-E", b"*/target"],
+        &files_but(&[b"x/target/", b"\xff/target/"]),
+    );
+    assert_matches(&env, &[b"-E", b"\xff/*"], &files_but(&[b"\xff/"]));
+    assert_matches(&env, &[b"-E", b"/-d/build/"], &files_but(&[b"-d/build/"]));
+    // In a list, with -i, and relative to each root however it is typed.
+    assert_matches(
+        &env,
+        &[b"-E", b"/TARGET,C/", b"-i"],
+        &files_but(&[b"target/", b"c/"]),
+    );
+    env.assert_records(
+        &os(&[b"y/", b"-E", b"/build", b"-0"]),
+        b'\0',
+        &lines(&[b"y/buildfile", b"y/build2/q"]),
+    );
+    env.assert_records(
+        &os(&[b"./y", b"-E", b"/build/", b"-0"]),
+        b'\0',
+        &lines(&[b"./y/buildfile", b"./y/build2/q"]),
+    );
+    // Never the root itself, nor a root given as a file.
+    env.assert_records(
+        &os(&[b"y/buildfile", b"-E", b"/buildfile", b"-0"]),
+        b'\0',
+        &lines(&[b"y/buildfile"]),
+    );
+    // A `/` alone names nothing below the root: refused.
+    assert_usage_error(
+        &env,
+        &[b"-E", b"/"],
+        "error: invalid value '/' for '--exclude <GLOB>': names no path below the root (a \
+         '/' alone is the root, which -E never skips)",
+    );
+    // Counting takes the slow path.
+    for threads in THREAD_COUNTS {
+        let out = env.run(&["-c", "-E", "/target", "-j", threads]);
+        assert_eq!(
+            out.stdout,
+            format!("{}\n", files_but(&[b"target/"]).len()).as_bytes()
+        );
+    }
+}
+
+#[test]
+fn ignore_contain_skips_a_directory_holding_the_name() {
+    let env = exclude_tree();
+    assert_matches(
+        &env,
+        &[b"--ignore-contain", b"CACHEDIR.TAG"],
+        &files_but(&[b"a/"]),
+    );
+    // Not printed as a directory either; several names: any of them.
+    assert_matches(
+        &env,
+        &[
+            b"-t",
+            b"d",
+            b"--ignore-contain",
+            b"CACHEDIR.TAG",
+            b"--ignore-contain",
+            b".nobackup",
+            b"-d",
+            b"1",
+        ],
+        &[
+            b"build", b"c", b"src", b"target", b"x", b"y", b"-d", b"empty",
+        ],
+    );
+    // A name that is a directory, one not UTF-8, one starting with `-`.
+    assert_matches(&env, &[b"--ignore-contain", b"gen"], &files_but(&[b"src/"]));
+    assert_matches(
+        &env,
+        &[b"--ignore-contain", b"z"],
+        &files_but(&[b"\xff/target/"]),
+    );
+    assert_matches(
+        &env,
+        &[b"--ignore-contain", b"-f"],
+        &files_but(&[b"-d/build/"]),
+    );
+    // A root that holds it is not walked, as with fd.
+    env.assert_records(
+        &os(&[b"a", b"--ignore-contain", b"CACHEDIR.TAG", b"-0"]),
+        b'\0',
+        &[],
+    );
+    // An empty name is refused.
+    let out = env.run(&["--ignore-contain", ""]);
+    assert_eq!(out.status.code(), Some(2));
+    for threads in THREAD_COUNTS {
+        let out = env.run(&["-c", "--ignore-contain", "CACHEDIR.TAG", "-j", threads]);
+        assert_eq!(
+            out.stdout,
+            format!("{}\n", files_but(&[b"a/"]).len()).as_bytes()
+        );
+    }
+}

@@ -317,10 +317,6 @@ const FD_LONG: &[Hint] = &[
         "pfind reads no ignore files: skip names with -E GLOB",
     ),
     fd(
-        "ignore-contain",
-        "pfind reads no ignore files: skip directories by name with -E GLOB",
-    ),
-    fd(
         "glob",
         "pfind's patterns are globs already: use -n GLOB for names, -p GLOB for paths \
          below the root",

@@ -15,6 +15,7 @@ mod values;
 mod warnings;
 
 use crate::config::Config;
+use crate::filter::exclude::{ExcludePattern, PathExclude};
 use crate::filter::glob::{Glob, GlobPattern};
 use crate::filter::owner::OwnerFilter;
 use crate::filter::path::{PathGlob, PathPattern};
@@ -36,9 +37,9 @@ use std::ffi::{OsStr, OsString};
 use std::io::IsTerminal;
 pub use values::List;
 use values::{
-    bytes, parse_depth, parse_extension_list, parse_max_results, parse_max_size, parse_min_size,
-    parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list, parse_regex,
-    parse_size_arg, parse_threads, parse_when, text, AndPattern, Reference,
+    bytes, parse_depth, parse_extension_list, parse_marker, parse_max_results, parse_max_size,
+    parse_min_size, parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list,
+    parse_regex, parse_size_arg, parse_threads, parse_when, text, AndPattern, Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -103,7 +104,9 @@ pub struct Cli {
 
     /// Skip files and whole directories matching GLOB.
     ///
-    /// GLOB is tested on the basename, with the syntax of --name. Repeat it or give a
+    /// GLOB is tested on the basename, with the syntax of --name; with a `/`, on the
+    /// path below the root, as a .gitignore line: `-E /target` (the top one only),
+    /// `-E 'src/gen/**'`, `-E build/` (directories only). Repeat it or give a
     /// comma-separated list, as for -e: `-E .git -E '*.tmp'`, `-E .git,target`. A comma
     /// that belongs to a glob is written `\,` (inside `[...]` it needs no escape).
     #[arg(
@@ -114,7 +117,20 @@ pub struct Cli {
         value_parser = bytes(parse_pattern_list),
         help_heading = "Filters"
     )]
-    pub exclude: Vec<List<GlobPattern>>,
+    pub exclude: Vec<List<ExcludePattern>>,
+
+    /// Skip directories that contain an entry NAME.
+    ///
+    /// As fd's: `--ignore-contain CACHEDIR.TAG`, `--ignore-contain .nobackup`. The
+    /// directory is not printed nor walked (a root neither). Repeatable: any of them.
+    #[arg(
+        long = "ignore-contain",
+        value_name = "NAME",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_marker),
+        help_heading = "Filters"
+    )]
+    pub ignore_contain: Vec<Box<[u8]>>,
 
     /// Only paths below the root matching GLOB.
     ///
@@ -688,6 +704,7 @@ fn after_long_help() -> String {
         pfind . -n '*.rs' --and '*test*'   both globs must match\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind . -E target,.git -e rs    skip two directories (a list, as -e takes)\n  \
+        pfind . -E /target -E build/    with '/': paths below the root, as .gitignore\n  \
         pfind . -t d -n node_modules --prune   the outermost node_modules only\n  \
         pfind /data -t d -t e       empty directories\n  \
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
@@ -739,9 +756,17 @@ impl Cli {
             let any = Glob::any_of(self.name.iter().map(compile).collect());
             filter.add_name_pattern(Pattern::Glob(any));
         }
-        filter.exclude_globs = (self.exclude.iter())
-            .flat_map(|list| list.0.iter().map(compile))
+        let excludes = || self.exclude.iter().flat_map(|list| &list.0);
+        filter.exclude_globs = excludes()
+            .filter_map(|pattern| match pattern {
+                ExcludePattern::Name(glob) => Some(compile(glob)),
+                ExcludePattern::Path { .. } => None,
+            })
             .collect();
+        filter.path_excludes = excludes()
+            .filter_map(|pattern| PathExclude::compile(pattern, ignore_case))
+            .collect();
+        filter.ignore_contain = self.ignore_contain.clone().into();
         if let Some(pattern) = &self.full_path {
             let path = PathGlob::compile(pattern, ignore_case);
             // Its last component is tested on the name, with the other name globs.
@@ -879,7 +904,9 @@ impl Cli {
             lines.extend(warnings::name_glob("-n", pattern));
         }
         for pattern in self.exclude.iter().flat_map(|list| &list.0) {
-            lines.extend(warnings::name_glob("-E", pattern));
+            if let ExcludePattern::Name(glob) = pattern {
+                lines.extend(warnings::name_glob("-E", glob));
+            }
         }
         for pattern in &self.and_patterns {
             if let AndPattern::Name(glob) = pattern {
@@ -1081,13 +1108,12 @@ mod tests {
             Cli::try_parse_from(std::iter::once("pfind").chain(args.iter().copied())).unwrap()
         };
         assert!(cli(&["-n", "a*", "-E", "b"]).warnings().is_empty());
+        // `-E x/` names directories (issue 27): no warning.
         let warnings = cli(&["-n", "a/b", "-E", "x/", "-E", "ok"]).warnings();
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
         let first = String::from_utf8_lossy(&warnings[0]);
         assert!(first.starts_with("-n 'a/b' contains '/'"), "{first}");
         assert!(first.contains("matches nothing"), "{first}");
-        let second = String::from_utf8_lossy(&warnings[1]);
-        assert!(second.starts_with("-E 'x/'") && second.contains("excludes nothing"));
     }
 
     #[test]

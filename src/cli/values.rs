@@ -1,6 +1,7 @@
 //! The value parsers of the command line: each takes one option's value as typed
 //! and gives it back checked and typed, or a message that says what is allowed.
 
+use crate::filter::exclude::ExcludePattern;
 use crate::filter::glob::{self, GlobPattern};
 use crate::filter::normalize_extension;
 use crate::filter::path::PathPattern;
@@ -61,8 +62,8 @@ pub(super) fn parse_extension_list(value: &[u8]) -> Result<List<Box<[u8]>>, Stri
 }
 
 /// `-E GLOB[,GLOB...]`: split where [`glob::split_list`] says, each glob checked by
-/// compiling it.
-pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<GlobPattern>, String> {
+/// reading it (a name glob, or with a `/` a path below the root).
+pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<ExcludePattern>, String> {
     let pieces = glob::split_list(value);
     if pieces.len() > 1 && pieces.iter().any(|piece| piece.is_empty()) {
         return Err(
@@ -71,7 +72,7 @@ pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<GlobPattern>, Stri
     }
     let mut list = Vec::with_capacity(pieces.len());
     for piece in pieces {
-        list.push(parse_pattern(piece)?);
+        list.push(ExcludePattern::parse(piece).map_err(|err| err.to_string())?);
     }
     Ok(List(list))
 }
@@ -84,6 +85,14 @@ pub(super) fn parse_path_pattern(value: &[u8]) -> Result<PathPattern, String> {
 /// One `-n`/`-E` glob, read (once: `into_config` compiles what this returns).
 pub(super) fn parse_pattern(value: &[u8]) -> Result<GlobPattern, String> {
     GlobPattern::parse(value).map_err(|err| err.to_string())
+}
+
+/// `--ignore-contain NAME`: any name but an empty one, as bytes.
+pub(super) fn parse_marker(value: &[u8]) -> Result<Box<[u8]>, String> {
+    if value.is_empty() {
+        return Err("the name cannot be empty (e.g. --ignore-contain CACHEDIR.TAG)".to_string());
+    }
+    Ok(value.into())
 }
 
 /// One `--regex` or `--path-regex` pattern, read and checked.

@@ -32,7 +32,7 @@ pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
         // As `find -name` warns: a basename never contains a slash.
         let because = format!(
             "' contains '/', which no file name does, so it {effect} nothing \
-             (-n and -E test names, not paths)"
+             ({option} tests names, not paths: -p GLOB tests the path below the root)"
         );
         warnings.push([quoted(option, pattern), because.into_bytes()].concat());
     } else if looks_like_regex(pattern) {
@@ -217,15 +217,7 @@ mod tests {
                 b"a/b",
                 &[
                     "-n 'a/b' contains '/', which no file name does, so it matches nothing \
-                   (-n and -E test names, not paths)",
-                ],
-            ),
-            (
-                "-E",
-                b"x/",
-                &[
-                    "-E 'x/' contains '/', which no file name does, so it excludes nothing \
-                   (-n and -E test names, not paths)",
+                   (-n tests names, not paths: -p GLOB tests the path below the root)",
                 ],
             ),
             (

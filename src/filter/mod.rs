@@ -17,6 +17,7 @@
 //! The walker applies these to the entries of every directory it lists, and to the
 //! roots given as files, which are entries at depth 0.
 
+pub mod exclude;
 pub mod glob;
 pub mod owner;
 pub mod path;
@@ -27,6 +28,7 @@ pub mod time;
 pub mod types;
 
 use crate::os::dirent::EntryKind;
+use exclude::PathExclude;
 use glob::Glob;
 use owner::OwnerFilter;
 use path::{PathGlob, PathState};
@@ -58,6 +60,11 @@ pub struct Filter {
     pub path: Option<PathGlob>,
     /// Globs whose matches (files and whole directories) are skipped (`-E`).
     pub exclude_globs: Vec<Glob>,
+    /// `-E` patterns with a `/`, tested on the path below the root.
+    pub path_excludes: Box<[PathExclude]>,
+    /// `--ignore-contain`: a directory holding an entry of one of these names is
+    /// skipped, itself and all below it (the walker asks the file system).
+    pub ignore_contain: Box<[Box<[u8]>]>,
     /// Size constraints, all of which must hold (`-S`). Only regular files have a
     /// size in this sense: with a size filter, directories and links never match.
     pub size_filters: Vec<SizeFilter>,
@@ -86,6 +93,8 @@ impl Default for Filter {
             path_tests: Box::new([]),
             path: None,
             exclude_globs: Vec::new(),
+            path_excludes: Box::new([]),
+            ignore_contain: Box::new([]),
             size_filters: Vec::new(),
             types: TypeFilter::default(),
             time: TimeBounds::default(),
@@ -157,7 +166,13 @@ impl Filter {
         !self.extensions.is_empty()
             || self.name_glob.is_some()
             || self.path.is_some()
-            || !self.path_tests.is_empty()
+            || self.has_path_tests()
+    }
+
+    /// True when entries' paths below the root must be put together and tested:
+    /// `--path-regex`, `--and` on paths, `-E` with a `/`.
+    pub fn has_path_tests(&self) -> bool {
+        !self.path_tests.is_empty() || !self.path_excludes.is_empty()
     }
 
     /// Adds a pattern the basename must match, in addition to any given before: the
@@ -188,11 +203,30 @@ impl Filter {
     /// True when the entry `name` of a directory whose path below the root is `dir`
     /// (empty, or ending in `/`) passes the path tests. `scratch` holds the path.
     #[inline(never)]
-    pub fn path_passes(&self, dir: &[u8], name: &[u8], scratch: &mut Vec<u8>) -> bool {
+    pub fn path_passes(&self, [dir, name]: [&[u8]; 2], scratch: &mut Vec<u8>) -> bool {
         scratch.clear();
         scratch.extend_from_slice(dir);
         scratch.extend_from_slice(name);
         all_match(&self.path_tests, scratch)
+    }
+
+    /// The state of a directory whose path below the root is `dir` for each `-E`
+    /// path pattern, into `states` (once per directory: see [`Self::path_excluded`]).
+    pub fn exclude_states(&self, dir: &[u8], states: &mut Vec<PathState>) {
+        states.clear();
+        states.extend(
+            self.path_excludes
+                .iter()
+                .map(|exclude| exclude.dir_state(dir)),
+        );
+    }
+
+    /// True when a `-E` path pattern skips the entry `name` of a directory whose
+    /// states [`Self::exclude_states`] gave; `is_dir` says whether it is a directory.
+    #[inline(never)]
+    pub fn path_excluded(&self, states: &[PathState], name: &[u8], is_dir: bool) -> bool {
+        let mut each = self.path_excludes.iter().zip(states);
+        each.any(|(exclude, &state)| exclude.excludes_in(state, name, is_dir))
     }
 
     /// True when a regular file matches on its kind alone, wherever it is below the
@@ -200,6 +234,7 @@ impl Filter {
     pub fn files_match_by_kind(&self) -> bool {
         !self.has_name_filter()
             && self.exclude_globs.is_empty()
+            && self.ignore_contain.is_empty()
             && self.size_filters.is_empty()
             && self.types.is_files_only()
             && self.time.is_empty()

@@ -27,10 +27,7 @@ impl Pattern {
         match self {
             Pattern::Glob(glob) => glob.matches(subject),
             Pattern::Regex(any) => any.iter().any(|regex| regex.is_match(subject)),
-            Pattern::Path(glob) => {
-                let parts: Vec<&[u8]> = subject.split(|&b| b == b'/').collect();
-                glob.matches_path(&parts)
-            }
+            Pattern::Path(glob) => glob.matches_joined(subject),
         }
     }
 }

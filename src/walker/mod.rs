@@ -240,6 +240,11 @@ impl<'a> Walker<'a> {
                 }));
             }
         }
+        // `--ignore-contain` on a root (its subdirectories were tested when found).
+        let markers = &config.filter.ignore_contain;
+        if dir.depth == 0 && markers.iter().any(|marker| visit::holds(fd, marker)) {
+            return;
+        }
         visitor.enter(&dir);
         // Seen between batches of entries, so that `-1` or a closed pipe ends the walk
         // inside a directory of a million entries too, not only between directories.

@@ -7,6 +7,7 @@
 
 use super::job::{identity, Child, Dir, DirId, DirJob, Summary};
 use crate::config::Config;
+use crate::filter::path::PathState;
 use crate::filter::Scope;
 use crate::os::dirent::{EntryKind, RawEntry};
 use crate::os::stat::{fstat, lstat_at, stat_at};
@@ -61,6 +62,10 @@ pub(super) struct Visitor<'a> {
     /// than in [`Here`]: there, it cost the default walk 1 instruction per entry
     /// (callgrind, `medium`).
     pub(super) below_root: usize,
+    /// With `check_path`: `-E`'s path patterns apply (not to a root given as a file),
+    /// and the state of the directory being listed for each of them.
+    pub(super) excludes_apply: bool,
+    pub(super) exclude_states: Vec<PathState>,
     /// How records are written when the output is [`OutputMode::Formatted`].
     pub(super) formatted: Option<Box<FormattedOutput<'a>>>,
     /// About the directory being listed; set once per directory, so that the
@@ -136,7 +141,7 @@ impl<'a> Visitor<'a> {
         let stat_files = config.needs_stat(EntryKind::File);
         let stat_others = config.needs_stat(EntryKind::Dir);
         let formatted = matches!(config.output, OutputMode::Formatted { .. });
-        let check_path = !config.filter.path_tests.is_empty();
+        let check_path = config.filter.has_path_tests();
         // With `--sort`, a worker need keep no more than `--max-results` matches.
         let formatted_output = config
             .format
@@ -162,6 +167,8 @@ impl<'a> Visitor<'a> {
             check_path,
             path_scratch: Vec::new(),
             below_root: 0,
+            excludes_apply: true,
+            exclude_states: Vec::new(),
             formatted: formatted_output,
             here: Here::default(),
             pacing: Pacing::new(config.flush_per_directory),
@@ -183,6 +190,9 @@ impl Visitor<'_> {
         self.here.scope = self.config.filter.scope(dir.depth + 1, dir.path_state);
         if self.check_path {
             self.below_root = dir.below_root();
+            self.excludes_apply = true;
+            let below = &dir.prefix[self.below_root.min(dir.prefix.len())..];
+            (self.config.filter).exclude_states(below, &mut self.exclude_states);
         }
     }
 
@@ -294,6 +304,7 @@ impl Visitor<'_> {
     ) {
         // A root's path below itself is its name.
         self.below_root = dir.len();
+        self.excludes_apply = false;
         if self.config.filter.name_matches(name) {
             self.accept(dir, name, kind, stat);
         }
@@ -335,7 +346,7 @@ impl Visitor<'_> {
         kind: EntryKind,
         from: impl StatFrom,
     ) -> bool {
-        if !self.path_passes(dir, name) {
+        if !self.path_passes(dir, name, kind == EntryKind::Dir) {
             return false;
         }
         let needs_stat = self.stats(kind);
@@ -361,9 +372,27 @@ impl Visitor<'_> {
 
     /// True when the entry `name` of the directory printed as `dir` passes the
     /// filter's tests on its path below the root.
-    fn path_passes(&mut self, dir: &[u8], name: &[u8]) -> bool {
+    fn path_passes(&mut self, dir: &[u8], name: &[u8], is_dir: bool) -> bool {
+        let filter = &self.config.filter;
+        if self.excludes_apply && filter.path_excluded(&self.exclude_states, name, is_dir) {
+            return false;
+        }
+        if filter.path_tests.is_empty() {
+            return true;
+        }
         let below = &dir[self.below_root.min(dir.len())..];
-        (self.config.filter).path_passes(below, name, &mut self.path_scratch)
+        filter.path_passes([below, name], &mut self.path_scratch)
+    }
+
+    /// `-E` with a `/`, and `--ignore-contain`: true when the subdirectory `name` of
+    /// the directory open as `dir_fd` is skipped, itself and all below it.
+    #[inline(never)]
+    fn dir_skipped(&self, dir_fd: RawFd, name: &[u8]) -> bool {
+        let filter = &self.config.filter;
+        if self.check_path && filter.path_excluded(&self.exclude_states, name, true) {
+            return true;
+        }
+        (filter.ignore_contain.iter()).any(|marker| holds(dir_fd, &[name, b"/", marker].concat()))
     }
 
     /// A candidate that needs a `stat` (taken now unless the caller has it).
@@ -421,6 +450,10 @@ impl Visitor<'_> {
         if filter.is_excluded(name) {
             return;
         }
+        if (self.check_path || !filter.ignore_contain.is_empty()) && self.dir_skipped(dir_fd, name)
+        {
+            return;
+        }
         let scope = self.here.scope;
         // `-L`: a real directory can lead back into the current path too (through a
         // link higher up). The walker would catch it on opening it, but by then it
@@ -439,7 +472,7 @@ impl Visitor<'_> {
         let print_if_empty = scope.dirs
             && filter.types.empty_only
             && filter.name_passes(name)
-            && (!self.check_path || self.path_passes(dir.prefix, name));
+            && (!self.check_path || self.path_passes(dir.prefix, name, true));
         if scope.dirs && !filter.types.empty_only {
             let matched = match &stat {
                 Some(stat) => self.visit_candidate(dir.prefix, name, EntryKind::Dir, stat),
@@ -670,4 +703,13 @@ impl Visitor<'_> {
         // the disk.
         self.disk_watch.reset();
     }
+}
+
+/// `--ignore-contain`: true when `path`, relative to the directory open as `dir_fd`,
+/// names something (followed through links, as fd's test does).
+pub(super) fn holds(dir_fd: RawFd, path: &[u8]) -> bool {
+    let Ok(path) = std::ffi::CString::new(path) else {
+        return false;
+    };
+    stat_at(dir_fd, &path, true).is_ok()
 }
