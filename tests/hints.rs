@@ -287,8 +287,8 @@ fn find_options_are_refused_with_the_pfind_spelling() {
         ),
         (
             &["-execdir", "echo", "{}", ";"],
-            "'-execdir' is find's option: use --exec CMD ARGS... ';' (e.g. pfind . -e log \
-             --exec gzip {} ';')",
+            "'-execdir' is find's option: use --exec-dir CMD ARGS... ';' (runs in the \
+             match's directory on ./NAME; e.g. pfind . -n '*.tar' --exec-dir tar xf {} ';')",
         ),
         (
             &["-delete"],

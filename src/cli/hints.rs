@@ -99,6 +99,10 @@ const fn fd(word: &'static str, advice: &'static str) -> Hint {
 
 /// Advice for a command run once per match (find `-exec ... ;`).
 const RUN_EACH: &str = "use --exec CMD ARGS... ';' (e.g. pfind . -e log --exec gzip {} ';')";
+/// Advice for a command run in each match's directory (find `-execdir ... ;`).
+const RUN_IN_DIR: &str =
+    "use --exec-dir CMD ARGS... ';' (runs in the match's directory on ./NAME; e.g. pfind . \
+     -n '*.tar' --exec-dir tar xf {} ';')";
 /// Advice for a command run on many matches at once (find `-exec ... +`).
 const RUN_BATCH: &str =
     "use -X CMD ARGS... + (as many matches per command as fit; e.g. pfind . -e tmp -X rm +)";
@@ -242,9 +246,9 @@ const FIND: &[Hint] = &[
     ),
     find("-fls", "redirect pfind's output: pfind ... -l > FILE"),
     find("-exec", RUN_EACH),
-    find("-execdir", RUN_EACH),
+    find("-execdir", RUN_IN_DIR),
     find("-ok", RUN_EACH),
-    find("-okdir", RUN_EACH),
+    find("-okdir", RUN_IN_DIR),
     find(
         "-delete",
         "pfind deletes nothing: pipe the matches to rm: pfind ... -0 | xargs -0 rm --",
@@ -331,11 +335,6 @@ const FD_LONG: &[Hint] = &[
         "a glob without wildcards matches the whole name: -n NAME",
     ),
     fd(
-        "batch-size",
-        "pfind runs no commands: xargs -n N passes at most N matches at a time: pfind ... \
-         -0 | xargs -0 -n N CMD",
-    ),
-    fd(
         "list-details",
         "use -l for sizes, or --format '{mode} {owner} {group} {size} {mtime} {}'",
     ),
@@ -348,7 +347,6 @@ const FD_LONG: &[Hint] = &[
         "error-on-fs-errors",
         "pfind's exit status is 1 after any error already; leave it out",
     ),
-    fd("path-separator", "pfind has no equivalent (paths use /)"),
     fd(
         "relative-path",
         "paths are relative unless -a; leave it out",
@@ -428,7 +426,7 @@ pub fn refusal(args: &[OsString], options: &impl Options, paths: &impl Paths) ->
         }
         // A command's own words (`--exec find {} -name x ;`) are none of ours.
         let terminator: Option<&[u8]> = match arg {
-            b"--exec" => Some(b";"),
+            b"--exec" | b"--exec-dir" => Some(b";"),
             b"--exec-batch" | b"-X" => Some(b"+"),
             _ => None,
         };

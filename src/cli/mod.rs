@@ -39,7 +39,8 @@ pub use values::List;
 use values::{
     bytes, parse_depth, parse_extension_list, parse_marker, parse_max_results, parse_max_size,
     parse_min_size, parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list,
-    parse_regex, parse_size_arg, parse_threads, parse_when, text, AndPattern, Reference,
+    parse_regex, parse_separator, parse_size_arg, parse_threads, parse_when, text, AndPattern,
+    Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -514,6 +515,21 @@ pub struct Cli {
     #[arg(long = "strip-cwd-prefix", help_heading = "Output")]
     pub strip_cwd_prefix: bool,
 
+    /// Print SEP instead of each / in paths.
+    ///
+    /// fd's option: `--path-separator '\\'` prints `src\\main.rs`. For paths as
+    /// printed and with -l; not with --format, --json or --hyperlink, whose text is
+    /// more than paths. Commands of --exec and -X still get the paths as they are.
+    #[arg(
+        long = "path-separator",
+        value_name = "SEP",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_separator),
+        conflicts_with_all = ["format", "json", "hyperlink"],
+        help_heading = "Output"
+    )]
+    pub path_separator: Option<Box<[u8]>>,
+
     /// Stop after N matches.
     ///
     /// With --sort, the first N in that order.
@@ -713,6 +729,7 @@ fn after_long_help() -> String {
         pfind /srv --owner '!root'  files root does not own\n  \
         pfind /data -c              just the number of matching files\n  \
         pfind /data -e log -X gzip  run a command on the matches (--exec: one each)\n  \
+        pfind . -n '*.tar' --exec-dir tar xf {{}}   in each match's directory\n  \
         pfind /data --sort size --reverse -l --max-results 10  largest files\n  \
         pfind /data --format '{{size}} {{mtime}} {{}}'   a record per match\n  \
         pfind /data --json -l | jq .size   JSON lines for other programs\n  \
@@ -822,6 +839,7 @@ impl Cli {
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;
         config.prune = self.prune;
+        config.path_separator = self.path_separator;
         config.strip_cwd_prefix = self.strip_cwd_prefix;
         config.max_results = if self.first {
             Some(1)
@@ -1156,6 +1174,27 @@ mod tests {
         let config = parse(&["src", "--exec-batch", "ls", "-d", "+x"]).unwrap();
         assert_eq!(config.exec, exec(Mode::Batch, &["ls", "-d", "+x"]));
         assert_eq!(parse(&[]).unwrap().exec, None);
+        // Several commands, in the order typed, --exec-dir among them (issue 27).
+        let config = parse(&[
+            "--exec-dir",
+            "a",
+            ";",
+            "--exec",
+            "b",
+            "{/}",
+            ";",
+            "--exec",
+            "c",
+        ]);
+        let a = exec(Mode::PerMatch, &["a"]).unwrap().in_dir();
+        let want = a.then(exec(Mode::PerMatch, &["b", "{/}"]).unwrap());
+        let want = want.then(exec(Mode::PerMatch, &["c"]).unwrap());
+        assert_eq!(config.unwrap().exec, Some(want));
+        let config = parse(&["-X", "wc", "+", "--batch-size", "10"]).unwrap();
+        assert_eq!(
+            config.exec,
+            Some(exec(Mode::Batch, &["wc"]).unwrap().batch_size(10))
+        );
         for args in [
             &["--exec"][..],
             &["--exec", ";"],
@@ -1163,8 +1202,10 @@ mod tests {
             &["-X", "cp", "{}", "{/}"],
             &["-X", "rm", ";"],
             &["--exec", "rm", "{}", "+"],
-            &["--exec", "a", ";", "--exec", "b"],
             &["--exec", "a", ";", "-X", "b"],
+            &["--exec-dir", "a", ";", "-X", "b"],
+            &["--batch-size", "2"],
+            &["-X", "a", "+", "--batch-size", "-1"],
             &["-l", "--exec", "ls"],
         ] {
             let err = parse(args).expect_err(&format!("{args:?}"));

@@ -87,6 +87,11 @@ pub(super) fn parse_pattern(value: &[u8]) -> Result<GlobPattern, String> {
     GlobPattern::parse(value).map_err(|err| err.to_string())
 }
 
+/// `--path-separator SEP`: any bytes, the empty string included (as fd takes it).
+pub(super) fn parse_separator(value: &[u8]) -> Result<Box<[u8]>, String> {
+    Ok(value.into())
+}
+
 /// `--ignore-contain NAME`: any name but an empty one, as bytes.
 pub(super) fn parse_marker(value: &[u8]) -> Result<Box<[u8]>, String> {
     if value.is_empty() {
