@@ -34,19 +34,25 @@ const REPLACED_OUTPUT: [&str; 8] = [
     "long", "sum_size", "count", "print0", "format", "json", "sort", "quiet",
 ];
 
+/// `--exec` or `--exec-dir` (`id`, and its `long` name): a command's words up to
+/// `;`, repeatable.
+fn per_match_command(id: &'static str, long: &'static str) -> Arg {
+    Arg::new(id)
+        .long(long)
+        .value_name("CMD")
+        .num_args(1..)
+        .action(ArgAction::Append)
+        .allow_hyphen_values(true)
+        .value_terminator(";")
+        .value_parser(clap::value_parser!(OsString))
+        .conflicts_with_all(REPLACED_OUTPUT)
+}
+
 impl Args for ExecArgs {
     fn augment_args(command: Command) -> Command {
         command
             .arg(
-                Arg::new("exec")
-                    .long("exec")
-                    .value_name("CMD")
-                    .num_args(1..)
-                    .action(ArgAction::Append)
-                    .allow_hyphen_values(true)
-                    .value_terminator(";")
-                    .value_parser(clap::value_parser!(OsString))
-                    .conflicts_with_all(REPLACED_OUTPUT)
+                per_match_command("exec", "exec")
                     .help_heading("Output")
                     .help("Run CMD ARGS on each match (words up to ';')")
                     .long_help(
@@ -66,15 +72,7 @@ impl Args for ExecArgs {
                     ),
             )
             .arg(
-                Arg::new("exec_dir")
-                    .long("exec-dir")
-                    .value_name("CMD")
-                    .num_args(1..)
-                    .action(ArgAction::Append)
-                    .allow_hyphen_values(true)
-                    .value_terminator(";")
-                    .value_parser(clap::value_parser!(OsString))
-                    .conflicts_with_all(REPLACED_OUTPUT)
+                per_match_command("exec_dir", "exec-dir")
                     .help_heading("Output")
                     .help("As --exec, in the match's directory on ./NAME")
                     .long_help(
