@@ -1061,7 +1061,7 @@ fn unknown_owners_exit_2_naming_them() {
         (":nosuchgroup", "unknown group 'nosuchgroup'"),
         ("root:nosuchgroup", "unknown group 'nosuchgroup'"),
         ("!", "'!' must be followed by a user"),
-        (":", "give a user, a group or both"),
+        (":!", "'!' must be followed by a group"),
     ] {
         assert_usage_error(&env, &[s("--owner"), s(owner)], &["--owner", says]);
     }

@@ -563,3 +563,27 @@ fn ignore_contain_skips_a_directory_holding_the_name() {
         );
     }
 }
+
+/// fd's values that pfind refused before issue 27, with fd's meaning.
+#[test]
+fn fd_s_any_owner_and_unlimited_results() {
+    let env = tree();
+    let all = env.run(&["-0"]).stdout;
+    for args in [
+        &["--owner", ":"][..],
+        &["--owner", ""],
+        &["--max-results=0"],
+    ] {
+        for threads in THREAD_COUNTS {
+            let out = env.run(&[args, &["-0", "-j", threads]].concat());
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let mut got = testenv::split_records(&out.stdout, 0);
+            let mut want = testenv::split_records(&all, 0);
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "{args:?}");
+        }
+    }
+    // `!` alone still names nobody.
+    assert_eq!(env.run(&["--owner", "!"]).status.code(), Some(2));
+}

@@ -532,7 +532,7 @@ pub struct Cli {
 
     /// Stop after N matches.
     ///
-    /// With --sort, the first N in that order.
+    /// With --sort, the first N in that order. 0 is no limit (as in fd).
     #[arg(
         long = "max-results",
         value_name = "N",
@@ -844,7 +844,7 @@ impl Cli {
         config.max_results = if self.first {
             Some(1)
         } else {
-            self.max_results
+            self.max_results.filter(|&n| n > 0)
         };
         config.output = if self.count {
             OutputMode::Count
@@ -1032,6 +1032,7 @@ mod tests {
         assert_eq!(parse(&["-1"]).unwrap().max_results, Some(1));
         assert_eq!(parse(&["--max-results", "9"]).unwrap().max_results, Some(9));
         assert_eq!(parse(&[]).unwrap().max_results, None);
+        assert_eq!(parse(&["--max-results=0"]).unwrap().max_results, None); // fd's
         assert_eq!(
             parse(&["-l", "-0"]).unwrap().output,
             OutputMode::Long { terminator: 0 }
@@ -1046,7 +1047,6 @@ mod tests {
             &["-t", ""],
             &["--min-size", "+1k"],
             &["--max-size", "-1k"],
-            &["--max-results", "0"],
             &["-1", "--max-results", "2"],
             &["-d", "-1"],
             &["-s", "-c"],

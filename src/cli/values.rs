@@ -220,11 +220,11 @@ pub(super) fn unsigned_size(value: &str, sign: char) -> Result<SizeFilter, Strin
     parse_size(&format!("{sign}{value}")).map_err(|err| err.to_string())
 }
 
+/// `--max-results N`: 0 is no limit, as in fd.
 pub(super) fn parse_max_results(value: &str) -> Result<u64, String> {
-    match value.parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err("the number of results must be a whole number of at least 1".to_string()),
-    }
+    value
+        .parse::<u64>()
+        .map_err(|_| "the number of results must be a whole number (0: no limit)".to_string())
 }
 
 pub(super) fn parse_threads(value: &str) -> Result<usize, String> {
