@@ -587,3 +587,39 @@ fn fd_s_any_owner_and_unlimited_results() {
     // `!` alone still names nobody.
     assert_eq!(env.run(&["--owner", "!"]).status.code(), Some(2));
 }
+
+/// Every option of issue 27 is in `-h`, `--help`, the completions and the manual.
+#[test]
+fn new_options_are_in_help_completions_and_the_manual() {
+    let env = TestEnv::new(&[], &[]);
+    let options = [
+        "--regex",
+        "--path-regex",
+        "--and",
+        "--case-sensitive",
+        "--ignore-contain",
+        "--exec-dir",
+        "--batch-size",
+        "--path-separator",
+    ];
+    for what in [
+        &["-h"][..],
+        &["--help"],
+        &["--generate", "bash"],
+        &["--generate", "zsh"],
+        &["--generate", "fish"],
+        &["--generate", "man"],
+    ] {
+        let out = env.run(what);
+        assert_eq!(out.status.code(), Some(0), "{what:?}");
+        // The manual escapes its dashes; fish names long options without them.
+        let text = String::from_utf8_lossy(&out.stdout).replace("\\-", "-");
+        for option in options {
+            let fish = format!("-l {}", &option[2..]);
+            assert!(
+                text.contains(option) || text.contains(&fish),
+                "{option} is not in {what:?}"
+            );
+        }
+    }
+}
