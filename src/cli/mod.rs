@@ -698,9 +698,8 @@ pub enum Generate {
 }
 
 /// The text after the summary of `-h`.
-const SHORT_AFTER_HELP: &str = "\
-Different options must all match; a repeated -n, -e or -t kind, or a list
-(-e jpg,png), is any of them. --help: the details, type families and examples.";
+const SHORT_AFTER_HELP: &str =
+    "Options all match; a repeated -n, -e or -t is any of them. --help: the details";
 
 /// The text after the options of `--help`: the type families, from their table, and
 /// examples.
