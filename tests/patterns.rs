@@ -623,3 +623,27 @@ fn new_options_are_in_help_completions_and_the_manual() {
         }
     }
 }
+
+/// `-a` and `--strip-cwd-prefix` change what is printed, never the path below the
+/// root that `--path-regex` and `-E /...` see.
+#[test]
+fn path_patterns_see_the_same_path_whatever_is_printed() {
+    let env = tree();
+    let root = env.root().as_os_str().as_bytes().to_vec();
+    let absolute = |path: &[u8]| [&root[..], b"/", path].concat();
+    env.assert_records(
+        &os(&[b"-a", b"--path-regex", br"^src/gen/out\.rs$", b"-0"]),
+        b'\0',
+        &[absolute(b"src/gen/out.rs")],
+    );
+    env.assert_records(
+        &os(&[b"-a", b"-E", b"/src", b"-E", b"/lib", b"-e", b"txt", b"-0"]),
+        b'\0',
+        &[absolute(b"123.txt"), absolute(b"notes.TXT")],
+    );
+    assert_matches(
+        &env,
+        &[b".", b"--strip-cwd-prefix", b"--path-regex", b"^src/gen/"],
+        &[b"src/gen/out.rs", b"src/gen/keep.txt"],
+    );
+}
