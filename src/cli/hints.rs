@@ -5,7 +5,7 @@
 //! `-name foo` is `-n ame` with the root `foo`, `-type f` is `-t ype`, `-maxdepth 1`
 //! gets clap's advice to write `-- -m`. fd's options either do something else here
 //! (`-x CMD` is one file system, then a root named CMD) or get a "did you mean"
-//! that is wrong (`--exec` suggests `--exclude`, `--and` `--changed-before`).
+//! that is wrong (`--exec` suggests `--exclude`).
 //!
 //! [`refusal`] walks the arguments as clap will, knowing from the clap definition
 //! which options take a value (so that a value such as `-n -name` is never taken for

@@ -9,8 +9,13 @@
 //!    given depth may match, and whether its subdirectories are listed at all;
 //! 2. per entry, its kind (from `d_type`) against that scope;
 //! 3. per entry, [`Filter::name_passes`]: exclusions, extensions and the name glob, on
-//!    the name bytes the kernel returned;
-//! 4. only for an entry that passed all of that, and only when a predicate or the
+//!    the name bytes the kernel returned (a `--regex` that is a literal form is a
+//!    glob here; any other test on the name hangs behind the glob);
+//! 4. only with `--path-regex`, `--and` on paths or an `-E` with a `/`, the path below
+//!    the root: each `-E` path pattern's state is computed once per directory, so an
+//!    entry costs a name test ([`Filter::path_excluded`]); `--path-regex` puts the
+//!    path together ([`Filter::path_passes`]);
+//! 5. only for an entry that passed all of that, and only when a predicate or the
 //!    output needs one ([`crate::config::Config::needs_stat`]), a `stat`, tested by
 //!    [`Filter::stat_passes`].
 //!

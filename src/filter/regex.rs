@@ -11,7 +11,7 @@
 //! `test_*`, `*.rs`, `*.jpg` or `*.png`), and a glob costs a name a few compares on
 //! its fast path where the regex engine costs a search with its setup. So
 //! [`compile`] reads the pattern's syntax tree, and when it is such a form (see
-//! [`literal_form`]) builds the glob instead: the same answer on every name, at a
+//! `literal_form`) builds the glob instead: the same answer on every name, at a
 //! glob's cost. A differential test below checks the two agree, invalid UTF-8, case
 //! folding and newlines included.
 
