@@ -185,6 +185,11 @@ impl Filter {
     /// first (a `*` when there is no glob at all).
     pub fn add_name_pattern(&mut self, pattern: Pattern) {
         let pattern = match pattern {
+            // Its glob on the fast path, the rest (rarely asked) behind it.
+            Pattern::Checked { glob, engine } => {
+                self.add_name_pattern(Pattern::Glob(glob));
+                return self.add_name_pattern(Pattern::Unclean(engine));
+            }
             Pattern::Glob(glob) if self.name_glob.is_none() => {
                 return self.name_glob = Some(glob);
             }

@@ -17,6 +17,18 @@ pub enum Pattern {
     Glob(Glob),
     /// Any of these (a repeated `--regex`); the engine is shared by the workers.
     Regex(Box<[Regex]>),
+    /// A regex with `.` that a glob says on names of ASCII without a newline: the
+    /// glob, and on any other name the engine too. The glob matches whatever the
+    /// engine does (it also takes a stray byte or a newline for a `.`), so the
+    /// engine is asked only about names the glob took (see `filter::regex`).
+    Checked {
+        glob: Glob,
+        engine: Box<[Regex]>,
+    },
+    /// The second half of `Checked`, once its glob is tested apart (as the filter's
+    /// first name glob, on its fast path): any name of ASCII without a newline, any
+    /// other that the engine matches.
+    Unclean(Box<[Regex]>),
     /// A `-p` glob, on a path below the root split at `/`.
     Path(PathGlob),
 }
@@ -27,6 +39,10 @@ impl Pattern {
         match self {
             Pattern::Glob(glob) => glob.matches(subject),
             Pattern::Regex(any) => any.iter().any(|regex| regex.is_match(subject)),
+            Pattern::Checked { glob, engine } => {
+                glob.matches(subject) && (is_plain(subject) || any_match(engine, subject))
+            }
+            Pattern::Unclean(engine) => is_plain(subject) || any_match(engine, subject),
             Pattern::Path(glob) => glob.matches_joined(subject),
         }
     }
@@ -36,6 +52,16 @@ impl NameTest for Pattern {
     fn matches(&self, name: &[u8]) -> bool {
         Pattern::matches(self, name)
     }
+}
+
+/// True when `subject` is ASCII without a newline: where a regex's `.` and a glob's
+/// `?` agree. One pass without an early exit, which the compiler vectorises.
+fn is_plain(subject: &[u8]) -> bool {
+    (subject.iter()).fold(true, |plain, &b| plain & (b < 0x80) & (b != b'\n'))
+}
+
+fn any_match(engine: &[Regex], subject: &[u8]) -> bool {
+    engine.iter().any(|regex| regex.is_match(subject))
 }
 
 /// True when `subject` matches every one of `all`.

@@ -14,6 +14,11 @@
 //! `literal_form`) builds the glob instead: the same answer on every name, at a
 //! glob's cost. A differential test below checks the two agree, invalid UTF-8, case
 //! folding and newlines included.
+//!
+//! `.`, `.*` and `.+` between them (`^test_.*\.py$`) are a glob's `?`, `*` and `?*`
+//! on names of ASCII without a newline, where a regex's `.` is any character but a
+//! newline, as a glob's `?` is. On any other name (rare) the engine answers: such a
+//! pattern compiles to both ([`Pattern::Checked`]).
 
 use super::glob::Glob;
 use super::pattern::Pattern;
@@ -75,17 +80,23 @@ impl RegexPattern {
 /// The matcher for a name (or a path) matching any of `patterns`; `ignore_case` is
 /// `-i`. A glob when every pattern is a literal form, the regex engine otherwise.
 pub fn compile(patterns: &[RegexPattern], ignore_case: bool) -> Pattern {
+    let engine = || {
+        (patterns.iter())
+            .map(|pattern| build(&pattern.text, ignore_case).expect("checked when read"))
+            .collect()
+    };
+    let mut dots = false;
     let globs: Option<Vec<Glob>> = (patterns.iter())
-        .map(|pattern| as_glob(&pattern.text, ignore_case))
+        .map(|pattern| as_glob(&pattern.text, ignore_case, &mut dots))
         .collect::<Option<Vec<Vec<Glob>>>>()
         .map(|lists| lists.into_iter().flatten().collect());
     match globs {
-        Some(globs) if !globs.is_empty() => Pattern::Glob(Glob::any_of(globs)),
-        _ => Pattern::Regex(
-            (patterns.iter())
-                .map(|pattern| build(&pattern.text, ignore_case).expect("checked when read"))
-                .collect(),
-        ),
+        Some(globs) if !globs.is_empty() && !dots => Pattern::Glob(Glob::any_of(globs)),
+        Some(globs) if !globs.is_empty() => Pattern::Checked {
+            glob: Glob::any_of(globs),
+            engine: engine(),
+        },
+        _ => Pattern::Regex(engine()),
     }
 }
 
@@ -154,9 +165,11 @@ fn engine_error(err: &regex::Error) -> String {
 
 /// The globs that mean what `text` means, when it is a literal form (see
 /// [`literal_form`]); one glob per string of the form.
-fn as_glob(text: &str, ignore_case: bool) -> Option<Vec<Glob>> {
+/// `dots` is set when a `.` became a `?` or `*` (see the module's comment).
+fn as_glob(text: &str, ignore_case: bool, dots: &mut bool) -> Option<Vec<Glob>> {
     let hir = parse_hir(text, false).ok()?;
     let form = literal_form(&hir)?;
+    *dots |= form.dots;
     // `-i`: the regex engine folds with Unicode's simple case folding, the glob
     // lowercases each character; checked over every character, they agree on ASCII
     // letters except `s`, which the engine also finds in the long s `ſ`, and `i`,
@@ -171,12 +184,7 @@ fn as_glob(text: &str, ignore_case: bool) -> Option<Vec<Glob>> {
         if !form.anchored_start {
             glob.push(b'*');
         }
-        for &byte in string {
-            if matches!(byte, b'*' | b'?' | b'[' | b'\\') {
-                glob.push(b'\\');
-            }
-            glob.push(byte);
-        }
+        glob.extend_from_slice(string);
         if !form.anchored_end {
             glob.push(b'*');
         }
@@ -185,13 +193,16 @@ fn as_glob(text: &str, ignore_case: bool) -> Option<Vec<Glob>> {
     globs.collect()
 }
 
-/// A pattern that matches a name exactly when the name holds one of `strings`, at
-/// its start if `anchored_start`, at its end if `anchored_end`.
+/// A pattern that matches a name exactly when the name holds a match of one of the
+/// globs `strings` (without their outer stars), at its start if `anchored_start`,
+/// at its end if `anchored_end`; with `dots`, only on names of ASCII without a
+/// newline.
 #[derive(Debug, PartialEq, Eq)]
 struct LiteralForm {
     anchored_start: bool,
     strings: Vec<Vec<u8>>,
     anchored_end: bool,
+    dots: bool,
 }
 
 /// `^`, then a finite set of strings, then `$`, either anchor optional, each string
@@ -231,8 +242,9 @@ fn literal_form(hir: &Hir) -> Option<LiteralForm> {
         }
     }
     let mut strings = vec![Vec::new()];
+    let mut dots = false;
     for part in parts {
-        strings = product(&strings, &expand(part)?)?;
+        strings = product(&strings, &expand(part, &mut dots)?)?;
     }
     if strings.iter().any(|s| std::str::from_utf8(s).is_err()) {
         return None;
@@ -241,14 +253,57 @@ fn literal_form(hir: &Hir) -> Option<LiteralForm> {
         anchored_start,
         strings,
         anchored_end,
+        dots,
     })
 }
 
-/// The strings `hir` matches, if they are few and it tests no position.
-fn expand(hir: &Hir) -> Option<Vec<Vec<u8>>> {
+/// The literal `bytes` as glob text: `*`, `?`, `[` and `\` escaped.
+fn escaped(bytes: &[u8]) -> Vec<u8> {
+    let mut glob = Vec::with_capacity(bytes.len());
+    for &byte in bytes {
+        if matches!(byte, b'*' | b'?' | b'[' | b'\\') {
+            glob.push(b'\\');
+        }
+        glob.push(byte);
+    }
+    glob
+}
+
+/// True when `class` holds every ASCII character but the newline (a regex's `.`;
+/// `(?s).` and classes holding more are the same on the names it is trusted with).
+fn is_dot(class: &Class) -> bool {
+    let holds = |c: u8| match class {
+        Class::Unicode(class) => (class.ranges().iter())
+            .any(|range| (range.start()..=range.end()).contains(&char::from(c))),
+        Class::Bytes(class) => {
+            (class.ranges().iter()).any(|range| (range.start()..=range.end()).contains(&c))
+        }
+    };
+    (0..0x80u8).filter(|&c| c != b'\n').all(holds)
+}
+
+/// The globs (as text) for what `hir` matches, if they are few and it tests no
+/// position; `dots` is set when a `.` became `?` or `*`.
+fn expand(hir: &Hir, dots: &mut bool) -> Option<Vec<Vec<u8>>> {
     match hir.kind() {
         HirKind::Empty => Some(vec![Vec::new()]),
-        HirKind::Literal(literal) => Some(vec![literal.0.to_vec()]),
+        HirKind::Literal(literal) => Some(vec![escaped(&literal.0)]),
+        HirKind::Class(class) if is_dot(class) => {
+            *dots = true;
+            Some(vec![b"?".to_vec()])
+        }
+        HirKind::Repetition(rep) => {
+            let HirKind::Class(class) = rep.sub.kind() else {
+                return None;
+            };
+            let glob: &[u8] = match (rep.min, rep.max) {
+                (0, None) => b"*",
+                (1, None) => b"?*",
+                _ => return None,
+            };
+            *dots = true;
+            is_dot(class).then(|| vec![glob.to_vec()])
+        }
         HirKind::Class(Class::Unicode(class)) => {
             let chars = class
                 .ranges()
@@ -256,7 +311,7 @@ fn expand(hir: &Hir) -> Option<Vec<Vec<u8>>> {
                 .flat_map(|range| range.start()..=range.end());
             let strings: Vec<Vec<u8>> = chars
                 .take(MAX_LITERALS + 1)
-                .map(|c| c.to_string().into_bytes())
+                .map(|c| escaped(c.to_string().as_bytes()))
                 .collect();
             (strings.len() <= MAX_LITERALS).then_some(strings)
         }
@@ -265,24 +320,27 @@ fn expand(hir: &Hir) -> Option<Vec<Vec<u8>>> {
                 .ranges()
                 .iter()
                 .flat_map(|range| range.start()..=range.end());
-            let strings: Vec<Vec<u8>> = bytes.take(MAX_LITERALS + 1).map(|b| vec![b]).collect();
+            let strings: Vec<Vec<u8>> = bytes
+                .take(MAX_LITERALS + 1)
+                .map(|b| escaped(&[b]))
+                .collect();
             (strings.len() <= MAX_LITERALS).then_some(strings)
         }
-        HirKind::Capture(capture) => expand(&capture.sub),
+        HirKind::Capture(capture) => expand(&capture.sub, dots),
         HirKind::Concat(parts) => parts.iter().try_fold(vec![Vec::new()], |strings, part| {
-            product(&strings, &expand(part)?)
+            product(&strings, &expand(part, dots)?)
         }),
         HirKind::Alternation(choices) => {
             let mut strings = Vec::new();
             for choice in choices {
-                strings.extend(expand(choice)?);
+                strings.extend(expand(choice, dots)?);
                 if strings.len() > MAX_LITERALS {
                     return None;
                 }
             }
             Some(strings)
         }
-        HirKind::Look(_) | HirKind::Repetition(_) => None,
+        HirKind::Look(_) => None,
     }
 }
 
@@ -337,15 +395,15 @@ pub fn ends_in_unescaped(text: &[u8], byte: u8) -> bool {
 mod tests {
     use super::*;
 
-    /// Anchored at the start, the strings, anchored at the end.
-    type Form = (bool, Vec<&'static str>, bool);
+    /// Anchored at the start, the globs, anchored at the end, with a `.`.
+    type Form = (bool, Vec<&'static str>, bool, bool);
 
     fn form(text: &str) -> Option<Form> {
         let form = literal_form(&parse_hir(text, false).unwrap())?;
         let strings = (form.strings.iter())
             .map(|s| &*String::from_utf8(s.clone()).unwrap().leak())
             .collect();
-        Some((form.anchored_start, strings, form.anchored_end))
+        Some((form.anchored_start, strings, form.anchored_end, form.dots))
     }
 
     #[test]
@@ -381,24 +439,37 @@ mod tests {
     #[test]
     fn literal_forms_are_recognised() {
         let cases: &[(&str, Option<Form>)] = &[
-            ("foo", Some((false, vec!["foo"], false))),
-            ("^foo", Some((true, vec!["foo"], false))),
-            (r"\.rs$", Some((false, vec![".rs"], true))),
-            ("^Makefile$", Some((true, vec!["Makefile"], true))),
-            (r".*\.rs$", Some((false, vec![".rs"], true))),
-            ("^test_.*", Some((true, vec!["test_"], false))),
-            (r"\.(jpg|png)$", Some((false, vec![".jpg", ".png"], true))),
-            ("^(a|b)c", Some((true, vec!["ac", "bc"], false))),
-            ("é", Some((false, vec!["é"], false))),
-            ("", Some((false, vec![""], false))),
+            ("foo", Some((false, vec!["foo"], false, false))),
+            ("^foo", Some((true, vec!["foo"], false, false))),
+            (r"\.rs$", Some((false, vec![".rs"], true, false))),
+            ("^Makefile$", Some((true, vec!["Makefile"], true, false))),
+            (r".*\.rs$", Some((false, vec![".rs"], true, false))),
+            ("^test_.*", Some((true, vec!["test_"], false, false))),
+            (
+                r"\.(jpg|png)$",
+                Some((false, vec![".jpg", ".png"], true, false)),
+            ),
+            ("^(a|b)c", Some((true, vec!["ac", "bc"], false, false))),
+            ("é", Some((false, vec!["é"], false, false))),
+            ("", Some((false, vec![""], false, false))),
+            (r"a\*b\?", Some((false, vec![r"a\*b\?"], false, false))),
+            // `.` is `?`, `.*` `*` and `.+` `?*`, trusted on ASCII names only.
+            (r"^a.*b$", Some((true, vec!["a*b"], true, true))),
+            ("^.*foo", Some((true, vec!["*foo"], false, true))),
+            (
+                r"^test_.+\.py$",
+                Some((true, vec!["test_?*.py"], true, true)),
+            ),
+            ("a.c", Some((false, vec!["a?c"], false, true))),
+            ("(?s)^a.b$", Some((true, vec!["a?b"], true, true))),
             // A repetition, a position test, a large class, a lone byte: the engine.
             (r"\.jpe?g$", None),
-            (r"^a.*b$", None),
+            (r"^a.{2}b", None),
+            (r"^a[^x]*b", None),
             (r"\bfoo", None),
             (r"^\d", None),
             ("(?m)^foo", None),
             (r"(?-u:\xff)", None),
-            ("^.*foo", None),
         ];
         for (text, want) in cases {
             assert_eq!(&form(text), want, "{text}");
@@ -443,8 +514,34 @@ mod tests {
     #[test]
     fn globs_agree_with_the_engine() {
         let patterns = [
-            "a", "^a", "a$", "^ab$", r"\.rs$", "^(x|ab)", "é", "^é.$", "b(c|é)", "[ab]c$", "^$",
-            "", r"\*", r"^\?", "K", "s$", "(?i)k", "i", "I", "\n",
+            "a",
+            "^a",
+            "a$",
+            "^ab$",
+            r"\.rs$",
+            "^(x|ab)",
+            "é",
+            "^é.$",
+            "b(c|é)",
+            "[ab]c$",
+            "^$",
+            "",
+            r"\*",
+            r"^\?",
+            "K",
+            "s$",
+            "(?i)k",
+            "i",
+            "I",
+            "\n",
+            r"^a.*b$",
+            "^.+K",
+            "a.c",
+            "(?s)^a.b$",
+            r"(?-u)^a.b$",
+            "^.*$",
+            "^x?.$",
+            "^é.*$",
         ];
         let alphabet: &[&[u8]] = &[
             b"a",
@@ -481,7 +578,8 @@ mod tests {
                     &[RegexPattern::parse(pattern.as_bytes()).unwrap()],
                     ignore_case,
                 );
-                routed += usize::from(matches!(compiled, Pattern::Glob(_)));
+                let glob = matches!(compiled, Pattern::Glob(_) | Pattern::Checked { .. });
+                routed += usize::from(glob);
                 for _ in 0..400 {
                     let name: Vec<u8> = (0..rng.usize(0..6))
                         .flat_map(|_| alphabet[rng.usize(..alphabet.len())].iter().copied())
@@ -494,7 +592,7 @@ mod tests {
                 }
             }
         }
-        assert!(routed >= 25, "too few patterns took the glob: {routed}");
+        assert!(routed >= 30, "too few patterns took the glob: {routed}");
     }
 
     #[test]
@@ -509,6 +607,8 @@ mod tests {
             assert!(!pattern.matches(b"main.c"));
         }
         assert!(globs.matches(b"Makefile") && !mixed.matches(b"Makefile"));
+        let dotted = compile(&[parse(r"^file_00.*\.jpg$")], false);
+        assert!(matches!(dotted, Pattern::Checked { .. }), "{dotted:?}");
         assert!(mixed.matches(b"123") && !globs.matches(b"123"));
         // -i folds both forms.
         assert!(compile(&[parse(r"\.RS$")], true).matches(b"MAIN.rs"));
