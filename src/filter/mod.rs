@@ -49,10 +49,10 @@ pub struct Filter {
     /// Lowercase extensions without a leading dot; empty means any extension (`-e`).
     pub extensions: Extensions,
     /// A glob the basename must match: `-n`'s, or the last component of `-p`'s, or
-    /// a literal `--regex`, with every other test on the name hung behind it
-    /// ([`Glob::and_also`]). Set through [`Self::add_name_pattern`].
+    /// a literal `--regex`. Set through [`Self::add_name_pattern`].
     pub name_glob: Option<Glob>,
-    /// With both `-n` and `-p`, the second of the two. Two options rather than a list:
+    /// With both `-n` and `-p`, the second of the two, with every other test on the
+    /// name hung behind it ([`Glob::and_also`]). Two options rather than a list:
     /// a list's loop, inlined into the walk, cost a walk without any glob 5% more
     /// instructions; this costs it nothing, the first being `None`.
     pub name_glob_too: Option<Glob>,
@@ -182,7 +182,7 @@ impl Filter {
 
     /// Adds a pattern the basename must match, in addition to any given before: the
     /// first two globs in `name_glob` and `name_glob_too`, anything else behind the
-    /// first (a `*` when there is no glob at all).
+    /// second, or the first when there is none (each a `*` when it has no glob).
     pub fn add_name_pattern(&mut self, pattern: Pattern) {
         let pattern = match pattern {
             // Its glob on the fast path, the rest (rarely asked) behind it.
@@ -198,9 +198,15 @@ impl Filter {
             }
             pattern => pattern,
         };
-        let first = (self.name_glob.take())
-            .unwrap_or_else(|| Glob::new(b"*", false).expect("a valid glob"));
-        self.name_glob = Some(first.and_also(Arc::new(pattern)));
+        // Behind the second glob when there is a first, which so keeps its inline
+        // fast path (a glob carrying other tests is a node, tested out of line).
+        let any = || Glob::new(b"*", false).expect("a valid glob");
+        let slot = match self.name_glob {
+            None => &mut self.name_glob,
+            Some(_) => &mut self.name_glob_too,
+        };
+        let glob = slot.take().unwrap_or_else(any);
+        *slot = Some(glob.and_also(Arc::new(pattern)));
     }
 
     /// Adds a pattern the path below the root must match.
