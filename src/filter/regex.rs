@@ -64,7 +64,8 @@ impl RegexPattern {
         // The engine's own limits (the size of the compiled program) are only known
         // by building it; a literal form is far below them, and building it cost a
         // run 100,000 instructions more than the glob it becomes (callgrind).
-        if literal_form(&hir).is_none() {
+        // With a `.`, the engine is built as well (see `Pattern::Checked`).
+        if literal_form(&hir).is_none_or(|form| form.dots) {
             build(text, false).map_err(|err| RegexError(engine_error(&err)))?;
         }
         Ok(RegexPattern {
@@ -494,6 +495,12 @@ mod tests {
         let err = RegexPattern::parse(b"a\xff").unwrap_err().to_string();
         assert!(err.contains("not valid UTF-8"), "{err}");
         let err = RegexPattern::parse(b"(a{1000}){1000}")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("exceed"), "{err}");
+        // A long literal form with dots is refused when read, never when compiled.
+        let dotted = "a.".repeat(150_000);
+        let err = RegexPattern::parse(dotted.as_bytes())
             .unwrap_err()
             .to_string();
         assert!(err.contains("exceed"), "{err}");
