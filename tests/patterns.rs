@@ -647,3 +647,27 @@ fn path_patterns_see_the_same_path_whatever_is_printed() {
         &[b"src/gen/out.rs", b"src/gen/keep.txt"],
     );
 }
+
+/// Folding case can grow a regular expression past the engine's limit: a usage
+/// error naming the pattern, never a panic when it is compiled.
+#[test]
+fn a_regex_too_large_with_ignore_case_is_a_usage_error() {
+    let env = TestEnv::new(&[], &["a"]);
+    let big = "(?:[a-z]{60000})";
+    assert_eq!(env.run(&["--regex", big]).status.code(), Some(0));
+    for args in [
+        &["--regex", big, "-i"][..],
+        &["-i", "--path-regex", big],
+        &["--regex", "a", "--and", big, "-i"],
+    ] {
+        let out = env.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.starts_with("error: invalid value '(?:[a-z]{60000})'")
+                && stderr.contains("exceed")
+                && stderr.contains("(with -i)"),
+            "{args:?}: {stderr}"
+        );
+    }
+}

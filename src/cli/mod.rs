@@ -634,6 +634,18 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
         cli.newer_reference = Some(reference);
     }
+    if cli.ignore_case {
+        // Folding case can grow a regex past the engine's limit: said here, as a
+        // usage error, rather than found when it is compiled.
+        let regexes = (cli.regex.iter().map(|re| ("regex", re)))
+            .chain(cli.path_regex.iter().map(|re| ("path_regex", re)));
+        for (id, regex) in regexes {
+            let value = OsStr::new(regex.as_str());
+            regex
+                .check_ignoring_case()
+                .map_err(|why| invalid_value(id, value, &format!("{why} (with -i)")))?;
+        }
+    }
     if !cli.and.is_empty() {
         for value in &cli.and {
             let pattern = AndPattern::parse(
@@ -641,6 +653,14 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
                 std::os::unix::ffi::OsStrExt::as_bytes(value.as_os_str()),
             )
             .map_err(|why| invalid_value("and", value, &why))?;
+            if let (AndPattern::Regex(regex) | AndPattern::PathRegex(regex), true) =
+                (&pattern, cli.ignore_case)
+            {
+                let why = |err| format!("{err} (with -i)");
+                regex
+                    .check_ignoring_case()
+                    .map_err(|err| invalid_value("and", value, &why(err)))?;
+            }
             cli.and_patterns.push(pattern);
         }
     }

@@ -76,6 +76,18 @@ impl RegexPattern {
     pub fn as_str(&self) -> &str {
         &self.text
     }
+
+    /// With `-i`, checks that the engine's program still fits its limit: folding
+    /// case grows classes (`[a-z]{60000}` fits as typed, not with `-i`). Called once
+    /// `-i` is known, so that [`compile`] cannot fail.
+    pub fn check_ignoring_case(&self) -> Result<(), RegexError> {
+        let hir =
+            parse_hir(&self.text, false).map_err(|err| RegexError(describe(&self.text, &err)))?;
+        if literal_form(&hir).is_none_or(|form| form.dots) {
+            build(&self.text, true).map_err(|err| RegexError(engine_error(&err)))?;
+        }
+        Ok(())
+    }
 }
 
 /// The matcher for a name (or a path) matching any of `patterns`; `ignore_case` is
@@ -498,6 +510,13 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("exceed"), "{err}");
+        let folds = RegexPattern::parse(b"(?:[a-z]{60000})").unwrap();
+        let err = folds.check_ignoring_case().unwrap_err().to_string();
+        assert!(err.contains("exceed"), "{err}");
+        assert!(RegexPattern::parse(b"[a-z]{9}")
+            .unwrap()
+            .check_ignoring_case()
+            .is_ok());
         // A long literal form with dots is refused when read, never when compiled.
         let dotted = "a.".repeat(150_000);
         let err = RegexPattern::parse(dotted.as_bytes())
