@@ -81,11 +81,9 @@ impl RegexPattern {
     /// case grows classes (`[a-z]{60000}` fits as typed, not with `-i`). Called once
     /// `-i` is known, so that [`compile`] cannot fail.
     pub fn check_ignoring_case(&self) -> Result<(), RegexError> {
-        let hir =
-            parse_hir(&self.text, false).map_err(|err| RegexError(describe(&self.text, &err)))?;
-        if literal_form(&hir).is_none_or(|form| form.dots) {
-            build(&self.text, true).map_err(|err| RegexError(engine_error(&err)))?;
-        }
+        // Built whatever its form: a literal with an `s` or an `i` runs on the
+        // engine under `-i` (see `as_glob`).
+        build(&self.text, true).map_err(|err| RegexError(engine_error(&err)))?;
         Ok(())
     }
 }
