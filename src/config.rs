@@ -41,6 +41,9 @@ pub struct Config {
     pub strip_cwd_prefix: bool,
     /// Do not list a directory that matched (`--prune`).
     pub prune: bool,
+    /// `--path-separator`: printed paths have this instead of each `/` (see
+    /// [`crate::output::Output::separate_paths`]).
+    pub path_separator: Option<Box<[u8]>>,
     pub output: OutputMode,
     /// How records are printed when `output` is [`OutputMode::Formatted`]; set both
     /// from [`Format::resolve`]. With `--sort`, the walk keeps the matches and
@@ -98,6 +101,7 @@ impl Config {
             absolute: false,
             strip_cwd_prefix: false,
             prune: false,
+            path_separator: None,
             output: OutputMode::Paths { terminator: b'\n' },
             format: None,
             exec: None,

@@ -208,6 +208,11 @@ impl Root {
         }
     }
 
+    /// Length of the root's printed path.
+    pub fn printed_len(&self) -> usize {
+        self.len
+    }
+
     /// The same root, known to be the directory `stat` describes.
     // `dev_t` and `ino_t` are `u64` on Linux but narrower or signed elsewhere.
     #[allow(clippy::unnecessary_cast)]

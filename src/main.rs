@@ -89,6 +89,14 @@ fn run() -> ExitStatus {
         reporter.warning(&warning);
     }
     let config = cli.into_config();
+    // Not with commands: they are given paths that open, and print what they print.
+    if let Some(separator) = config
+        .path_separator
+        .as_deref()
+        .filter(|_| config.exec.is_none())
+    {
+        output.separate_paths(separator);
+    }
     let summary = pfind::run(&config, &output, &reporter);
     match config.output {
         OutputMode::Count => {

@@ -38,6 +38,11 @@ pub struct Reporter {
 /// Added to the first "No such file or directory" for a root that is a bare word:
 /// most often a pattern typed where fd takes one (`pfind jpg`).
 const ROOT_HINT: &str = "roots are directories to search; match names with -n GLOB or -e EXT";
+/// The same, for a root with a sign of a glob or a regular expression in it
+/// (`pfind 'foo.*'`, as one would type `fd 'foo.*'`, whose pattern is a regex).
+const PATTERN_ROOT_HINT: &str =
+    "roots are directories to search; match names with -n GLOB, or with --regex RE for a \
+     regular expression";
 
 impl Reporter {
     pub fn new() -> Reporter {
@@ -51,13 +56,20 @@ impl Reporter {
 
     /// Reports a root that cannot be walked. A missing root without a `/` in it is
     /// likely a pattern (`pfind jpg`, as one would type `fd jpg`): the first such
-    /// message says how names are matched.
+    /// message says how names are matched, with `--regex` when `root` holds a sign
+    /// of a pattern.
     pub fn root_error(&self, root: &[u8], err: &io::Error) {
         let cause = describe(err);
         let looks_like_a_pattern =
             err.kind() == io::ErrorKind::NotFound && !root.is_empty() && !root.contains(&b'/');
         if looks_like_a_pattern && !self.hinted.swap(true, Ordering::Relaxed) {
-            return self.message(root, &format!("{cause} ({ROOT_HINT})"));
+            let wildcards = root.iter().any(|b| b"*?[]^$\\|(){}+".contains(b));
+            let hint = if wildcards {
+                PATTERN_ROOT_HINT
+            } else {
+                ROOT_HINT
+            };
+            return self.message(root, &format!("{cause} ({hint})"));
         }
         self.message(root, &cause)
     }

@@ -353,15 +353,17 @@ fn named(text: &str, long: &str) -> bool {
 }
 
 /// `-h` is a one-screen summary, as fd's and rg's are: every option on one line,
-/// grouped, with --generate, -h and -V last; all of it within 80 columns.
+/// grouped, with --generate, -h and -V last; all of it within 80 columns, and no
+/// longer than fd 10.5's `-h` at 80 columns (66 lines; with issue 27's options,
+/// pfind's is 65).
 #[test]
 fn short_help_is_one_screen_with_one_line_per_option() {
     use clap::CommandFactory;
     let short = help_text(&["-h"], "80");
     let lines: Vec<&str> = short.lines().collect();
     assert!(
-        lines.len() <= 65,
-        "{} lines (fd's -h: 63):\n{short}",
+        lines.len() <= 66,
+        "{} lines (fd 10.5's -h: 66):\n{short}",
         lines.len()
     );
     for line in &lines {

@@ -1716,22 +1716,25 @@ fn small_stack_and_address_space_limits_together() {
     let mut sorted = expected.clone();
     sorted.sort();
     let mut said = Vec::new();
-    // A limit the program's own image (and the C library's, about 2 MB) does not fit
-    // in cannot be met by any code of ours: the unoptimised test build is ~5 MB.
-    let image = loadable_bytes(Path::new(env!("CARGO_BIN_EXE_pfind")));
     for mb in [5, 8, 10, 15, 20, 50] {
-        if mb * 1_000_000 < image + 2_000_000 {
-            eprintln!(
-                "-v {}: below the program's own image ({image} bytes)",
-                mb * 1000
-            );
-            continue;
-        }
-        for threads in ["1", "16"] {
-            let mut command = pfind_command(tmp.path(), &["-j", threads, "--sort", "path"]);
+        let limited = |args: &[&str]| {
+            let mut command = pfind_command(tmp.path(), args);
             command.env_clear().env("PATH", "/usr/bin:/bin");
             with_rlimit(&mut command, libc::RLIMIT_STACK, 16 * 1024);
             with_rlimit(&mut command, libc::RLIMIT_AS, mb * 1_000_000);
+            command
+        };
+        // Below what the program's own image needs (the debug build's code is 8 MB
+        // since the regex crate, issue 27), the kernel or the loader ends it in
+        // `exec`, before any of its code runs: nothing pfind can say why about.
+        let version = limited(&["--version"])
+            .output()
+            .map(|out| out.status.success());
+        if !matches!(version, Ok(true)) {
+            continue;
+        }
+        for threads in ["1", "16"] {
+            let command = limited(&["-j", threads, "--sort", "path"]);
             let context = format!("ulimit -s 16 -v {}, -j {threads}", mb * 1000);
             if let Ending::SaidWhy(why) =
                 ending(&context, command, |out| split_records(out, b'\n') == sorted)
@@ -1807,20 +1810,4 @@ fn loops_at_the_bottom_of_a_deep_chain_are_found() {
             .unwrap();
         assert_eq!(loop_run(&out), want, "-j {threads}");
     }
-}
-
-/// The bytes an ELF executable's loadable segments take in memory (the sum of the
-/// `PT_LOAD` program headers' sizes): what it needs of the address space before
-/// running a line of its own.
-fn loadable_bytes(binary: &Path) -> u64 {
-    let elf = std::fs::read(binary).unwrap();
-    assert_eq!(&elf[..4], b"\x7fELF", "an ELF executable");
-    let u16_at = |at: usize| u64::from(u16::from_le_bytes([elf[at], elf[at + 1]]));
-    let u64_at = |at: usize| u64::from_le_bytes(elf[at..at + 8].try_into().unwrap());
-    let (table, entry_size, entries) = (u64_at(0x20), u16_at(0x36), u16_at(0x38));
-    (0..entries)
-        .map(|i| (table + i * entry_size) as usize)
-        .filter(|&header| elf[header..header + 4] == [1, 0, 0, 0]) // PT_LOAD
-        .map(|header| u64_at(header + 0x28)) // p_memsz
-        .sum()
 }

@@ -78,7 +78,7 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         &[],
         &warning(
             "-n '.*\\.rs$' looks like a regular expression, but -n takes a glob, as find \
-             -name does: perhaps -n '*.rs'",
+             -name does: perhaps -n '*.rs', or --regex '.*\\.rs$'",
         ),
         0,
     );
@@ -88,7 +88,7 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         &[],
         &warning(
             "-n '^Make' looks like a regular expression, but -n takes a glob, as find -name \
-             does: perhaps -n 'Make*'",
+             does: perhaps -n 'Make*', or --regex '^Make'",
         ),
         0,
     );
@@ -129,16 +129,16 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
     // One warning per value, in the order of the options.
     assert_run(
         &env,
-        &["-n", "^x", "-E", "a/b", "-n", "*.md"],
+        &["-n", "^x", "-n", "a/b", "-n", "*.md"],
         &["README.md"],
         &[
             warning(
                 "-n '^x' looks like a regular expression, but -n takes a glob, as find -name \
-                 does: perhaps -n 'x*'",
+                 does: perhaps -n 'x*', or --regex '^x'",
             ),
             warning(
-                "-E 'a/b' contains '/', which no file name does, so it excludes nothing (-n \
-                 and -E test names, not paths)",
+                "-n 'a/b' contains '/', which no file name does, so it matches nothing (-n \
+                 tests names, not paths: -p GLOB tests the path below the root)",
             ),
         ]
         .concat(),
@@ -295,8 +295,8 @@ fn find_options_are_refused_with_the_pfind_spelling() {
         ),
         (
             &["-execdir", "echo", "{}", ";"],
-            "'-execdir' is find's option: use --exec CMD ARGS... ';' (e.g. pfind . -e log \
-             --exec gzip {} ';')",
+            "'-execdir' is find's option: use --exec-dir CMD ARGS... ';' (runs in the \
+             match's directory on ./NAME; e.g. pfind . -n '*.tar' --exec-dir tar xf {} ';')",
         ),
         (
             &["-delete"],
@@ -353,23 +353,12 @@ fn fd_options_are_refused_with_the_pfind_spelling() {
              -p GLOB for paths below the root",
         ),
         (
-            &["--regex", "rs$"],
-            "'--regex' is fd's option: pfind has no regular expressions: use -n GLOB for \
-             names, -p GLOB for paths below the root",
-        ),
-        (
             &["-F", "main"],
             "'-F' is fd's option: for names that contain TEXT, use -n '*TEXT*'",
         ),
         (
             &["--fixed-strings", "main"],
             "'--fixed-strings' is fd's option: for names that contain TEXT, use -n '*TEXT*'",
-        ),
-        (
-            &["-e", "rs", "--and", "main"],
-            "'--and' is fd's option: different options must all match already (pfind -n \
-             GLOB -e EXT ...); for two globs a name must both match, use -n GLOB1 -p \
-             '**/GLOB2'",
         ),
         (
             &["--list-details"],

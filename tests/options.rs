@@ -625,9 +625,13 @@ fn max_results_prints_exactly_n_lines_and_exits_0() {
     for (lines, _, code) in run_all(&env, &["-c", "--max-results", "10"]) {
         assert_eq!((lines, code), (vec![b"10".to_vec()], Some(0)));
     }
+    // 0 is no limit, as in fd (issue 27).
+    for (lines, _, code) in run_all(&env, &["-c", "--max-results=0"]) {
+        assert_eq!((lines, code), (vec![b"2000".to_vec()], Some(0)));
+    }
     for bad in [
-        &["--max-results", "0"][..],
-        &["--max-results", "x"],
+        &["--max-results", "x"][..],
+        &["--max-results", "-1"],
         &["-1", "--max-results", "3"],
     ] {
         assert_eq!(env.run(bad).status.code(), Some(2), "{bad:?}");

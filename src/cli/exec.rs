@@ -8,6 +8,9 @@
 //! cannot check is checked here, as usage errors: a batch that cannot repeat its
 //! placeholders, and each terminator used with the other option.
 //!
+//! `--exec` and `--exec-dir` may be given several times: each match's commands run
+//! in turn, in the order typed (fd's several `-x`). `--batch-size N` caps a batch.
+//!
 //! fd spells `--exec` `-x`, and pfind's `-x` is `--one-file-system` (find's
 //! `-xdev`). An fd user's `pfind -x rm` would take `rm` for a directory to search
 //! and say it does not exist; `hints` sees that first and says what to type. `-X` is
@@ -31,19 +34,25 @@ const REPLACED_OUTPUT: [&str; 8] = [
     "long", "sum_size", "count", "print0", "format", "json", "sort", "quiet",
 ];
 
+/// `--exec` or `--exec-dir` (`id`, and its `long` name): a command's words up to
+/// `;`, repeatable.
+fn per_match_command(id: &'static str, long: &'static str) -> Arg {
+    Arg::new(id)
+        .long(long)
+        .value_name("CMD")
+        .num_args(1..)
+        .action(ArgAction::Append)
+        .allow_hyphen_values(true)
+        .value_terminator(";")
+        .value_parser(clap::value_parser!(OsString))
+        .conflicts_with_all(REPLACED_OUTPUT)
+}
+
 impl Args for ExecArgs {
     fn augment_args(command: Command) -> Command {
         command
             .arg(
-                Arg::new("exec")
-                    .long("exec")
-                    .value_name("CMD")
-                    .num_args(1..)
-                    .action(ArgAction::Set)
-                    .allow_hyphen_values(true)
-                    .value_terminator(";")
-                    .value_parser(clap::value_parser!(OsString))
-                    .conflicts_with_all(REPLACED_OUTPUT)
+                per_match_command("exec", "exec")
                     .help_heading("Output")
                     .help("Run CMD ARGS on each match (words up to ';')")
                     .long_help(
@@ -58,7 +67,23 @@ impl Args for ExecArgs {
                          commands run at once as -j says (one per CPU by default), with stdin from \
                          /dev/null; the output of each is written whole once it exits, \
                          never mixed with another's. No shell is involved. Exit status 1 if \
-                         a command failed. Example: pfind -e jpg --exec convert {} {.}.png",
+                         a command failed. Repeatable: each match's commands run in turn, \
+                         each if the one before succeeded. Example: pfind -e jpg --exec \
+                         convert {} {.}.png",
+                    ),
+            )
+            .arg(
+                per_match_command("exec_dir", "exec-dir")
+                    .help_heading("Output")
+                    .help("As --exec, in the match's directory on ./NAME")
+                    .long_help(
+                        "As --exec, but the command runs in the match's directory and its \
+                         placeholders see the path ./NAME (find's -execdir): {} is ./NAME, \
+                         {/} NAME, {//} '.'. Safer where a directory above could be \
+                         replaced by a link meanwhile, and what tools that act on the \
+                         current directory want. Words up to ';'; repeatable, and mixes \
+                         with --exec in the order typed. Example: pfind -n '*.tar' \
+                         --exec-dir tar xf {}",
                     ),
             )
             .arg(
@@ -71,7 +96,7 @@ impl Args for ExecArgs {
                     .allow_hyphen_values(true)
                     .value_terminator("+")
                     .value_parser(clap::value_parser!(OsString))
-                    .conflicts_with("exec")
+                    .conflicts_with_all(["exec", "exec_dir"])
                     .conflicts_with_all(REPLACED_OUTPUT)
                     .help_heading("Output")
                     .help("Run CMD ARGS on many matches at once (up to '+')")
@@ -87,6 +112,21 @@ impl Args for ExecArgs {
                          pfind -e rs -X wc -l",
                     ),
             )
+            .arg(
+                Arg::new("batch_size")
+                    .long("batch-size")
+                    .value_name("N")
+                    .requires("exec_batch")
+                    .value_parser(super::values::text(parse_batch_size))
+                    .help_heading("Output")
+                    .help("At most N matches per -X command (0: no limit)")
+                    .long_help(
+                        "At most N matches per command of --exec-batch (fd's option): more \
+                         matches run more commands. 0, the default, is no limit but the \
+                         system's (the argument limit). Example: pfind -e jpg -X \
+                         --batch-size 100 convert-batch",
+                    ),
+            )
     }
 
     fn augment_args_for_update(command: Command) -> Command {
@@ -96,24 +136,61 @@ impl Args for ExecArgs {
 
 impl FromArgMatches for ExecArgs {
     fn from_arg_matches(matches: &ArgMatches) -> Result<ExecArgs, clap::Error> {
-        let (mode, words) = if let Some(words) = matches.get_many::<OsString>("exec") {
-            (Mode::PerMatch, words)
-        } else if let Some(words) = matches.get_many::<OsString>("exec_batch") {
-            (Mode::Batch, words)
-        } else {
-            return Ok(ExecArgs::default());
-        };
-        let words: Vec<&[u8]> = words.map(|word| word.as_bytes()).collect();
         let usage = |message: String| clap::Error::raw(ErrorKind::ValueValidation, message);
-        check_terminators(mode, &words).map_err(usage)?;
-        let exec = Exec::new(mode, words).map_err(usage)?;
-        Ok(ExecArgs { exec: Some(exec) })
+        let command = |mode, words: Vec<&OsString>| -> Result<Exec, clap::Error> {
+            let words: Vec<&[u8]> = words.into_iter().map(|word| word.as_bytes()).collect();
+            check_terminators(mode, &words).map_err(usage)?;
+            Exec::new(mode, words).map_err(usage)
+        };
+        if let Some(words) = matches.get_many::<OsString>("exec_batch") {
+            let mut exec = command(Mode::Batch, words.collect())?;
+            if let Some(&size) = matches.get_one::<usize>("batch_size") {
+                exec = exec.batch_size(size);
+            }
+            return Ok(ExecArgs { exec: Some(exec) });
+        }
+        // Each `--exec` and `--exec-dir`, in the order typed.
+        let mut each = Vec::new();
+        for (id, in_dir) in [("exec", false), ("exec_dir", true)] {
+            let (Some(occurrences), Some(indices)) = (
+                matches.get_occurrences::<OsString>(id),
+                matches.indices_of(id),
+            ) else {
+                continue;
+            };
+            let mut indices = indices;
+            for words in occurrences {
+                let words: Vec<&OsString> = words.collect();
+                let at = indices.nth(words.len() - 1).unwrap_or(usize::MAX);
+                each.push((at, in_dir, words));
+            }
+        }
+        each.sort_by_key(|&(at, ..)| at);
+        let mut exec: Option<Exec> = None;
+        for (_, in_dir, words) in each {
+            let mut next = command(Mode::PerMatch, words)?;
+            if in_dir {
+                next = next.in_dir();
+            }
+            exec = Some(match exec {
+                None => next,
+                Some(first) => first.then(next),
+            });
+        }
+        Ok(ExecArgs { exec })
     }
 
     fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
         *self = ExecArgs::from_arg_matches(matches)?;
         Ok(())
     }
+}
+
+/// `--batch-size N`: a whole number, 0 for no limit.
+fn parse_batch_size(value: &str) -> Result<usize, String> {
+    value
+        .parse::<usize>()
+        .map_err(|_| "the batch size must be a whole number (0: no limit)".to_string())
 }
 
 /// Refuses the other option's terminator inside a command: `;` in `--exec-batch`

@@ -5,7 +5,7 @@
 //! `-name foo` is `-n ame` with the root `foo`, `-type f` is `-t ype`, `-maxdepth 1`
 //! gets clap's advice to write `-- -m`. fd's options either do something else here
 //! (`-x CMD` is one file system, then a root named CMD) or get a "did you mean"
-//! that is wrong (`--exec` suggests `--exclude`, `--and` `--changed-before`).
+//! that is wrong (`--exec` suggests `--exclude`).
 //!
 //! [`refusal`] walks the arguments as clap will, knowing from the clap definition
 //! which options take a value (so that a value such as `-n -name` is never taken for
@@ -99,6 +99,10 @@ const fn fd(word: &'static str, advice: &'static str) -> Hint {
 
 /// Advice for a command run once per match (find `-exec ... ;`).
 const RUN_EACH: &str = "use --exec CMD ARGS... ';' (e.g. pfind . -e log --exec gzip {} ';')";
+/// Advice for a command run in each match's directory (find `-execdir ... ;`).
+const RUN_IN_DIR: &str =
+    "use --exec-dir CMD ARGS... ';' (runs in the match's directory on ./NAME; e.g. pfind . \
+     -n '*.tar' --exec-dir tar xf {} ';')";
 /// Advice for a command run on many matches at once (find `-exec ... +`).
 const RUN_BATCH: &str =
     "use -X CMD ARGS... + (as many matches per command as fit; e.g. pfind . -e tmp -X rm +)";
@@ -131,15 +135,18 @@ const FIND: &[Hint] = &[
     ),
     find(
         "-regex",
-        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths",
+        "use --path-regex RE, which searches the path below the root (anchor it, \
+         '^src/.*\\.rs$', for find's match of the whole path)",
     ),
     find(
         "-iregex",
-        "pfind has no regular expressions: use -i -n GLOB for names, -i -p GLOB for paths",
+        "use -i --path-regex RE, which searches the path below the root (anchor it, \
+         '^src/.*\\.rs$', for find's match of the whole path)",
     ),
     find(
         "-regextype",
-        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths",
+        "pfind's regular expressions (--regex, --path-regex) have one syntax, Rust's \
+         regex crate's; leave it out",
     ),
     find(
         "-lname",
@@ -238,9 +245,9 @@ const FIND: &[Hint] = &[
     ),
     find("-fls", "redirect pfind's output: pfind ... -l > FILE"),
     find("-exec", RUN_EACH),
-    find("-execdir", RUN_EACH),
+    find("-execdir", RUN_IN_DIR),
     find("-ok", RUN_EACH),
-    find("-okdir", RUN_EACH),
+    find("-okdir", RUN_IN_DIR),
     find(
         "-delete",
         "pfind deletes nothing: pipe the matches to rm: pfind ... -0 | xargs -0 rm --",
@@ -301,22 +308,9 @@ const FD_LONG: &[Hint] = &[
         "pfind applies .gitignore files outside git work trees too; leave it out",
     ),
     fd(
-        "ignore-contain",
-        "pfind reads no ignore files: skip directories by name with -E GLOB",
-    ),
-    fd(
-        "case-sensitive",
-        "globs are case-sensitive unless -i; leave it out",
-    ),
-    fd(
         "glob",
         "pfind's patterns are globs already: use -n GLOB for names, -p GLOB for paths \
          below the root",
-    ),
-    fd(
-        "regex",
-        "pfind has no regular expressions: use -n GLOB for names, -p GLOB for paths below \
-         the root",
     ),
     fd(
         "fixed-strings",
@@ -326,16 +320,6 @@ const FD_LONG: &[Hint] = &[
     fd(
         "exact",
         "a glob without wildcards matches the whole name: -n NAME",
-    ),
-    fd(
-        "and",
-        "different options must all match already (pfind -n GLOB -e EXT ...); for two \
-         globs a name must both match, use -n GLOB1 -p '**/GLOB2'",
-    ),
-    fd(
-        "batch-size",
-        "pfind runs no commands: xargs -n N passes at most N matches at a time: pfind ... \
-         -0 | xargs -0 -n N CMD",
     ),
     fd(
         "list-details",
@@ -350,7 +334,6 @@ const FD_LONG: &[Hint] = &[
         "error-on-fs-errors",
         "pfind's exit status is 1 after any error already; leave it out",
     ),
-    fd("path-separator", "pfind has no equivalent (paths use /)"),
     fd(
         "relative-path",
         "paths are relative unless -a; leave it out",
@@ -413,7 +396,7 @@ pub fn refusal(args: &[OsString], options: &impl Options, paths: &impl Paths) ->
         }
         // A command's own words (`--exec find {} -name x ;`) are none of ours.
         let terminator: Option<&[u8]> = match arg {
-            b"--exec" => Some(b";"),
+            b"--exec" | b"--exec-dir" => Some(b";"),
             b"--exec-batch" | b"-X" => Some(b"+"),
             _ => None,
         };
@@ -663,12 +646,6 @@ mod tests {
     #[test]
     fn fd_options_are_refused_with_the_pfind_spelling() {
         let cases: &[(&[&str], &str)] = &[
-            (
-                &["--and", "foo"],
-                "'--and' is fd's option: different options must all match already (pfind \
-                 -n GLOB -e EXT ...); for two globs a name must both match, use -n GLOB1 -p \
-                 '**/GLOB2'",
-            ),
             (
                 &["-x", "rm"],
                 "'-x' is --one-file-system here, not fd's --exec: 'rm' is a command, not a \

@@ -15,9 +15,12 @@ mod values;
 mod warnings;
 
 use crate::config::Config;
+use crate::filter::exclude::{ExcludePattern, PathExclude};
 use crate::filter::glob::{Glob, GlobPattern};
 use crate::filter::owner::OwnerFilter;
 use crate::filter::path::{PathGlob, PathPattern};
+use crate::filter::pattern::Pattern;
+use crate::filter::regex::{self as regex_filter, RegexPattern};
 use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
 use crate::filter::types::{families_help, parse_type, Kind, TypeArg, TypeFilter};
@@ -35,9 +38,10 @@ use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;
 pub use values::List;
 use values::{
-    bytes, parse_depth, parse_extension_list, parse_max_results, parse_max_size, parse_min_size,
-    parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list, parse_size_arg,
-    parse_threads, parse_when, text, Reference,
+    bytes, parse_depth, parse_extension_list, parse_marker, parse_max_results, parse_max_size,
+    parse_min_size, parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list,
+    parse_regex, parse_separator, parse_size_arg, parse_threads, parse_when, text, AndPattern,
+    Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -102,7 +106,9 @@ pub struct Cli {
 
     /// Skip files and whole directories matching GLOB.
     ///
-    /// GLOB is tested on the basename, with the syntax of --name. Repeat it or give a
+    /// GLOB is tested on the basename, with the syntax of --name; with a `/`, on the
+    /// path below the root, as a .gitignore line: `-E /target` (the top one only),
+    /// `-E 'src/gen/**'`, `-E build/` (directories only). Repeat it or give a
     /// comma-separated list, as for -e: `-E .git -E '*.tmp'`, `-E .git,target`. A comma
     /// that belongs to a glob is written `\,` (inside `[...]` it needs no escape).
     #[arg(
@@ -113,7 +119,20 @@ pub struct Cli {
         value_parser = bytes(parse_pattern_list),
         help_heading = "Filters"
     )]
-    pub exclude: Vec<List<GlobPattern>>,
+    pub exclude: Vec<List<ExcludePattern>>,
+
+    /// Skip directories that contain an entry NAME.
+    ///
+    /// As fd's: `--ignore-contain CACHEDIR.TAG`, `--ignore-contain .nobackup`. The
+    /// directory is not printed nor walked (a root neither). Repeatable: any of them.
+    #[arg(
+        long = "ignore-contain",
+        value_name = "NAME",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_marker),
+        help_heading = "Filters"
+    )]
+    pub ignore_contain: Vec<Box<[u8]>>,
 
     /// Only paths below the root matching GLOB.
     ///
@@ -130,11 +149,67 @@ pub struct Cli {
     )]
     pub full_path: Option<PathPattern>,
 
-    /// Ignore case in -n, -E and -p.
+    /// Only basenames matching the regex RE.
+    ///
+    /// Rust's regex syntax (fd's), on the name's bytes, unanchored: `--regex
+    /// '^test_.*\.rs$'`. Case-sensitive unless -i. Repeatable, any may match; with
+    /// -n or -e, both must match.
+    #[arg(
+        long = "regex",
+        value_name = "RE",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_regex),
+        help_heading = "Filters"
+    )]
+    pub regex: Vec<RegexPattern>,
+
+    /// Only paths below the root matching regex RE.
+    ///
+    /// As --regex, on what follows `ROOT/`: `--path-regex '^src/.*\.rs$'`.
+    #[arg(
+        long = "path-regex",
+        value_name = "RE",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_regex),
+        help_heading = "Filters"
+    )]
+    pub path_regex: Vec<RegexPattern>,
+
+    /// Also require PATTERN, of the first pattern's kind.
+    ///
+    /// Every --and must match too, as in fd: a glob on the name after -n, a path
+    /// glob after -p, a regular expression after --regex or --path-regex (whichever
+    /// comes first): `-n '*.rs' --and 'test_*'`.
+    #[arg(
+        long = "and",
+        value_name = "PATTERN",
+        allow_hyphen_values = true,
+        help_heading = "Filters"
+    )]
+    pub and: Vec<OsString>,
+
+    /// `--and`'s patterns, read by [`parse`] once the first pattern's kind is known.
+    #[arg(skip)]
+    and_patterns: Vec<AndPattern>,
+
+    /// Ignore case in -n, -E, -p and regexes.
     ///
     /// `-i -n '*.jpg'` matches `IMG.JPG`. -e always ignores ASCII case.
-    #[arg(short = 'i', long = "ignore-case", help_heading = "Filters")]
+    #[arg(
+        short = 'i',
+        long = "ignore-case",
+        overrides_with = "case_sensitive",
+        help_heading = "Filters"
+    )]
     pub ignore_case: bool,
+
+    /// Match case (the default); undoes an -i before it.
+    #[arg(
+        long = "case-sensitive",
+        overrides_with = "ignore_case",
+        help_heading = "Filters"
+    )]
+    pub case_sensitive: bool,
 
     /// Only f, d, l, s, p, c, b, x, e, or a family.
     ///
@@ -551,9 +626,24 @@ pub struct Cli {
     #[arg(long = "strip-cwd-prefix", help_heading = "Output")]
     pub strip_cwd_prefix: bool,
 
+    /// Print SEP instead of each / in paths.
+    ///
+    /// fd's option: `--path-separator '\\'` prints `src\\main.rs`. For paths as
+    /// printed and with -l; not with --format, --json or --hyperlink, whose text is
+    /// more than paths. Commands of --exec and -X still get the paths as they are.
+    #[arg(
+        long = "path-separator",
+        value_name = "SEP",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_separator),
+        conflicts_with_all = ["format", "json", "hyperlink"],
+        help_heading = "Output"
+    )]
+    pub path_separator: Option<Box<[u8]>>,
+
     /// Stop after N matches.
     ///
-    /// With --sort, the first N in that order.
+    /// With --sort, the first N in that order. 0 is no limit (as in fd).
     #[arg(
         long = "max-results",
         value_name = "N",
@@ -651,6 +741,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             return Err(Usage::Hint(message.into_bytes()));
         }
     }
+    // `--and` is of the kind of the first pattern on the command line, as in fd;
+    // asked before the values are taken out of `matches`.
+    let first_pattern = ["name", "full_path", "regex", "path_regex"]
+        .into_iter()
+        .filter_map(|id| Some((matches.index_of(id)?, id)))
+        .min()
+        .map(|(_, id)| id);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
         .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
     cli.ignore_options = crate::ignore::IgnoreOptions {
@@ -667,6 +764,36 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     if let Some(file) = &cli.newer {
         let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
         cli.newer_reference = Some(reference);
+    }
+    if cli.ignore_case {
+        // Folding case can grow a regex past the engine's limit: said here, as a
+        // usage error, rather than found when it is compiled.
+        let regexes = (cli.regex.iter().map(|re| ("regex", re)))
+            .chain(cli.path_regex.iter().map(|re| ("path_regex", re)));
+        for (id, regex) in regexes {
+            let value = OsStr::new(regex.as_str());
+            regex
+                .check_ignoring_case()
+                .map_err(|why| invalid_value(id, value, &format!("{why} (with -i)")))?;
+        }
+    }
+    if !cli.and.is_empty() {
+        for value in &cli.and {
+            let pattern = AndPattern::parse(
+                first_pattern,
+                std::os::unix::ffi::OsStrExt::as_bytes(value.as_os_str()),
+            )
+            .map_err(|why| invalid_value("and", value, &why))?;
+            if let (AndPattern::Regex(regex) | AndPattern::PathRegex(regex), true) =
+                (&pattern, cli.ignore_case)
+            {
+                let why = |err| format!("{err} (with -i)");
+                regex
+                    .check_ignoring_case()
+                    .map_err(|err| invalid_value("and", value, &why(err)))?;
+            }
+            cli.and_patterns.push(pattern);
+        }
     }
     Ok(cli)
 }
@@ -770,9 +897,8 @@ pub enum Generate {
 }
 
 /// The text after the summary of `-h`.
-const SHORT_AFTER_HELP: &str = "\
-Different options must all match; a repeated -n, -e or -t kind, or a list
-(-e jpg,png), is any of them. --help: the details, type families and examples.";
+const SHORT_AFTER_HELP: &str =
+    "Options all match; a repeated -n, -e or -t is any of them. --help: the details";
 
 /// The text after the options of `--help`: the type families, from their table, and
 /// examples.
@@ -788,8 +914,11 @@ fn after_long_help() -> String {
         pfind /data -i -n '*.jpg'   ignore case: also IMG.JPG\n  \
         pfind . -p 'src/**/*.rs'    path below the root matches; ** is any depth\n  \
         pfind . -n '*.rs' -n Makefile   either glob (a repeated -n is any of them)\n  \
+        pfind . --regex '^test_.*\\.py$'   a regular expression on the name (fd's)\n  \
+        pfind . -n '*.rs' --and '*test*'   both globs must match\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind . -E target,.git -e rs    skip two directories (a list, as -e takes)\n  \
+        pfind . -E /target -E build/    with '/': paths below the root, as .gitignore\n  \
         pfind . -t d -n node_modules --prune   the outermost node_modules only\n  \
         pfind /data -t d -t e       empty directories\n  \
         pfind /data -t checkpoints -s   how much space the checkpoints take\n  \
@@ -798,6 +927,7 @@ fn after_long_help() -> String {
         pfind /srv --owner '!root'  files root does not own\n  \
         pfind /data -c              just the number of matching files\n  \
         pfind /data -e log -X gzip  run a command on the matches (--exec: one each)\n  \
+        pfind . -n '*.tar' --exec-dir tar xf {{}}   in each match's directory\n  \
         pfind /data --sort size --reverse -l --max-results 10  largest files\n  \
         pfind /data --format '{{size}} {{mtime}} {{}}'   a record per match\n  \
         pfind /data --json -l | jq .size   JSON lines for other programs\n  \
@@ -835,20 +965,53 @@ impl Cli {
         filter.types = TypeFilter::from_kinds(&kinds);
         // Each pattern was read once by `parse_pattern`, which refused what is wrong
         // with it; `-i` changes how it matches, never whether it compiles.
-        let compile = |pattern: &GlobPattern| Glob::compile(pattern, self.ignore_case);
+        let ignore_case = self.ignore_case;
+        let compile = |pattern: &GlobPattern| Glob::compile(pattern, ignore_case);
         if !self.name.is_empty() {
-            filter.name_glob = Some(Glob::any_of(self.name.iter().map(compile).collect()));
+            let any = Glob::any_of(self.name.iter().map(compile).collect());
+            filter.add_name_pattern(Pattern::Glob(any));
         }
-        filter.exclude_globs = (self.exclude.iter())
-            .flat_map(|list| list.0.iter().map(compile))
+        let excludes = || self.exclude.iter().flat_map(|list| &list.0);
+        filter.exclude_globs = excludes()
+            .filter_map(|pattern| match pattern {
+                ExcludePattern::Name(glob) => Some(compile(glob)),
+                ExcludePattern::Path { .. } => None,
+            })
             .collect();
+        filter.path_excludes = excludes()
+            .filter_map(|pattern| PathExclude::compile(pattern, ignore_case))
+            .collect();
+        filter.ignore_contain = self.ignore_contain.clone().into();
         if let Some(pattern) = &self.full_path {
-            let path = PathGlob::compile(pattern, self.ignore_case);
+            let path = PathGlob::compile(pattern, ignore_case);
             // Its last component is tested on the name, with the other name globs.
             if let Some(last) = path.last() {
-                filter.add_name_glob(last.clone());
+                filter.add_name_pattern(Pattern::Glob(last.clone()));
             }
             filter.path = Some(path);
+        }
+        if !self.regex.is_empty() {
+            filter.add_name_pattern(regex_filter::compile(&self.regex, ignore_case));
+        }
+        if !self.path_regex.is_empty() {
+            filter.add_path_pattern(regex_filter::compile(&self.path_regex, ignore_case));
+        }
+        for pattern in &self.and_patterns {
+            match pattern {
+                AndPattern::Name(glob) => filter.add_name_pattern(Pattern::Glob(compile(glob))),
+                AndPattern::Path(path) => {
+                    let glob = PathGlob::compile(path, ignore_case);
+                    filter.add_path_pattern(Pattern::Path(glob));
+                }
+                AndPattern::Regex(regex) => filter.add_name_pattern(regex_filter::compile(
+                    std::slice::from_ref(regex),
+                    ignore_case,
+                )),
+                AndPattern::PathRegex(regex) => filter.add_path_pattern(regex_filter::compile(
+                    std::slice::from_ref(regex),
+                    ignore_case,
+                )),
+            }
         }
         filter.size_filters = [self.size, self.min_size, self.max_size].concat();
         filter.min_depth = self.min_depth.or(self.exact_depth).unwrap_or(0);
@@ -875,11 +1038,12 @@ impl Cli {
         config.one_file_system = self.one_file_system;
         config.absolute = self.absolute;
         config.prune = self.prune;
+        config.path_separator = self.path_separator;
         config.strip_cwd_prefix = self.strip_cwd_prefix;
         config.max_results = if self.first {
             Some(1)
         } else {
-            self.max_results
+            self.max_results.filter(|&n| n > 0)
         };
         config.output = if self.count {
             OutputMode::Count
@@ -957,7 +1121,14 @@ impl Cli {
             lines.extend(warnings::name_glob("-n", pattern));
         }
         for pattern in self.exclude.iter().flat_map(|list| &list.0) {
-            lines.extend(warnings::name_glob("-E", pattern));
+            if let ExcludePattern::Name(glob) = pattern {
+                lines.extend(warnings::name_glob("-E", glob));
+            }
+        }
+        for pattern in &self.and_patterns {
+            if let AndPattern::Name(glob) = pattern {
+                lines.extend(warnings::name_glob("--and", glob));
+            }
         }
         for ext in self.extensions.iter().flat_map(|list| &list.0) {
             lines.extend(warnings::extension(ext));
@@ -1060,6 +1231,7 @@ mod tests {
         assert_eq!(parse(&["-1"]).unwrap().max_results, Some(1));
         assert_eq!(parse(&["--max-results", "9"]).unwrap().max_results, Some(9));
         assert_eq!(parse(&[]).unwrap().max_results, None);
+        assert_eq!(parse(&["--max-results=0"]).unwrap().max_results, None); // fd's
         assert_eq!(
             parse(&["-l", "-0"]).unwrap().output,
             OutputMode::Long { terminator: 0 }
@@ -1074,7 +1246,6 @@ mod tests {
             &["-t", ""],
             &["--min-size", "+1k"],
             &["--max-size", "-1k"],
-            &["--max-results", "0"],
             &["-1", "--max-results", "2"],
             &["-d", "-1"],
             &["-s", "-c"],
@@ -1154,13 +1325,12 @@ mod tests {
             Cli::try_parse_from(std::iter::once("pfind").chain(args.iter().copied())).unwrap()
         };
         assert!(cli(&["-n", "a*", "-E", "b"]).warnings().is_empty());
+        // `-E x/` names directories (issue 27): no warning.
         let warnings = cli(&["-n", "a/b", "-E", "x/", "-E", "ok"]).warnings();
-        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
         let first = String::from_utf8_lossy(&warnings[0]);
         assert!(first.starts_with("-n 'a/b' contains '/'"), "{first}");
         assert!(first.contains("matches nothing"), "{first}");
-        let second = String::from_utf8_lossy(&warnings[1]);
-        assert!(second.starts_with("-E 'x/'") && second.contains("excludes nothing"));
     }
 
     #[test]
@@ -1203,6 +1373,27 @@ mod tests {
         let config = parse(&["src", "--exec-batch", "ls", "-d", "+x"]).unwrap();
         assert_eq!(config.exec, exec(Mode::Batch, &["ls", "-d", "+x"]));
         assert_eq!(parse(&[]).unwrap().exec, None);
+        // Several commands, in the order typed, --exec-dir among them (issue 27).
+        let config = parse(&[
+            "--exec-dir",
+            "a",
+            ";",
+            "--exec",
+            "b",
+            "{/}",
+            ";",
+            "--exec",
+            "c",
+        ]);
+        let a = exec(Mode::PerMatch, &["a"]).unwrap().in_dir();
+        let want = a.then(exec(Mode::PerMatch, &["b", "{/}"]).unwrap());
+        let want = want.then(exec(Mode::PerMatch, &["c"]).unwrap());
+        assert_eq!(config.unwrap().exec, Some(want));
+        let config = parse(&["-X", "wc", "+", "--batch-size", "10"]).unwrap();
+        assert_eq!(
+            config.exec,
+            Some(exec(Mode::Batch, &["wc"]).unwrap().batch_size(10))
+        );
         for args in [
             &["--exec"][..],
             &["--exec", ";"],
@@ -1210,8 +1401,10 @@ mod tests {
             &["-X", "cp", "{}", "{/}"],
             &["-X", "rm", ";"],
             &["--exec", "rm", "{}", "+"],
-            &["--exec", "a", ";", "--exec", "b"],
             &["--exec", "a", ";", "-X", "b"],
+            &["--exec-dir", "a", ";", "-X", "b"],
+            &["--batch-size", "2"],
+            &["-X", "a", "+", "--batch-size", "-1"],
             &["-l", "--exec", "ls"],
         ] {
             let err = parse(args).expect_err(&format!("{args:?}"));

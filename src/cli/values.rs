@@ -1,9 +1,11 @@
 //! The value parsers of the command line: each takes one option's value as typed
 //! and gives it back checked and typed, or a message that says what is allowed.
 
+use crate::filter::exclude::ExcludePattern;
 use crate::filter::glob::{self, GlobPattern};
 use crate::filter::normalize_extension;
 use crate::filter::path::PathPattern;
+use crate::filter::regex::RegexPattern;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::threads::MAX_THREADS;
@@ -60,8 +62,8 @@ pub(super) fn parse_extension_list(value: &[u8]) -> Result<List<Box<[u8]>>, Stri
 }
 
 /// `-E GLOB[,GLOB...]`: split where [`glob::split_list`] says, each glob checked by
-/// compiling it.
-pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<GlobPattern>, String> {
+/// reading it (a name glob, or with a `/` a path below the root).
+pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<ExcludePattern>, String> {
     let pieces = glob::split_list(value);
     if pieces.len() > 1 && pieces.iter().any(|piece| piece.is_empty()) {
         return Err(
@@ -70,7 +72,7 @@ pub(super) fn parse_pattern_list(value: &[u8]) -> Result<List<GlobPattern>, Stri
     }
     let mut list = Vec::with_capacity(pieces.len());
     for piece in pieces {
-        list.push(parse_pattern(piece)?);
+        list.push(ExcludePattern::parse(piece).map_err(|err| err.to_string())?);
     }
     Ok(List(list))
 }
@@ -83,6 +85,53 @@ pub(super) fn parse_path_pattern(value: &[u8]) -> Result<PathPattern, String> {
 /// One `-n`/`-E` glob, read (once: `into_config` compiles what this returns).
 pub(super) fn parse_pattern(value: &[u8]) -> Result<GlobPattern, String> {
     GlobPattern::parse(value).map_err(|err| err.to_string())
+}
+
+/// `--path-separator SEP`: any bytes, the empty string included (as fd takes it).
+pub(super) fn parse_separator(value: &[u8]) -> Result<Box<[u8]>, String> {
+    Ok(value.into())
+}
+
+/// `--ignore-contain NAME`: any name but an empty one, as bytes.
+pub(super) fn parse_marker(value: &[u8]) -> Result<Box<[u8]>, String> {
+    if value.is_empty() {
+        return Err("the name cannot be empty (e.g. --ignore-contain CACHEDIR.TAG)".to_string());
+    }
+    Ok(value.into())
+}
+
+/// One `--regex` or `--path-regex` pattern, read and checked.
+pub(super) fn parse_regex(value: &[u8]) -> Result<RegexPattern, String> {
+    RegexPattern::parse(value).map_err(|err| err.to_string())
+}
+
+/// One `--and` pattern, of the kind of the command line's first pattern.
+#[derive(Clone, Debug)]
+pub enum AndPattern {
+    /// After `-n`: a glob on the name.
+    Name(GlobPattern),
+    /// After `-p`: a glob on the path below the root.
+    Path(PathPattern),
+    /// After `--regex`.
+    Regex(RegexPattern),
+    /// After `--path-regex`.
+    PathRegex(RegexPattern),
+}
+
+impl AndPattern {
+    /// Reads `value` as the kind of pattern the option `first` (its field's name)
+    /// takes.
+    pub(super) fn parse(first: Option<&str>, value: &[u8]) -> Result<AndPattern, String> {
+        match first {
+            Some("name") => parse_pattern(value).map(AndPattern::Name),
+            Some("full_path") => parse_path_pattern(value).map(AndPattern::Path),
+            Some("regex") => parse_regex(value).map(AndPattern::Regex),
+            Some("path_regex") => parse_regex(value).map(AndPattern::PathRegex),
+            _ => Err("--and adds a pattern to the first of -n, -p, --regex or \
+                      --path-regex, and none was given (e.g. pfind -n '*.rs' --and 'test_*')"
+                .to_string()),
+        }
+    }
 }
 
 /// `--newer FILE`: FILE's modification time, its own and (when it is a link to
@@ -171,11 +220,11 @@ pub(super) fn unsigned_size(value: &str, sign: char) -> Result<SizeFilter, Strin
     parse_size(&format!("{sign}{value}")).map_err(|err| err.to_string())
 }
 
+/// `--max-results N`: 0 is no limit, as in fd.
 pub(super) fn parse_max_results(value: &str) -> Result<u64, String> {
-    match value.parse::<u64>() {
-        Ok(n) if n > 0 => Ok(n),
-        _ => Err("the number of results must be a whole number of at least 1".to_string()),
-    }
+    value
+        .parse::<u64>()
+        .map_err(|_| "the number of results must be a whole number (0: no limit)".to_string())
 }
 
 pub(super) fn parse_threads(value: &str) -> Result<usize, String> {

@@ -7,6 +7,7 @@
 //! so that each is tested here on its own. Values are bytes, as typed.
 
 use crate::filter::path::PathGlob;
+use crate::filter::regex::{ends_in_unescaped, looks_like_regex};
 
 /// `--hyperlink` with relative roots and no working directory to make their paths
 /// absolute against (it was deleted): those paths are printed without links. `err`
@@ -31,7 +32,7 @@ pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
         // As `find -name` warns: a basename never contains a slash.
         let because = format!(
             "' contains '/', which no file name does, so it {effect} nothing \
-             (-n and -E test names, not paths)"
+             ({option} tests names, not paths: -p GLOB tests the path below the root)"
         );
         warnings.push([quoted(option, pattern), because.into_bytes()].concat());
     } else if looks_like_regex(pattern) {
@@ -43,9 +44,17 @@ pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
             )
             .as_bytes(),
         );
-        if let Some(glob) = regex_as_glob(pattern) {
+        let glob = regex_as_glob(pattern);
+        if let Some(glob) = &glob {
             line.extend_from_slice(format!(": perhaps {option} '").as_bytes());
-            line.extend_from_slice(&glob);
+            line.extend_from_slice(glob);
+            line.push(b'\'');
+        }
+        // `-n`'s regular-expression twin; `-E` and `--and` have none.
+        if option == "-n" {
+            let or = if glob.is_some() { ", or" } else { ": perhaps" };
+            line.extend_from_slice(format!("{or} --regex '").as_bytes());
+            line.extend_from_slice(pattern);
             line.push(b'\'');
         }
         warnings.push(line);
@@ -110,32 +119,6 @@ fn quoted(option: &str, value: &[u8]) -> Vec<u8> {
     [format!("{option} '").as_bytes(), value].concat()
 }
 
-/// True when `glob` reads as a regular expression rather than a glob: it starts with
-/// `^`, ends with a `$` that is not escaped, or holds `\.` or another backslash
-/// before a letter of a regular expression's classes (`\d`, `\w`, `\s`, `\b`), `.+`,
-/// or `.*` between two other characters. `.*` at either end is a glob of its own
-/// (`.*rc`, hidden names; `name.*`, any extension) and does not count. Each sign can
-/// be written so that it does not trigger: `\^`, `\$`, `.` (a dot needs no escape).
-pub fn looks_like_regex(glob: &[u8]) -> bool {
-    if glob.starts_with(b"^") || ends_in_unescaped(glob, b'$') {
-        return true;
-    }
-    let mut i = 0;
-    while i < glob.len() {
-        match (glob[i], glob.get(i + 1)) {
-            (b'\\', Some(b'.' | b'd' | b'D' | b'w' | b'W' | b's' | b'S' | b'b' | b'B')) => {
-                return true
-            }
-            (b'\\', _) => i += 1,
-            (b'.', Some(b'+')) => return true,
-            (b'.', Some(b'*')) if i > 0 && i + 2 < glob.len() => return true,
-            _ => {}
-        }
-        i += 1;
-    }
-    false
-}
-
 /// The glob that matches what the regular expression `regex` matches in a name, when
 /// it uses nothing a glob cannot say: `^` and `$`, `.`, `.*`, `.+`, and `\` before a
 /// punctuation character. A `*` not after a `.` is taken as the glob star it was
@@ -194,52 +177,12 @@ pub fn regex_as_glob(regex: &[u8]) -> Option<Vec<u8>> {
     Some(glob)
 }
 
-/// True when `text` ends in `byte` and that byte is not escaped by a backslash (an
-/// even number of backslashes before it).
-fn ends_in_unescaped(text: &[u8], byte: u8) -> bool {
-    let Some((&last, before)) = text.split_last() else {
-        return false;
-    };
-    let backslashes = before.iter().rev().take_while(|&&b| b == b'\\').count();
-    last == byte && backslashes % 2 == 0
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn text(line: Option<Vec<u8>>) -> Option<String> {
         line.map(|line| String::from_utf8(line).unwrap())
-    }
-
-    #[test]
-    fn regex_signs() {
-        let cases: &[(&str, bool)] = &[
-            (".*\\.rs$", true),
-            ("^main", true),
-            ("main.rs$", true),
-            ("\\.rs", true),
-            ("a.+b", true),
-            ("\\d\\d", true),
-            ("test_.*_x", true),
-            // Globs that only look a little like one.
-            ("*.rs", false),
-            (".*", false),     // hidden names
-            (".*rc", false),   // hidden names ending in rc
-            ("name.*", false), // any extension
-            ("IMG_????.*", false),
-            ("[^a]*", false), // a negated set
-            ("a\\$", false),  // an escaped dollar is a dollar
-            ("\\^x", false),
-            ("a\\\\$", true), // an escaped backslash, then the end anchor
-            ("price$$", true),
-            ("", false),
-            ("$", true),
-            ("^", true),
-        ];
-        for &(glob, want) in cases {
-            assert_eq!(looks_like_regex(glob.as_bytes()), want, "{glob}");
-        }
     }
 
     #[test]
@@ -279,15 +222,7 @@ mod tests {
                 b"a/b",
                 &[
                     "-n 'a/b' contains '/', which no file name does, so it matches nothing \
-                   (-n and -E test names, not paths)",
-                ],
-            ),
-            (
-                "-E",
-                b"x/",
-                &[
-                    "-E 'x/' contains '/', which no file name does, so it excludes nothing \
-                   (-n and -E test names, not paths)",
+                   (-n tests names, not paths: -p GLOB tests the path below the root)",
                 ],
             ),
             (
@@ -295,7 +230,15 @@ mod tests {
                 b".*\\.rs$",
                 &[
                     "-n '.*\\.rs$' looks like a regular expression, but -n takes a glob, as \
-                   find -name does: perhaps -n '*.rs'",
+                   find -name does: perhaps -n '*.rs', or --regex '.*\\.rs$'",
+                ],
+            ),
+            (
+                "-n",
+                b"^(a|b)$",
+                &[
+                    "-n '^(a|b)$' looks like a regular expression, but -n takes a glob, as \
+                   find -name does: perhaps --regex '^(a|b)$'",
                 ],
             ),
             (

@@ -107,14 +107,17 @@ pub struct Batcher {
     /// What the current batch's paths take.
     used: usize,
     current: Batch,
+    /// `--batch-size`: the most paths a batch holds (0: no limit but the room).
+    max_paths: usize,
 }
 
 impl Batcher {
-    pub fn new(room: usize) -> Batcher {
+    pub fn new(room: usize, max_paths: Option<usize>) -> Batcher {
         Batcher {
             room,
             used: 0,
             current: Batch::default(),
+            max_paths: max_paths.filter(|&max| max > 0).unwrap_or(usize::MAX),
         }
     }
 
@@ -123,7 +126,8 @@ impl Batcher {
     /// one of its own (the system will refuse it, and that is reported).
     #[inline]
     pub fn add(&mut self, path: &[u8], cost: usize) -> Option<Batch> {
-        let full = !self.current.is_empty() && self.used + cost > self.room;
+        let full = !self.current.is_empty()
+            && (self.used + cost > self.room || self.current.len() >= self.max_paths);
         let closed = if full { self.finish() } else { None };
         self.current.push(path);
         self.used += cost;
@@ -147,8 +151,23 @@ mod tests {
     }
 
     #[test]
+    fn a_batch_size_caps_the_paths_per_batch() {
+        let mut batcher = Batcher::new(1000, Some(2));
+        let closed: Vec<usize> = (0..5)
+            .filter_map(|i| batcher.add(format!("p{i}").as_bytes(), 3))
+            .map(|batch| batch.len())
+            .collect();
+        assert_eq!(closed, [2, 2]);
+        assert_eq!(batcher.finish().map(|batch| batch.len()), Some(1));
+        // 0 is no limit but the room.
+        let mut batcher = Batcher::new(10, Some(0));
+        assert!((0..3).all(|_| batcher.add(b"abc", 3).is_none()));
+        assert!(batcher.add(b"abc", 3).is_some());
+    }
+
+    #[test]
     fn batches_close_when_the_next_path_does_not_fit() {
-        let mut batcher = Batcher::new(10);
+        let mut batcher = Batcher::new(10, None);
         assert_eq!(batcher.add(b"a", 4), None);
         assert_eq!(batcher.add(b"b", 6), None); // exactly full
         let first = batcher.add(b"c", 1).expect("full");

@@ -45,7 +45,12 @@ impl Intake {
     /// The intake for `runners` runners of `template` in `mode`. For batches, the
     /// room for paths is the argument limit less this process's environment, a
     /// margin, and the words every batch has.
-    pub(super) fn new(mode: Mode, template: &CommandTemplate, runners: usize) -> Intake {
+    pub(super) fn new(
+        mode: Mode,
+        template: &CommandTemplate,
+        runners: usize,
+        batch_size: Option<usize>,
+    ) -> Intake {
         match mode {
             Mode::PerMatch => Intake::PerMatch(Handoff::new(runners * JOBS_PER_RUNNER)),
             Mode::Batch => {
@@ -54,7 +59,7 @@ impl Intake {
                 let fixed: usize = template.fixed_lengths().map(arg_cost).sum::<usize>() + POINTER;
                 Intake::Batches {
                     template: template.clone(),
-                    batcher: Mutex::new(Batcher::new(room.saturating_sub(fixed))),
+                    batcher: Mutex::new(Batcher::new(room.saturating_sub(fixed), batch_size)),
                     handoff: Handoff::new(BATCHES_WAITING),
                 }
             }
@@ -190,7 +195,7 @@ mod tests {
 
     #[test]
     fn each_path_of_a_block_is_a_job() {
-        let intake = Intake::new(Mode::PerMatch, &template(&["echo"]), 4);
+        let intake = Intake::new(Mode::PerMatch, &template(&["echo"]), 4, None);
         let mut feed = Feed(Arc::new(intake), true);
         feed.write_all(b"a\0b c\0\xff\n\0-n\0-/x\0").unwrap();
         feed.write_all(b"").unwrap();
@@ -204,7 +209,7 @@ mod tests {
 
     #[test]
     fn paths_fill_batches_and_the_last_goes_at_the_end() {
-        let intake = Arc::new(Intake::new(Mode::Batch, &template(&["wc", "-l"]), 1));
+        let intake = Arc::new(Intake::new(Mode::Batch, &template(&["wc", "-l"]), 1, None));
         let taken = std::thread::scope(|scope| {
             let taker = scope.spawn(|| {
                 let Intake::Batches { handoff, .. } = &*intake else {
@@ -233,7 +238,7 @@ mod tests {
     #[test]
     fn an_abandoned_intake_answers_with_a_broken_pipe() {
         for mode in [Mode::PerMatch, Mode::Batch] {
-            let intake = Intake::new(mode, &template(&["true"]), 1);
+            let intake = Intake::new(mode, &template(&["true"]), 1, None);
             intake.abandon();
             let mut feed = Feed(Arc::new(intake), true);
             let err = feed.write_all(b"a\0").unwrap_err();

@@ -44,7 +44,7 @@ use crate::output::Output;
 use crate::report::Reporter;
 use feed::{Feed, Intake};
 use program::find_in_path;
-use runner::{Runner, Tally};
+use runner::{Runner, Step, Tally};
 use spawn::Starter;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
@@ -66,6 +66,13 @@ pub enum Mode {
 pub struct Exec {
     mode: Mode,
     template: CommandTemplate,
+    /// `--exec-dir`: the command runs in the match's directory, on `./NAME`.
+    in_dir: bool,
+    /// The commands of further `--exec` and `--exec-dir`, run in turn on each match
+    /// after this one, as fd does: each only if the one before it succeeded.
+    then: Vec<Exec>,
+    /// `--batch-size`: at most this many paths per batch.
+    batch_size: Option<usize>,
 }
 
 /// What one command of `--exec` takes while it starts: two pipes and `/dev/null`.
@@ -91,7 +98,36 @@ impl Exec {
         if mode == Mode::Batch {
             template.check_batch()?;
         }
-        Ok(Exec { mode, template })
+        Ok(Exec {
+            mode,
+            template,
+            in_dir: false,
+            then: Vec::new(),
+            batch_size: None,
+        })
+    }
+
+    /// `--exec-dir`: run in each match's directory, on `./NAME` (with `--exec`).
+    pub fn in_dir(self) -> Exec {
+        Exec {
+            in_dir: true,
+            ..self
+        }
+    }
+
+    /// Runs `next` on each match after this command, if this one succeeded (with
+    /// `--exec`).
+    pub fn then(mut self, next: Exec) -> Exec {
+        self.then.push(next);
+        self
+    }
+
+    /// `--batch-size`: at most `size` paths per command (with `--exec-batch`).
+    pub fn batch_size(self, size: usize) -> Exec {
+        Exec {
+            batch_size: Some(size),
+            ..self
+        }
     }
 
     pub fn mode(&self) -> Mode {
@@ -139,16 +175,20 @@ impl Exec {
         walk: impl FnOnce(&Output) -> T,
     ) -> T {
         let runners = self.runners(parallel);
-        let intake = Arc::new(Intake::new(self.mode, &self.template, runners));
+        let intake = Intake::new(self.mode, &self.template, runners, self.batch_size);
+        let intake = Arc::new(intake);
         let feed = Output::to_writer(Box::new(Feed(intake.clone(), dashes)));
-        let program = if self.template.program_is_fixed() {
-            find_in_path(self.template.program(), path_variable().as_deref())
-        } else {
-            None
+        let path = path_variable();
+        let step = |exec: &'_ Exec| Step {
+            program: (exec.template.program_is_fixed())
+                .then(|| find_in_path(exec.template.program(), path.as_deref()))
+                .flatten(),
+            in_dir: exec.in_dir,
         };
+        let steps = std::iter::once(self).chain(&self.then);
         let runner = Runner {
             template: &self.template,
-            program,
+            steps: steps.map(|exec| (&exec.template, step(exec))).collect(),
             intake: &intake,
             output,
             writes_straight: runners == 1,

@@ -9,6 +9,11 @@
 //! command's output can come between, so commands write straight to pfind's stdout
 //! and stderr, as fd's do with one thread: no pipes to set up, nothing copied.
 //!
+//! Several `--exec` (and `--exec-dir`): each match's commands run in turn on one
+//! runner, each only if the one before it succeeded (as fd and find do), and their
+//! output is written together once the last is done. `--exec-dir` runs its command
+//! in the match's directory, on `./NAME`, as find's `-execdir`.
+//!
 //! `--exec-batch`: one runner, which runs each batch with pfind's own stdin, stdout
 //! and stderr, one command at a time, as `find -exec ... +` and `xargs` do; an
 //! editor or a pager works. Should the system refuse a batch as too long (`E2BIG`:
@@ -48,12 +53,21 @@ use std::os::unix::process::{CommandExt, ExitStatusExt};
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
 
-/// What every runner thread shares.
-pub(super) struct Runner<'a> {
-    pub(super) template: &'a CommandTemplate,
+/// How one of the commands run on each match runs.
+pub(super) struct Step {
     /// Where the program is, when it is fixed and was found in `PATH` at the start
     /// (see `program.rs`).
     pub(super) program: Option<Vec<u8>>,
+    /// `--exec-dir`: in the match's directory, on `./NAME`.
+    pub(super) in_dir: bool,
+}
+
+/// What every runner thread shares.
+pub(super) struct Runner<'a> {
+    /// The (first) command: the batch's, and the one messages about all name.
+    pub(super) template: &'a CommandTemplate,
+    /// Each command run on a match, in turn: `template`'s first.
+    pub(super) steps: Vec<(&'a CommandTemplate, Step)>,
     pub(super) intake: &'a Intake,
     /// pfind's stdout, for the output `--exec` captures.
     pub(super) output: &'a Output,
@@ -92,39 +106,89 @@ impl Runner<'_> {
 
     fn run_each(&self, jobs: &Handoff<Vec<u8>>) {
         let mut argv = Vec::new();
+        let mut captured = (Vec::new(), Vec::new());
         while let Some(path) = jobs.pop() {
-            self.template.expand_one(&path, &mut argv);
-            let mut command = self.command(&argv[0]);
-            command.args(argv[1..].iter().map(|arg| OsStr::from_bytes(arg)));
-            let streams = |command: &mut Command| {
-                command.stdin(Stdio::null());
-                if !self.writes_straight {
-                    // A closed stdout is left closed for the command (see `sink.rs`).
-                    if self.output.stdout_is_closed() {
-                        command.stdout(Stdio::inherit());
-                    } else {
-                        command.stdout(Stdio::piped());
+            for (step_index, (template, step)) in self.steps.iter().enumerate() {
+                match self.run_one(template, step, &path, &mut argv, &mut captured) {
+                    Ran::Succeeded => continue,
+                    Ran::Failed => break,
+                    // Only the first command of a match may hand it back: a later
+                    // one would run those before it twice. Out of processes there
+                    // (see `spawn.rs`), it is a start that failed.
+                    Ran::Retire if step_index == 0 => {
+                        jobs.give_back(path);
+                        return;
                     }
-                    command.stderr(Stdio::piped());
+                    Ran::Retire => {
+                        let err = io::Error::from_raw_os_error(libc::EAGAIN);
+                        self.not_started(template, &argv[0], &err);
+                        break;
+                    }
                 }
-            };
-            let done = if self.writes_straight {
-                self.starter.run(&mut command, streams, Command::status)
-            } else {
-                self.starter
-                    .run(&mut command, streams, Command::output)
-                    .map(|output| {
-                        self.write_whole(&output.stdout, &output.stderr);
-                        output.status
-                    })
-            };
-            match done {
-                Start::Done(status) => self.exited(&argv[0], status),
-                Start::Retire => {
-                    jobs.give_back(path);
-                    return;
+            }
+            if !self.writes_straight {
+                self.write_whole(&captured.0, &captured.1);
+                captured.0.clear();
+                captured.1.clear();
+            }
+        }
+    }
+
+    /// Runs `template` on `path` as `step` says, its output added to `captured`
+    /// (stdout, stderr) unless it writes straight.
+    fn run_one(
+        &self,
+        template: &CommandTemplate,
+        step: &Step,
+        path: &[u8],
+        argv: &mut Vec<Vec<u8>>,
+        captured: &mut (Vec<u8>, Vec<u8>),
+    ) -> Ran {
+        let (dir, path) = match step.in_dir {
+            true => in_its_directory(path),
+            false => (None, path.to_vec()),
+        };
+        template.expand_one(&path, argv);
+        let mut command = self.command(template, &step.program, &argv[0]);
+        command.args(argv[1..].iter().map(|arg| OsStr::from_bytes(arg)));
+        if let Some(dir) = dir {
+            command.current_dir(OsStr::from_bytes(dir));
+        }
+        let streams = |command: &mut Command| {
+            command.stdin(Stdio::null());
+            if !self.writes_straight {
+                // A closed stdout is left closed for the command (see `sink.rs`).
+                if self.output.stdout_is_closed() {
+                    command.stdout(Stdio::inherit());
+                } else {
+                    command.stdout(Stdio::piped());
                 }
-                Start::Failed(err) => self.not_started(&argv[0], &err),
+                command.stderr(Stdio::piped());
+            }
+        };
+        let done = if self.writes_straight {
+            self.starter.run(&mut command, streams, Command::status)
+        } else {
+            self.starter
+                .run(&mut command, streams, Command::output)
+                .map(|output| {
+                    captured.0.extend_from_slice(&output.stdout);
+                    captured.1.extend_from_slice(&output.stderr);
+                    output.status
+                })
+        };
+        match done {
+            Start::Done(status) => {
+                self.exited(&argv[0], status);
+                match status.success() {
+                    true => Ran::Succeeded,
+                    false => Ran::Failed,
+                }
+            }
+            Start::Retire => Ran::Retire,
+            Start::Failed(err) => {
+                self.not_started(template, &argv[0], &err);
+                Ran::Failed
             }
         }
     }
@@ -140,7 +204,7 @@ impl Runner<'_> {
             return;
         }
         let program = self.template.program();
-        let mut command = self.command(program);
+        let mut command = self.command(self.template, &self.steps[0].1.program, program);
         self.template.expand_batch(batch.paths(), |arg| {
             command.arg(OsStr::from_bytes(arg));
         });
@@ -157,23 +221,28 @@ impl Runner<'_> {
                 self.run_batch(&first);
                 self.run_batch(&second);
             }
-            Err(err) => self.not_started(program, &err),
+            Err(err) => self.not_started(self.template, program, &err),
         }
     }
 
-    /// A command that runs `program` (named so in its `argv[0]`), from where it was
-    /// found at the start if it is the fixed one; stdin, stdout and stderr inherited
-    /// unless the caller says otherwise. A program made of placeholders (`--exec {}`)
-    /// is a match, a file, never a name to look for in `PATH`, which is what a word
-    /// without `/` would be: `date` runs as `./date`.
-    fn command(&self, program: &[u8]) -> Command {
-        if !self.template.program_is_fixed() {
+    /// A command of `template` that runs `program` (named so in its `argv[0]`), from
+    /// where it was `found` at the start if it is the fixed one; stdin, stdout and
+    /// stderr inherited unless the caller says otherwise. A program made of
+    /// placeholders (`--exec {}`) is a match, a file, never a name to look for in
+    /// `PATH`, which is what a word without `/` would be: `date` runs as `./date`.
+    fn command(
+        &self,
+        template: &CommandTemplate,
+        found: &Option<Vec<u8>>,
+        program: &[u8],
+    ) -> Command {
+        if !template.program_is_fixed() {
             if program.contains(&b'/') {
                 return Command::new(OsStr::from_bytes(program));
             }
             return Command::new(OsStr::from_bytes(&[b"./", program].concat()));
         }
-        match &self.program {
+        match found {
             Some(found) => {
                 let mut command = Command::new(OsStr::from_bytes(found));
                 command.arg0(OsStr::from_bytes(program));
@@ -224,7 +293,7 @@ impl Runner<'_> {
         self.reporter.path_error(program, &io::Error::other(cause));
     }
 
-    fn not_started(&self, program: &[u8], err: &io::Error) {
+    fn not_started(&self, template: &CommandTemplate, program: &[u8], err: &io::Error) {
         if is_process_limit(err) {
             // Waited for in vain (see `spawn.rs`): the next would wait as long.
             if !self.tally.program_failed.swap(true, Ordering::Relaxed) {
@@ -237,7 +306,7 @@ impl Runner<'_> {
             }
             return self.intake.abandon();
         }
-        if self.template.program_is_fixed() && is_about_the_program(err) {
+        if template.program_is_fixed() && is_about_the_program(err) {
             // Every other command would fail the same way: say it once, and stop.
             if !self.tally.program_failed.swap(true, Ordering::Relaxed) {
                 self.reporter.path_error(program, err);
@@ -261,8 +330,12 @@ impl Runner<'_> {
         } else {
             format!("{non_zero} of {ran} commands exited with a non-zero status")
         };
-        self.reporter
-            .path_error(self.template.program(), &io::Error::other(cause));
+        // Several commands per match: the count is theirs together.
+        let subject = match self.steps.len() {
+            1 => self.template.program(),
+            _ => b"--exec",
+        };
+        self.reporter.path_error(subject, &io::Error::other(cause));
     }
 }
 
@@ -319,6 +392,28 @@ impl Drop for AbandonOnPanic<'_> {
     }
 }
 
+/// `--exec-dir`: the directory a match's command runs in, and the path it is given
+/// there, `./NAME` (so that no name reads as an option). `None` for a match at the
+/// top of a relative root's walk: pfind's own directory.
+fn in_its_directory(path: &[u8]) -> (Option<&[u8]>, Vec<u8>) {
+    let (dir, name) = match path.iter().rposition(|&b| b == b'/') {
+        Some(0) => (Some(&b"/"[..]), &path[1..]),
+        Some(slash) => (Some(&path[..slash]), &path[slash + 1..]),
+        None => (None, path),
+    };
+    (dir, [&b"./"[..], name].concat())
+}
+
+/// How one command of a match went.
+enum Ran {
+    Succeeded,
+    /// It could not start, or exited otherwise than with status 0: the match's
+    /// later commands are not run.
+    Failed,
+    /// No process could be had, and this runner gives its place up (`spawn.rs`).
+    Retire,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -339,5 +434,22 @@ mod tests {
         }
         assert_eq!(signal_name(libc::SIGKILL), Some("SIGKILL"));
         assert_eq!(signal_name(0), None);
+    }
+
+    #[test]
+    fn exec_dir_runs_in_the_match_s_directory_on_dot_slash_name() {
+        // (path, directory, the path there)
+        type Case<'a> = (&'a [u8], Option<&'a [u8]>, &'a [u8]);
+        let cases: &[Case] = &[
+            (b"src/main.rs", Some(b"src"), b"./main.rs"),
+            (b"./a/-n", Some(b"./a"), b"./-n"),
+            (b"./x", Some(b"."), b"./x"),
+            (b"/etc", Some(b"/"), b"./etc"),
+            (b"/a/b/c\xff", Some(b"/a/b"), b"./c\xff"),
+            (b"x", None, b"./x"),
+        ];
+        for &(path, dir, name) in cases {
+            assert_eq!(in_its_directory(path), (dir, name.to_vec()), "{path:?}");
+        }
     }
 }

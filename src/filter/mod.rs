@@ -9,26 +9,37 @@
 //!    given depth may match, and whether its subdirectories are listed at all;
 //! 2. per entry, its kind (from `d_type`) against that scope;
 //! 3. per entry, [`Filter::name_passes`]: exclusions, extensions and the name glob, on
-//!    the name bytes the kernel returned;
-//! 4. only for an entry that passed all of that, and only when a predicate or the
+//!    the name bytes the kernel returned (a `--regex` that is a literal form is a
+//!    glob here; any other test on the name hangs behind the glob);
+//! 4. only with `--path-regex`, `--and` on paths or an `-E` with a `/`, the path below
+//!    the root: each `-E` path pattern's state is computed once per directory, so an
+//!    entry costs a name test ([`Filter::path_excluded`]); `--path-regex` puts the
+//!    path together ([`Filter::path_passes`]);
+//! 5. only for an entry that passed all of that, and only when a predicate or the
 //!    output needs one ([`crate::config::Config::needs_stat`]), a `stat`, tested by
 //!    [`Filter::stat_passes`].
 //!
 //! The walker applies these to the entries of every directory it lists, and to the
 //! roots given as files, which are entries at depth 0.
 
+pub mod exclude;
 pub mod glob;
 pub mod owner;
 pub mod path;
+pub mod pattern;
+pub mod regex;
 pub mod size;
 pub mod time;
 pub mod types;
 
 use crate::os::dirent::EntryKind;
+use exclude::PathExclude;
 use glob::Glob;
 use owner::OwnerFilter;
 use path::{PathGlob, PathState};
+use pattern::{all_match, Pattern};
 use size::SizeFilter;
+use std::sync::Arc;
 use time::TimeBounds;
 use types::TypeFilter;
 
@@ -37,18 +48,28 @@ use types::TypeFilter;
 pub struct Filter {
     /// Lowercase extensions without a leading dot; empty means any extension (`-e`).
     pub extensions: Extensions,
-    /// A glob the basename must match: `-n`'s, or the last component of `-p`'s. Set
-    /// through [`Self::add_name_glob`].
+    /// A glob the basename must match: `-n`'s, or the last component of `-p`'s, or
+    /// a literal `--regex`. Set through [`Self::add_name_pattern`].
     pub name_glob: Option<Glob>,
-    /// With both `-n` and `-p`, the second of the two. Two options rather than a list:
+    /// With both `-n` and `-p`, the second of the two, with every other test on the
+    /// name hung behind it ([`Glob::and_also`]). Two options rather than a list:
     /// a list's loop, inlined into the walk, cost a walk without any glob 5% more
     /// instructions; this costs it nothing, the first being `None`.
     pub name_glob_too: Option<Glob>,
+    /// What the path below the root must match (`--path-regex`, `--and` with a path
+    /// pattern first), all of them; tested on entries that passed everything else
+    /// the name decides (see [`Self::path_passes`]).
+    pub path_tests: Box<[Pattern]>,
     /// `-p`: the glob the path below the root must match; its last component is also
     /// in `name_globs`.
     pub path: Option<PathGlob>,
     /// Globs whose matches (files and whole directories) are skipped (`-E`).
     pub exclude_globs: Vec<Glob>,
+    /// `-E` patterns with a `/`, tested on the path below the root.
+    pub path_excludes: Box<[PathExclude]>,
+    /// `--ignore-contain`: a directory holding an entry of one of these names is
+    /// skipped, itself and all below it (the walker asks the file system).
+    pub ignore_contain: Box<[Box<[u8]>]>,
     /// Size constraints, all of which must hold (`-S`). Only regular files have a
     /// size in this sense: with a size filter, directories and links never match.
     pub size_filters: Vec<SizeFilter>,
@@ -74,8 +95,11 @@ impl Default for Filter {
             extensions: Extensions::default(),
             name_glob: None,
             name_glob_too: None,
+            path_tests: Box::new([]),
             path: None,
             exclude_globs: Vec::new(),
+            path_excludes: Box::new([]),
+            ignore_contain: Box::new([]),
             size_filters: Vec::new(),
             types: TypeFilter::default(),
             time: TimeBounds::default(),
@@ -144,19 +168,81 @@ impl Filter {
     /// True when the file name must be looked at to decide a match. When false, and
     /// no directory can be excluded either, files can be accepted on `d_type` alone.
     pub fn has_name_filter(&self) -> bool {
-        !self.extensions.is_empty() || self.name_glob.is_some() || self.path.is_some()
+        !self.extensions.is_empty()
+            || self.name_glob.is_some()
+            || self.path.is_some()
+            || self.has_path_tests()
     }
 
-    /// Adds a glob the basename must match, in addition to any given before (at most
-    /// two: `-n`'s and `-p`'s last component).
-    pub fn add_name_glob(&mut self, glob: Glob) {
-        match self.name_glob {
-            None => self.name_glob = Some(glob),
-            Some(_) => {
-                assert!(self.name_glob_too.is_none(), "at most two name globs");
-                self.name_glob_too = Some(glob);
+    /// True when entries' paths below the root must be put together and tested:
+    /// `--path-regex`, `--and` on paths, `-E` with a `/`.
+    pub fn has_path_tests(&self) -> bool {
+        !self.path_tests.is_empty() || !self.path_excludes.is_empty()
+    }
+
+    /// Adds a pattern the basename must match, in addition to any given before: the
+    /// first two globs in `name_glob` and `name_glob_too`, anything else behind the
+    /// second, or the first when there is none (each a `*` when it has no glob).
+    pub fn add_name_pattern(&mut self, pattern: Pattern) {
+        let pattern = match pattern {
+            // Its glob on the fast path, the rest (rarely asked) behind it.
+            Pattern::Checked { glob, engine } => {
+                self.add_name_pattern(Pattern::Glob(glob));
+                return self.add_name_pattern(Pattern::Unclean(engine));
             }
-        }
+            Pattern::Glob(glob) if self.name_glob.is_none() => {
+                return self.name_glob = Some(glob);
+            }
+            Pattern::Glob(glob) if self.name_glob_too.is_none() => {
+                return self.name_glob_too = Some(glob);
+            }
+            pattern => pattern,
+        };
+        // Behind the second glob when there is a first, which so keeps its inline
+        // fast path (a glob carrying other tests is a node, tested out of line).
+        let any = || Glob::new(b"*", false).expect("a valid glob");
+        let slot = match self.name_glob {
+            None => &mut self.name_glob,
+            Some(_) => &mut self.name_glob_too,
+        };
+        let glob = slot.take().unwrap_or_else(any);
+        *slot = Some(glob.and_also(Arc::new(pattern)));
+    }
+
+    /// Adds a pattern the path below the root must match.
+    pub fn add_path_pattern(&mut self, pattern: Pattern) {
+        let mut list = Vec::from(std::mem::take(&mut self.path_tests));
+        list.push(pattern);
+        self.path_tests = list.into();
+    }
+
+    /// True when the entry `name` of a directory whose path below the root is `dir`
+    /// (empty, or ending in `/`) passes the path tests. `scratch` holds the path.
+    #[inline(never)]
+    pub fn path_passes(&self, [dir, name]: [&[u8]; 2], scratch: &mut Vec<u8>) -> bool {
+        scratch.clear();
+        scratch.extend_from_slice(dir);
+        scratch.extend_from_slice(name);
+        all_match(&self.path_tests, scratch)
+    }
+
+    /// The state of a directory whose path below the root is `dir` for each `-E`
+    /// path pattern, into `states` (once per directory: see [`Self::path_excluded`]).
+    pub fn exclude_states(&self, dir: &[u8], states: &mut Vec<PathState>) {
+        states.clear();
+        states.extend(
+            self.path_excludes
+                .iter()
+                .map(|exclude| exclude.dir_state(dir)),
+        );
+    }
+
+    /// True when a `-E` path pattern skips the entry `name` of a directory whose
+    /// states [`Self::exclude_states`] gave; `is_dir` says whether it is a directory.
+    #[inline(never)]
+    pub fn path_excluded(&self, states: &[PathState], name: &[u8], is_dir: bool) -> bool {
+        let mut each = self.path_excludes.iter().zip(states);
+        each.any(|(exclude, &state)| exclude.excludes_in(state, name, is_dir))
     }
 
     /// True when a regular file matches on its kind alone, wherever it is below the
@@ -164,6 +250,7 @@ impl Filter {
     pub fn files_match_by_kind(&self) -> bool {
         !self.has_name_filter()
             && self.exclude_globs.is_empty()
+            && self.ignore_contain.is_empty()
             && self.size_filters.is_empty()
             && self.types.is_files_only()
             && self.time.is_empty()
@@ -485,7 +572,7 @@ mod tests {
         let mut filter = Filter::default();
         assert!(filter.name_passes(b"anything"));
         filter.extensions = Extensions::new(vec![b"jpg".to_vec().into_boxed_slice()]);
-        filter.add_name_glob(Glob::new(b"a*", false).unwrap());
+        filter.add_name_pattern(Pattern::Glob(Glob::new(b"a*", false).unwrap()));
         assert!(filter.name_passes(b"a.JPG"));
         assert!(!filter.name_passes(b"b.jpg"));
         assert!(!filter.name_passes(b"a.png"));

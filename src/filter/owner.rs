@@ -1,6 +1,7 @@
 //! `--owner`: who owns an entry, in fd's syntax.
 //!
-//! `USER`, `USER:GROUP` or `:GROUP` (`USER:` is `USER`); each side a name or a number,
+//! `USER`, `USER:GROUP` or `:GROUP` (`USER:` is `USER`; `:` and the empty value are
+//! any owner, as fd reads them: either side optional); each side a name or a number,
 //! and a `!` before either side negates it: `--owner '!root'` is everything root does
 //! not own, `--owner 'alice:!staff'` what alice owns outside the staff group. A side
 //! that is all digits is an id (as in fd), anything else a name, looked up once when
@@ -63,11 +64,7 @@ impl OwnerFilter {
             Some((user, group)) => (user, group),
             None => (text, ""),
         };
-        if user_part.is_empty() && group_part.is_empty() {
-            return Err("give a user, a group or both: USER, USER:GROUP or :GROUP, \
-                        a name or a number each, '!' before one to exclude it"
-                .to_string());
-        }
+        // `:` and `` are any owner, as in fd (issue 27): no side given, none tested.
         Ok(OwnerFilter {
             user: check(user_part, "user", user)?,
             group: check(group_part, "group", group)?,
@@ -151,8 +148,6 @@ mod tests {
     #[test]
     fn bad_owner_specs_say_why() {
         for (text, says) in [
-            ("", "give a user, a group or both"),
-            (":", "give a user, a group or both"),
             ("bob", "unknown user 'bob'"),
             (":wheel", "unknown group 'wheel'"),
             ("alice:wheel", "unknown group 'wheel'"),
@@ -175,6 +170,11 @@ mod tests {
         assert!(!filter.accepts(1000, 49));
         assert!(OwnerFilter::default().is_empty() && !filter.is_empty());
         assert!(OwnerFilter::default().accepts(123, 456));
+        // fd's either side optional: `:` and `` are any owner, and need no `stat`.
+        for any in ["", ":"] {
+            let filter = OwnerFilter::parse_with(any, users, groups).unwrap();
+            assert!(filter.is_empty() && filter.accepts(7, 8), "{any:?}");
+        }
     }
 
     #[test]

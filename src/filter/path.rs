@@ -176,6 +176,28 @@ impl PathGlob {
         }
     }
 
+    /// True when the entry at `path`, below the root with its components joined by
+    /// `/`, matches: [`Self::matches_path`] without splitting it into a list first.
+    pub fn matches_joined(&self, path: &[u8]) -> bool {
+        let (dirs, name) = match path.iter().rposition(|&b| b == b'/') {
+            Some(slash) => (&path[..slash + 1], &path[slash + 1..]),
+            None => (&b""[..], path),
+        };
+        self.matches_in(self.dir_state(dirs), name)
+    }
+
+    /// The state of a directory whose path below the root is `dir` (empty, or its
+    /// components each followed by `/`).
+    pub fn dir_state(&self, dir: &[u8]) -> PathState {
+        let dirs = dir.split(|&b| b == b'/').filter(|part| !part.is_empty());
+        dirs.fold(self.start(), |state, dir| self.step(state, dir))
+    }
+
+    /// True when the entry `name` of a directory in `state` matches.
+    pub fn matches_in(&self, state: PathState, name: &[u8]) -> bool {
+        self.entries_may_match(state) && self.last().is_none_or(|glob| glob.matches(name))
+    }
+
     /// True when the entry at `path` (components below the root, the last one the
     /// entry's name) matches: the walk's answer, computed the direct way.
     #[cfg(test)]

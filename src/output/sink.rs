@@ -131,6 +131,18 @@ impl Output {
     }
 
     /// True once a write has failed (a closed pipe included).
+    /// `--path-separator`: from now on, every `/` written is `separator` instead.
+    /// Only for output that is paths and sizes (`-l`), where a `/` is always a path's.
+    pub fn separate_paths(&self, separator: &[u8]) {
+        let mut sink = lock(&self.sink);
+        let inner = std::mem::replace(&mut *sink, Box::new(io::sink()));
+        *sink = Box::new(Separated {
+            inner,
+            separator: separator.into(),
+            block: Vec::new(),
+        });
+    }
+
     pub fn is_closed(&self) -> bool {
         self.failed.load(Ordering::Relaxed)
     }
@@ -199,6 +211,40 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Descriptor 1, unbuffered.
+/// A writer that writes each `/` as a separator (see [`Output::separate_paths`]).
+struct Separated {
+    inner: Box<dyn Write + Send>,
+    separator: Box<[u8]>,
+    /// The block being rewritten, kept for the next.
+    block: Vec<u8>,
+}
+
+impl Write for Separated {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.block.clear();
+        if let [byte] = *self.separator {
+            // One byte for another: a loop the compiler turns into vector code.
+            let swap = |&b: &u8| if b == b'/' { byte } else { b };
+            self.block.extend(buf.iter().map(swap));
+        } else {
+            // A path of 6 components costs about 600 instructions more this way
+            // (callgrind), where one byte for another costs 30: rare enough.
+            for (i, part) in buf.split(|&b| b == b'/').enumerate() {
+                if i > 0 {
+                    self.block.extend_from_slice(&self.separator);
+                }
+                self.block.extend_from_slice(part);
+            }
+        }
+        self.inner.write_all(&self.block)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.inner.flush()
+    }
+}
+
 struct StdoutFd;
 
 impl Write for StdoutFd {
@@ -241,6 +287,33 @@ mod tests {
             assert!(output.is_closed());
             assert!(!reporter.errored(), "{kind:?}");
         }
+    }
+
+    /// What is written, kept to be looked at.
+    #[derive(Clone, Default)]
+    struct Kept(std::sync::Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Kept {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            lock(&self.0).extend_from_slice(buf);
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_path_separator_replaces_each_slash() {
+        let kept = Kept::default();
+        let output = Output::to_writer(Box::new(kept.clone()));
+        let reporter = Reporter::new();
+        output.deliver(b"a/b\n", &reporter);
+        output.separate_paths(b"::");
+        output.deliver(b"/x//y\xff/\0z\n", &reporter);
+        output.separate_paths(b"");
+        output.deliver(b"p/q\n", &reporter);
+        assert_eq!(*lock(&kept.0), b"a/b\n::x::::y\xff::\0z\npq\n");
     }
 
     #[test]

@@ -242,6 +242,13 @@ impl Dir<'_> {
         [self.prefix, name].concat()
     }
 
+    /// Where the directory's path below its root starts in `prefix`: after the root
+    /// and the `/` that follows it (`src/` of `ROOT/src/`; nothing for the root).
+    pub(super) fn below_root(&self) -> usize {
+        let root = self.job.from.root.printed_len();
+        root + usize::from(self.prefix.get(root) == Some(&b'/'))
+    }
+
     /// The directory's path for messages; `.` for the implicit root.
     pub(super) fn display_path(&self) -> &[u8] {
         match &self.prefix[..self.path_len] {

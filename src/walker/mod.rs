@@ -285,6 +285,11 @@ impl<'a> Walker<'a> {
                 visitor.here.id = Some(DirId::new(dev, ino, job.parent_id().cloned()));
             }
         }
+        // `--ignore-contain` on a root (its subdirectories were tested when found).
+        let markers = &config.filter.ignore_contain;
+        if dir.depth == 0 && markers.iter().any(|marker| visit::holds(fd, marker)) {
+            return;
+        }
         visitor.enter(&dir);
         // Seen between batches of entries, so that `-1` or a closed pipe ends the walk
         // inside a directory of a million entries too, not only between directories.
@@ -523,7 +528,11 @@ mod tests {
         config.threads = 1;
         config.output = OutputMode::Count;
         let path = PathGlob::new(b"src/**/*.rs", false).unwrap();
-        config.filter.add_name_glob(path.last().unwrap().clone());
+        config
+            .filter
+            .add_name_pattern(crate::filter::pattern::Pattern::Glob(
+                path.last().unwrap().clone(),
+            ));
         config.filter.path = Some(path);
         let output = Output::to_writer(Box::new(std::io::sink()));
         let summary = crate::scheduler::run(&config, &output, &Reporter::new());
