@@ -277,7 +277,7 @@ fn help_documents_every_flag() {
 fn closed_pipe_stops_quietly_with_status_0() {
     // Enough output to fill the pipe many times over, so pfind is certainly still
     // writing when the reader goes away.
-    let env = TestEnv::new(&[], &[]);
+    let env = TestEnv::for_big_tree();
     for d in 0..50 {
         for f in 0..400 {
             env.write(
@@ -323,7 +323,7 @@ fn writing_to_a_full_device_is_an_error() {
 #[test]
 fn records_are_never_split_between_workers() {
     // Many workers, many directories, long lines: every line must come out whole.
-    let env = TestEnv::new(&[], &[]);
+    let env = TestEnv::for_big_tree();
     let mut expected = Vec::new();
     for d in 0..64 {
         for f in 0..200 {
