@@ -80,8 +80,12 @@ fn run() -> ExitStatus {
     for warning in cli.warnings() {
         reporter.warning(&warning);
     }
+    let search = cli.name_search();
     let config = cli.into_config();
     let summary = pfind::run(&config, &output, &reporter);
+    if let Some(missed) = search.and_then(|search| search.nothing_matched(&summary)) {
+        reporter.warning(&missed);
+    }
     match config.output {
         OutputMode::Count => {
             output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);

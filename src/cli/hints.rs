@@ -550,7 +550,7 @@ fn exec_after_x(args: &[OsString], at: usize, paths: &impl Paths) -> Option<Vec<
 
 /// `word` as it could be typed to a shell: as it is if nothing in it is special,
 /// otherwise in single quotes.
-fn shell_word(word: &[u8]) -> String {
+pub(super) fn shell_word(word: &[u8]) -> String {
     let text = String::from_utf8_lossy(word);
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./{}=+:,@%^".contains(c);
     if !text.is_empty() && text.chars().all(plain) {

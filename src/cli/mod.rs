@@ -136,12 +136,13 @@ pub struct Cli {
     #[arg(short = 'i', long = "ignore-case", help_heading = "Filters")]
     pub ignore_case: bool,
 
-    /// Only f, d, l, s, p, c, b, x, e, or a family.
+    /// Only f, d, l, s, p, c, b, x, e, any, or a family.
     ///
     /// Kinds: f(ile), d(irectory), l (symlink), s(ocket), p(ipe), c(har-device),
-    /// b(lock-device), x (executable), e (empty); or a family of extensions (listed
-    /// below). Repeatable: kinds f, d, l, s, p, c, b add up; x and e restrict the
-    /// others (`-t e` alone: empty files and directories). Default: regular files.
+    /// b(lock-device), x (executable), e (empty), any (all of f d l s p c b); or a
+    /// family of extensions (listed below). Repeatable: kinds f, d, l, s, p, c, b add
+    /// up; x and e restrict the others (`-t e` alone: empty files and directories).
+    /// Default: regular files.
     #[arg(
         short = 't',
         long = "type",
@@ -801,6 +802,7 @@ fn after_long_help() -> String {
 impl Cli {
     /// Resolves the parsed arguments into the configuration the walker uses.
     pub fn into_config(self) -> Config {
+        let miss_hints = self.name_search().is_some();
         let stdout_is_terminal = std::io::stdout().is_terminal();
         let record_format = self.record_format(stdout_is_terminal);
         let mut config = Config::new(self.roots);
@@ -861,6 +863,7 @@ impl Cli {
         if let Some(owner) = self.owner {
             config.filter.owner = owner;
         }
+        config.miss_hints = miss_hints;
         config.exec = self.exec.exec;
         config.ignore = self.ignore_options;
         config.follow = self.follow;
@@ -939,7 +942,61 @@ impl Cli {
     }
 }
 
+/// A name search (`-n`, `-p`) whose misses can be told (see
+/// [`Config::miss_hints`]): its name options as they could be typed again.
+#[derive(Debug)]
+pub struct NameSearch(String);
+
+impl NameSearch {
+    /// The warning for a walk that found nothing while entries of other kinds
+    /// matched the names: once, after the walk, on stderr.
+    pub fn nothing_matched(&self, summary: &crate::Summary) -> Option<Vec<u8>> {
+        if summary.matches > 0 {
+            return None;
+        }
+        warnings::nothing_matched(&self.0, summary.missed)
+    }
+}
+
 impl Cli {
+    /// The name search, if this is one whose misses can be told: `None` without `-n`
+    /// or `-p`, with a predicate that needs a `stat` (an entry of another kind might
+    /// fail it too, and only a `stat` could tell), and with `-q`, whose answer is
+    /// its status.
+    pub fn name_search(&self) -> Option<NameSearch> {
+        if self.name.is_empty() && self.full_path.is_none() {
+            return None;
+        }
+        let kinds = self.types.iter().filter_map(|arg| match arg {
+            TypeArg::Kind(kind) => Some(kind),
+            TypeArg::Family(_) => None,
+        });
+        let sizes = [&self.size, &self.min_size, &self.max_size];
+        let needs_stat = sizes.iter().any(|sizes| !sizes.is_empty())
+            || self.changed_within.is_some()
+            || self.changed_before.is_some()
+            || self.newer.is_some()
+            || self.owner.is_some()
+            || kinds
+                .clone()
+                .any(|kind| matches!(kind, Kind::Executable | Kind::Empty));
+        if needs_stat || self.quiet {
+            return None;
+        }
+        let word = |option: &str, value: &[u8]| format!("{option} {}", hints::shell_word(value));
+        let mut words: Vec<String> = (self.extensions.iter())
+            .flat_map(|list| list.0.iter().map(|ext| word("-e", ext)))
+            .collect();
+        for arg in &self.types {
+            if let TypeArg::Family(family) = arg {
+                words.push(format!("-t {}", family.name));
+            }
+        }
+        words.extend(self.name.iter().map(|glob| word("-n", glob)));
+        words.extend(self.full_path.iter().map(|glob| word("-p", glob)));
+        Some(NameSearch(words.join(" ")))
+    }
+
     /// Warnings about options that are valid but cannot do what was probably meant,
     /// for `main` to print before the walk: one line each, without the `pfind: `
     /// (see [`warnings`]).

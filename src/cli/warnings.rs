@@ -7,6 +7,7 @@
 //! so that each is tested here on its own. Values are bytes, as typed.
 
 use crate::filter::path::PathGlob;
+use crate::filter::types::KindSet;
 
 /// `--hyperlink` with relative roots and no working directory to make their paths
 /// absolute against (it was deleted): those paths are printed without links. `err`
@@ -98,6 +99,39 @@ pub fn prune_without_dirs() -> Vec<u8> {
     b"--prune does not descend into a directory that matched, and without -t d no \
       directory can match: it changes nothing"
         .to_vec()
+}
+
+/// The warning for a name search (`search`, its options as typed) that matched
+/// nothing while entries of the kinds in `missed` matched its names: which kinds,
+/// and the `-t` that would have found them. `None` when nothing was missed.
+pub fn nothing_matched(search: &str, missed: KindSet) -> Option<Vec<u8>> {
+    let kinds: Vec<(char, &str)> = missed.named().collect();
+    let (last, rest) = kinds.split_last()?;
+    let a = |name: &str| {
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name}")
+    };
+    let mut names: Vec<String> = rest.iter().map(|&(_, name)| a(name)).collect();
+    let last = a(last.1);
+    let names = match names.pop() {
+        None => last,
+        Some(before_last) => {
+            names.push(format!("{before_last} and {last}"));
+            names.join(", ")
+        }
+    };
+    let types: Vec<String> = (kinds.iter())
+        .map(|(letter, _)| format!("-t {letter}"))
+        .collect();
+    let line = format!(
+        "nothing matched, but {names} did ({search}): add {}, or -t any",
+        types.join(" ")
+    );
+    Some(line.into_bytes())
 }
 
 /// `OPTION 'VALUE` (the closing quote is the caller's).
@@ -202,6 +236,37 @@ fn ends_in_unescaped(text: &[u8], byte: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_search_that_missed_other_kinds_names_them_and_their_t() {
+        use crate::os::dirent::EntryKind;
+        let set = |kinds: &[EntryKind]| {
+            let mut set = KindSet::default();
+            kinds.iter().for_each(|&kind| set.insert(kind));
+            set
+        };
+        assert_eq!(nothing_matched("-n x", KindSet::default()), None);
+        let cases: &[(&[EntryKind], &str)] = &[
+            (
+                &[EntryKind::Symlink],
+                "nothing matched, but a symbolic link did (-n python3): add -t l, or -t any",
+            ),
+            (
+                &[EntryKind::Dir, EntryKind::Symlink],
+                "nothing matched, but a directory and a symbolic link did (-n python3): \
+                 add -t d -t l, or -t any",
+            ),
+            (
+                &[EntryKind::Fifo, EntryKind::File, EntryKind::Socket],
+                "nothing matched, but a regular file, a socket and a named pipe did \
+                 (-n python3): add -t f -t s -t p, or -t any",
+            ),
+        ];
+        for &(kinds, want) in cases {
+            let line = nothing_matched("-n python3", set(kinds)).unwrap();
+            assert_eq!(String::from_utf8(line).unwrap(), want, "{kinds:?}");
+        }
+    }
 
     fn text(line: Option<Vec<u8>>) -> Option<String> {
         line.map(|line| String::from_utf8(line).unwrap())

@@ -4,6 +4,7 @@
 
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
+use crate::filter::types::KindSet;
 use crate::filter::Filter;
 use crate::ignore::DirRules;
 use std::io;
@@ -20,6 +21,9 @@ pub struct Summary {
     pub bytes: u128,
     /// How many worker threads took part (each worker's own summary says 1).
     pub workers: u64,
+    /// With [`Config::miss_hints`](crate::config::Config::miss_hints): the kinds of
+    /// the entries whose name matched but whose kind `-t` left out.
+    pub missed: KindSet,
 }
 
 impl Summary {
@@ -27,6 +31,7 @@ impl Summary {
         self.matches += other.matches;
         self.bytes += other.bytes;
         self.workers += other.workers;
+        self.missed = self.missed.union(other.missed);
     }
 }
 
