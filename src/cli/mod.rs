@@ -20,7 +20,7 @@ use crate::filter::owner::OwnerFilter;
 use crate::filter::path::{PathGlob, PathPattern};
 use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
-use crate::filter::types::{families_help, parse_type, Kind, TypeArg, TypeFilter};
+use crate::filter::types::{families_help, parse_type, type_words, Kind, TypeArg, TypeFilter};
 use crate::filter::{normalize_extension, Extensions};
 use crate::os::path::WorkingDir;
 use crate::output::color::Palette;
@@ -35,9 +35,9 @@ use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;
 pub use values::List;
 use values::{
-    bytes, parse_depth, parse_extension_list, parse_max_results, parse_max_size, parse_min_size,
-    parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list, parse_size_arg,
-    parse_threads, parse_when, text, Reference,
+    bytes, offering, parse_depth, parse_extension_list, parse_max_results, parse_max_size,
+    parse_min_size, parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list,
+    parse_size_arg, parse_threads, parse_when, text, Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -147,7 +147,8 @@ pub struct Cli {
         short = 't',
         long = "type",
         value_name = "TYPE",
-        value_parser = text(parse_type),
+        value_parser = offering(text(parse_type), type_words),
+        hide_possible_values = true,
         help_heading = "Filters"
     )]
     pub types: Vec<TypeArg>,

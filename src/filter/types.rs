@@ -96,20 +96,37 @@ pub enum TypeArg {
     Family(&'static Family),
 }
 
+/// Every spelling of a kind `-t` takes, with what it selects: what `parse_type`
+/// reads, and what the completion scripts offer after `-t`.
+pub const KIND_WORDS: &[(&str, Kind, &str)] = &[
+    ("f", Kind::File, "regular files"),
+    ("file", Kind::File, "regular files"),
+    ("d", Kind::Dir, "directories"),
+    ("dir", Kind::Dir, "directories"),
+    ("directory", Kind::Dir, "directories"),
+    ("l", Kind::Symlink, "symbolic links"),
+    ("symlink", Kind::Symlink, "symbolic links"),
+    ("s", Kind::Socket, "sockets"),
+    ("socket", Kind::Socket, "sockets"),
+    ("p", Kind::Fifo, "named pipes"),
+    ("pipe", Kind::Fifo, "named pipes"),
+    ("fifo", Kind::Fifo, "named pipes"),
+    ("c", Kind::CharDevice, "character devices"),
+    ("char-device", Kind::CharDevice, "character devices"),
+    ("b", Kind::BlockDevice, "block devices"),
+    ("block-device", Kind::BlockDevice, "block devices"),
+    ("x", Kind::Executable, "executable entries"),
+    ("executable", Kind::Executable, "executable entries"),
+    ("e", Kind::Empty, "empty files and directories"),
+    ("empty", Kind::Empty, "empty files and directories"),
+    ("any", Kind::Any, "every kind: f d l s p c b"),
+];
+
 /// Parses one `-t` value; the error names the value and lists what is allowed.
 pub fn parse_type(value: &str) -> Result<TypeArg, String> {
-    let kind = match value {
-        "f" | "file" => Kind::File,
-        "d" | "dir" | "directory" => Kind::Dir,
-        "l" | "symlink" => Kind::Symlink,
-        "s" | "socket" => Kind::Socket,
-        "p" | "pipe" | "fifo" => Kind::Fifo,
-        "c" | "char-device" => Kind::CharDevice,
-        "b" | "block-device" => Kind::BlockDevice,
-        "x" | "executable" => Kind::Executable,
-        "e" | "empty" => Kind::Empty,
-        "any" => Kind::Any,
-        _ => {
+    let kind = match KIND_WORDS.iter().find(|&&(word, ..)| word == value) {
+        Some(&(_, kind, _)) => kind,
+        None => {
             return FAMILIES
                 .iter()
                 .find(|family| family.name == value)
@@ -124,6 +141,16 @@ pub fn parse_type(value: &str) -> Result<TypeArg, String> {
         }
     };
     Ok(TypeArg::Kind(kind))
+}
+
+/// Every word `-t` takes, kinds then families, with what it selects: for the
+/// completion scripts.
+pub fn type_words() -> Vec<(&'static str, &'static str)> {
+    let kinds = KIND_WORDS.iter().map(|&(word, _, help)| (word, help));
+    let families = FAMILIES
+        .iter()
+        .map(|family| (family.name, "a family of extensions"));
+    kinds.chain(families).collect()
 }
 
 /// Which entries may match, resolved from every `-t` kind given.
