@@ -412,6 +412,18 @@ fn long_format_is_size_space_path() {
     // -0 ends each record with NUL; the size column stays.
     env.assert_records(&["-l", "-0"], 0, &records(&want));
     env.assert_records(&["-0", "-l", "-n", "small"], 0, &records(&want[1..2]));
+    // Issue 30: sizes for a person on request, in a column of their own width.
+    let human = ["       0 B empty", "     100 B d/small", "   1.4 MiB d/big"];
+    env.assert_output(&["-l", "--human-readable"], &human);
+    env.assert_output(&["--human", "-l", "--sort", "size"], &human);
+    env.assert_records(&["-l", "--human", "-0"], 0, &records(&human));
+    // `cut -c12-` gives the paths back, as `cut -c22-` does for the byte column.
+    let paths: Vec<&str> = human.iter().map(|line| &line[11..]).collect();
+    assert_eq!(paths, ["empty", "d/small", "d/big"]);
+    for args in [&["--human-readable"][..], &["-l", "--human", "--json"]] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
 }
 
 #[test]

@@ -401,6 +401,20 @@ pub struct Cli {
     #[arg(short = 'l', long = "long", help_heading = "Output")]
     pub long: bool,
 
+    /// With -l: sizes as 1.5 KiB, 3.2 GiB.
+    ///
+    /// In powers of 1024, as `ls -lh` counts, right-aligned in 10 columns: `cut
+    /// -c12-` gives the path back. Without it -l prints bytes. Also --human.
+    #[arg(
+        long = "human-readable",
+        alias = "human",
+        requires = "long",
+        conflicts_with = "json",
+        hide_short_help = true,
+        help_heading = "Output"
+    )]
+    pub human_readable: bool,
+
     /// Print only the number of matches and their size.
     #[arg(
         short = 's',
@@ -909,6 +923,7 @@ impl Cli {
         let shape = match (&self.format, self.json) {
             (Some(template), _) => Shape::Template(template.clone()),
             (None, true) => Shape::Json { meta: self.long },
+            (None, false) if self.long && self.human_readable => Shape::LongHuman,
             (None, false) if self.long => Shape::Long,
             (None, false) => Shape::Path,
         };
