@@ -826,14 +826,17 @@ fn prune_stops_below_directories_that_matched() {
         &["-t", "d", "-t", "f", "--prune"],
         &["node_modules", "a", "b"],
     );
-    // Without -t d no directory matches, so nothing is pruned: pfind says so.
+    // Without -t d no directory matches, so nothing is pruned: pfind says so, and
+    // after the walk that the directories it was after did match the name.
     for (lines, stderr, code) in run_all(&env, &["-n", "node_modules", "--prune"]) {
         assert_eq!(lines.len(), 0);
         assert_eq!(code, Some(0));
         assert_eq!(
             stderr,
             "pfind: warning: --prune does not descend into a directory that matched, and \
-             without -t d no directory can match: it changes nothing\n"
+             without -t d no directory can match: it changes nothing\n\
+             pfind: warning: nothing matched, but a directory did (-n node_modules): add -t \
+             d, or -t any\n"
         );
     }
 }
