@@ -203,8 +203,9 @@ fn symlinked_root_is_not_followed_unless_written_with_a_slash() {
 #[test]
 fn missing_root_is_an_error_but_other_roots_are_walked() {
     let env = TestEnv::new(&["dir"], &["dir/f"]);
+    // `nope dir` would be fd's PATTERN DIR, refused before the walk (tests/hints.rs).
     for threads in testenv::THREAD_COUNTS {
-        let out = env.run(&["nope", "dir", "-j", threads]);
+        let out = env.run(&["dir", "nope", "-j", threads]);
         assert_eq!(out.status.code(), Some(1));
         assert_eq!(String::from_utf8_lossy(&out.stdout), "dir/f\n");
         assert_eq!(

@@ -672,6 +672,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             invalid_value("base_directory", dir, &why)
         })?;
     }
+    // After -C, which the roots are relative to.
+    if let Some(hint) = hints::pattern_before_roots(&cli.roots, &hints::System) {
+        return Err(Usage::Hint(hint));
+    }
     if let Some(file) = &cli.newer {
         let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
         cli.newer_reference = Some(reference);
@@ -1029,6 +1033,7 @@ impl Cli {
         }
         if let Some(pattern) = &self.full_path {
             lines.extend(warnings::full_path(pattern));
+            lines.extend(warnings::full_path_regex(pattern));
         }
         let dirs = (self.types.iter()).any(|arg| matches!(arg, TypeArg::Kind(Kind::Dir)));
         if self.prune && !dirs {

@@ -93,6 +93,17 @@ pub fn full_path(pattern: &[u8]) -> Option<Vec<u8>> {
     Some([quoted("-p", pattern), because.into_bytes()].concat())
 }
 
+/// The warning for a `-p` glob that reads as a regular expression (fd's
+/// `--full-path` takes one): one of its components does, as `-n` tells it.
+pub fn full_path_regex(pattern: &[u8]) -> Option<Vec<u8>> {
+    pattern
+        .split(|&b| b == b'/')
+        .find(|part| looks_like_regex(part))?;
+    let because = "' looks like a regular expression, but -p takes a glob of the path below \
+                   the root, as in 'src/**/*.rs'";
+    Some([quoted("-p", pattern), because.as_bytes().to_vec()].concat())
+}
+
 /// The warning for `--prune` without `-t d`: only a directory that matched is not
 /// descended into, and without `-t d` no directory matches.
 pub fn prune_without_dirs() -> Vec<u8> {
@@ -236,6 +247,37 @@ fn ends_in_unescaped(text: &[u8], byte: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_full_path_that_reads_as_a_regex_is_warned_about_part_by_part() {
+        for regex in [
+            &b"src/.*\\.rs$"[..],
+            b"^src/main.rs",
+            b"src/.+/x",
+            b"a/b\\d",
+        ] {
+            let line = full_path_regex(regex).expect("a warning");
+            assert!(
+                String::from_utf8_lossy(&line).contains("looks like a regular expression"),
+                "{}",
+                String::from_utf8_lossy(regex)
+            );
+        }
+        // `.*` at either end of a part is a glob (hidden names, any extension).
+        for glob in [
+            &b"src/**/*.rs"[..],
+            b"**/.*rc",
+            b"conf/name.*",
+            b"src/lib.rs",
+        ] {
+            assert_eq!(
+                full_path_regex(glob),
+                None,
+                "{}",
+                String::from_utf8_lossy(glob)
+            );
+        }
+    }
 
     #[test]
     fn a_search_that_missed_other_kinds_names_them_and_their_t() {
