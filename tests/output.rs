@@ -431,9 +431,10 @@ fn quiet_answers_with_the_exit_status_only() {
         (&["-q", "t", "-e", "jpg"], 0, false),
         (&["-q", "t", "-e", "nothing"], 1, false),
         (&["-q", "t/sub dir", "-t", "d"], 1, false),
-        // An error does not hide a match, nor make one.
-        (&["-q", "missing", "t"], 0, true),
-        (&["-q", "missing", "t", "-e", "nothing"], 1, true),
+        // An error does not hide a match, nor make one. (`missing t` would be fd's
+        // PATTERN DIR, refused: tests/hints.rs.)
+        (&["-q", "t", "missing"], 0, true),
+        (&["-q", "t", "missing", "-e", "nothing"], 1, true),
         (&["--quiet", "t", "-n", "plain.txt"], 0, false),
     ];
     for threads in THREAD_COUNTS {

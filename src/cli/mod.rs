@@ -672,9 +672,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             invalid_value("base_directory", dir, &why)
         })?;
     }
-    // After -C, which the roots are relative to.
-    if let Some(hint) = hints::pattern_before_roots(&cli.roots, &hints::System) {
-        return Err(Usage::Hint(hint));
+    // After -C, which the roots are relative to; and not in a working directory
+    // that was removed, where no relative root exists, pattern or not.
+    if cli.roots.len() > 1 && std::env::current_dir().is_ok() {
+        if let Some(hint) = hints::pattern_before_roots(&cli.roots, &hints::System) {
+            return Err(Usage::Hint(hint));
+        }
     }
     if let Some(file) = &cli.newer {
         let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
