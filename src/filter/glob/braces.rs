@@ -31,6 +31,10 @@ const NONE: usize = usize::MAX;
 /// Where each group of `p` closes: for the index of a `{` that opens a group, the
 /// index of its `}`; [`NONE`] everywhere else. `None` when `p` has no group.
 pub(super) fn groups(p: &[u32]) -> Option<Vec<usize>> {
+    // Most patterns have no brace: they are read as they were, and no more.
+    if !p.iter().any(|&c| is(c, b'{')) {
+        return None;
+    }
     let bracket_end = parse::bracket_ends(p);
     let mut close = Vec::new();
     // Open braces not yet matched, each with whether a comma is at its level.
@@ -67,7 +71,7 @@ pub(super) fn groups(p: &[u32]) -> Option<Vec<usize>> {
 }
 
 /// The end of what starts at `i` and is read as a whole when looking for commas and
-/// groups: past an escape, a bracket expression, or (with `skip_groups`) a group.
+/// groups: past an escape, a bracket expression or a group.
 fn step(
     p: &[u32],
     close: &[usize],
