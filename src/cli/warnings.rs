@@ -6,6 +6,7 @@
 //! Pure functions from one value to its message (without the `pfind: warning: `),
 //! so that each is tested here on its own. Values are bytes, as typed.
 
+use crate::filter::glob::GlobPattern;
 use crate::filter::path::PathGlob;
 use crate::filter::types::KindSet;
 
@@ -28,7 +29,7 @@ pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
         // Typed as `-n ''` or `-n "$unset"`: no entry has an empty name.
         let because = format!("' is empty, which no file name is, so it {effect} nothing");
         warnings.push([quoted(option, pattern), because.into_bytes()].concat());
-    } else if pattern.contains(&b'/') {
+    } else if every_alternative_holds_slash(pattern) {
         // As `find -name` warns: a basename never contains a slash.
         let because = format!(
             "' contains '/', which no file name does, so it {effect} nothing \
@@ -52,6 +53,15 @@ pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
         warnings.push(line);
     }
     warnings
+}
+
+/// True when `pattern` holds a `/` in each glob its brace alternatives expand to
+/// (in itself, without braces): `{a/b,c}` can still match `c`.
+fn every_alternative_holds_slash(pattern: &[u8]) -> bool {
+    match GlobPattern::parse(pattern) {
+        Ok(glob) => glob.alternatives().all(|one| one.contains(&b'/')),
+        Err(_) => pattern.contains(&b'/'),
+    }
 }
 
 /// The warning for one `-e` value as typed, if it has a glob character or a `/`.
@@ -247,6 +257,16 @@ fn ends_in_unescaped(text: &[u8], byte: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slash_is_warned_about_when_no_brace_alternative_can_match() {
+        assert_eq!(name_glob("-n", b"{a/b,c}"), Vec::<Vec<u8>>::new());
+        for pattern in [&b"{a/b,c/d}"[..], b"a/{b,c}", b"x/y"] {
+            let said = name_glob("-n", pattern);
+            assert_eq!(said.len(), 1, "{}", String::from_utf8_lossy(pattern));
+            assert!(String::from_utf8_lossy(&said[0]).contains("matches nothing"));
+        }
+    }
 
     #[test]
     fn a_full_path_that_reads_as_a_regex_is_warned_about_part_by_part() {

@@ -107,6 +107,14 @@ impl GlobPattern {
         })
     }
 
+    /// The texts of the globs the pattern's brace alternatives expand to, or the
+    /// pattern's own when it has none.
+    pub fn alternatives(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let own = self.alternatives.is_empty().then_some(&self.text[..]);
+        own.into_iter()
+            .chain(self.alternatives.iter().map(|one| &one.text[..]))
+    }
+
     /// True when a brace group holds a `/`, which `-p` splits the pattern at before
     /// anything else reads it.
     pub fn group_holds_slash(text: &[u8]) -> bool {
