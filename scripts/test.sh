@@ -24,10 +24,7 @@ python_suite() {
     python3 -m unittest discover -s tests/python -t . ${verbose:+-v} >"$logs/python" 2>&1
     echo $? >"$logs/python.status"
 }
-if [ -n "$verbose" ]; then
-    python_suite
-    cat "$logs/python"
-else
+if [ -z "$verbose" ]; then
     # Mostly waiting on subprocesses and the disk: it overlaps well with cargo's.
     python_suite &
     python_pid=$!
@@ -73,7 +70,12 @@ if [ "$cargo_status" -ne 0 ] && [ "$rust_failed" -eq 0 ]; then
 fi
 
 echo "== benchmark harness (tests/python)"
-[ -n "$verbose" ] || wait "$python_pid"
+if [ -n "$verbose" ]; then
+    python_suite
+    cat "$logs/python"
+else
+    wait "$python_pid"
+fi
 py_status=$(cat "$logs/python.status")
 py_log=$logs/python
 py_total=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$py_log")

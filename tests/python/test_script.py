@@ -82,7 +82,7 @@ FAILED (failures=1)
 
 
 class TestScriptTests(TempDirTest):
-    def run_script(self, cargo_output: str, cargo_status: int, python_output: str, python_status: int):
+    def run_script(self, cargo_output: str, cargo_status: int, python_output: str, python_status: int, verbose: bool = False):
         bin_dir = self.tmp / "bin"
         bin_dir.mkdir()
         (self.tmp / "cargo.out").write_text(cargo_output)
@@ -97,6 +97,8 @@ class TestScriptTests(TempDirTest):
             (bin_dir / name).chmod(0o755)
         env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
         env.pop("PFIND_TEST_VERBOSE", None)
+        if verbose:
+            env["PFIND_TEST_VERBOSE"] = "1"
         done = subprocess.run(["bash", str(REPO / "scripts" / "test.sh")], env=env, capture_output=True, text=True)
         return done.returncode, done.stdout
 
@@ -121,6 +123,15 @@ class TestScriptTests(TempDirTest):
             self.assertIn(shown, out)
         self.assertRegex(out, r"tests/exec.rs +ended without a result")
         self.assertNotIn("running 3 tests", out, "a passing binary is one line")
+
+    def test_verbose_prints_everything_in_order_and_the_same_total(self):
+        code, out = self.run_script(PASSING + FAILING, 101, PYTHON_FAILED, 1, verbose=True)
+        self.assertEqual(code, 1, out)
+        self.assertEqual(out.splitlines()[-1], "tests: 7 passed, 2 failed")
+        for shown in ("running 3 tests", "captured words", "the python reason"):
+            self.assertIn(shown, out)
+        self.assertLess(out.index("== cargo test"), out.index("running 3 tests"))
+        self.assertLess(out.index("== benchmark harness"), out.index("the python reason"))
 
     def test_a_build_error_is_shown_and_fails(self):
         bin_dir = self.tmp / "bin"
