@@ -33,8 +33,33 @@ from .tools import FLOOR_SOURCE, PEER_NAMES, SCENARIO_ORDER, SCENARIOS, TOOL_NAM
 DEFAULT_COLD_SCENARIOS = ["all_files", "count_only"]
 
 
+# What --quick stands for, put before the command line's own options so that they
+# win over it (`--quick --sizes medium`): the two small datasets, fewer runs, both
+# passes.  About 10 s on our 2-vCPU machine, plus a few seconds to generate the
+# datasets on the first run.
+QUICK = ["--sizes", "small", "deep", "--runs", "5", "--warmup", "1", "--skip-oswalk"]
+
+# The report's name when --output is not given: the first of these that does not
+# exist yet, so that a run never replaces an earlier report (or the committed one).
+DEFAULT_OUTPUT = "pfind-benchmark.json"
+
+
+def free_output_path(directory: Path = Path(".")) -> Path:
+    """pfind-benchmark.json, or pfind-benchmark-2.json, -3, ... : the first that is free."""
+    stem, suffix = DEFAULT_OUTPUT.rsplit(".", 1)
+    n = 1
+    while True:
+        path = directory / (DEFAULT_OUTPUT if n == 1 else f"{stem}-{n}.{suffix}")
+        if not path.exists():
+            return path
+        n += 1
+
+
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     here = Path(__file__).resolve().parent.parent
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--quick" in argv:
+        argv = QUICK + argv
     p = argparse.ArgumentParser(
         prog="benchmark.py",
         description="Benchmark pfind against fd, rg, bfs, GNU find and os.walk on generated datasets and real trees, "
@@ -43,6 +68,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         "docs/benchmarks.md, section 'Reproducing the numbers', gives the full command.",
     )
     g = p.add_argument_group("what to measure")
+    g.add_argument("--quick", action="store_true", help="a first look in under a minute: " + " ".join(QUICK) + " (options given besides it win)")
     g.add_argument("--pfind", default="./target/release/pfind", help="pfind binary to measure (default: %(default)s)")
     g.add_argument("--pfind-args", default="", help="extra arguments for pfind, e.g. --pfind-args='-j 2'")
     g.add_argument("--sizes", nargs="+", choices=SIZE_ORDER, default=SIZE_ORDER, metavar="SIZE", help="datasets timed warm on the data directory: " + " ".join(SIZE_ORDER) + " (default: all)")
@@ -102,7 +128,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g = p.add_argument_group("files and output")
     g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
     g.add_argument("--gen-jobs", type=int, default=available_cpus(), help="processes writing large datasets (default: CPUs available)")
-    g.add_argument("--output", type=Path, default=Path("pfind-benchmark.json"), help="JSON report path (default: %(default)s)")
+    g.add_argument("--output", type=Path, help=f"JSON report path (default: {DEFAULT_OUTPUT}, or {DEFAULT_OUTPUT.replace('.json', '-2.json')} and so on if it exists: an earlier report is never replaced unless named here)")
     g.add_argument("--dry-run", action="store_true", help="print the cells that would be timed, and what is skipped and why, then exit")
     g.add_argument("--plot", type=Path, metavar="REPORT", help="only draw charts from an existing report, then exit")
     g.add_argument("--plot-size", default="large", choices=SIZE_ORDER, help="dataset of the headline chart (default: %(default)s)")
@@ -111,6 +137,8 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--assets-dir", type=Path, default=here / "assets", help="where --plot writes charts (default: assets/ next to benchmark.py)")
     g.add_argument("--plot-format", choices=("svg", "png"), default="svg", help="chart format (default: %(default)s)")
     args = p.parse_args(argv)
+    if args.output is None:
+        args.output = free_output_path()
     args.pfind_extra = shlex.split(args.pfind_args)
     if args.skip_oswalk:
         args.tools = [t for t in args.tools if t != "oswalk"]

@@ -1,20 +1,97 @@
 #!/usr/bin/env bash
 # The project's test command (see README, "Testing"): Rust unit, integration and
-# oracle tests, then the benchmark harness's Python unit tests. Ends with one line
-# totalling both, "tests: N passed, N failed".
-set -euo pipefail
+# oracle tests, and the benchmark harness's Python unit tests at the same time. It
+# prints one line per test binary and suite, every failure in full (its captured
+# output and panic), and ends with one line totalling both, "tests: N passed, N
+# failed", which CI reads; the status is 1 if anything failed. PFIND_TEST_VERBOSE=1
+# prints everything cargo and unittest print instead, one suite after the other.
+set -uo pipefail
 cd "$(dirname "$0")/.."
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+verbose=${PFIND_TEST_VERBOSE:-}
 
-cargo test 2>&1 | tee "$log"
-rust=$(awk '/^test result:/ { p += $4; f += $6 } END { printf "%d %d", p, f }' "$log")
+echo "== build"
+# First, so that a build error is shown alone, and so that the Python tests, which
+# run target/debug/pfind, never see it half-written.
+if ! cargo test --no-run >"$logs/build" 2>&1; then
+    cat "$logs/build"
+    echo "tests: 0 passed, 1 failed"
+    exit 1
+fi
 
-python3 -m unittest discover -s tests/python -t . -v 2>&1 | tee "$log"
-py_total=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log")
-py_failed=$(sed -n 's/.*(.*failures=\([0-9]*\).*/\1/p; s/.*(.*errors=\([0-9]*\).*/\1/p' "$log" | awk '{ s += $1 } END { print s + 0 }')
-py_skipped=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' "$log" | tail -n 1)
-py_passed=$(( ${py_total:-0} - py_failed - ${py_skipped:-0} ))
+python_suite() {
+    python3 -m unittest discover -s tests/python -t . ${verbose:+-v} >"$logs/python" 2>&1
+    echo $? >"$logs/python.status"
+}
+if [ -z "$verbose" ]; then
+    # Mostly waiting on subprocesses and the disk: it overlaps well with cargo's.
+    python_suite &
+    python_pid=$!
+fi
 
-read -r rust_passed rust_failed <<< "$rust"
-echo "tests: $(( rust_passed + py_passed )) passed, $(( rust_failed + py_failed )) failed"
+echo "== cargo test"
+# --no-fail-fast: one failing binary must not hide the others' results. `-q` is
+# libtest's, one dot per test; cargo still names each binary as it runs it.
+if [ -n "$verbose" ]; then
+    cargo test --no-fail-fast 2>&1 | tee "$logs/cargo"
+else
+    cargo test --no-fail-fast -- -q >"$logs/cargo" 2>&1
+fi
+cargo_status=${PIPESTATUS[0]}
+# One line per binary; a binary whose result is FAILED, or that ends without one
+# (it crashed), is printed whole. The totals go to "$logs/total".
+awk -v verbose="$verbose" -v total="$logs/total" '
+    function close_section(   show) {
+        if (name == "") return
+        if (!result) { failed += 1; show = 1; status = "ended without a result (crashed?)" }
+        if (!verbose && (show || failing)) printf "%s", buffer
+        if (!verbose) printf "  %-32s %s\n", name, status
+        name = ""; buffer = ""; result = 0; failing = 0
+    }
+    /^ *(Running|Doc-tests) / {
+        close_section()
+        name = $0; sub(/^ *(Running|Doc-tests) /, "", name); sub(/ \(.*$/, "", name)
+        if ($1 == "Doc-tests") name = "doc tests of " name
+    }
+    name != "" { buffer = buffer $0 "\n" }
+    /^test result:/ && name != "" {
+        result = 1; passed += $4; failed += $6; failing = ($6 > 0 || $3 != "ok.")
+        status = $4 " passed, " $6 " failed" ($8 > 0 ? ", " $8 " ignored" : "")
+        if (match($0, /finished in [0-9.]+s/)) status = status " (" substr($0, RSTART + 12, RLENGTH - 12) ")"
+    }
+    END { close_section(); print passed + 0, failed + 0 > total }
+' "$logs/cargo"
+read -r rust_passed rust_failed <"$logs/total"
+if [ "$cargo_status" -ne 0 ] && [ "$rust_failed" -eq 0 ]; then
+    # cargo failed outside any test binary: show what it said.
+    [ -n "$verbose" ] || cat "$logs/cargo"
+    rust_failed=1
+fi
+
+echo "== benchmark harness (tests/python)"
+if [ -n "$verbose" ]; then
+    python_suite
+    cat "$logs/python"
+else
+    wait "$python_pid"
+fi
+py_status=$(cat "$logs/python.status")
+py_log=$logs/python
+py_total=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$py_log")
+py_failed=$(sed -n 's/.*(.*failures=\([0-9]*\).*/\1/p; s/.*(.*errors=\([0-9]*\).*/\1/p' "$py_log" | awk '{ s += $1 } END { print s + 0 }')
+py_skipped=$(sed -n 's/.*skipped=\([0-9]*\).*/\1/p' "$py_log" | tail -n 1)
+py_passed=$((${py_total:-0} - py_failed - ${py_skipped:-0}))
+if [ "$py_status" -ne 0 ] && [ "$py_failed" -eq 0 ]; then
+    py_failed=1
+fi
+if [ -z "$verbose" ]; then
+    # Failures and errors are printed whole by unittest, after its dots.
+    [ "$py_status" -eq 0 ] || cat "$py_log"
+    printf "  %-32s %s passed, %s failed, %s skipped (%s)\n" tests/python \
+        "$py_passed" "$py_failed" "${py_skipped:-0}" "$(sed -n 's/^Ran .* in \(.*\)$/\1/p' "$py_log")"
+fi
+
+failed=$((rust_failed + py_failed))
+echo "tests: $((rust_passed + py_passed)) passed, $failed failed"
+[ "$failed" -eq 0 ]

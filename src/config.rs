@@ -66,6 +66,12 @@ pub struct Config {
     /// Descriptors the walk leaves free for the rest of the process: with `--exec`,
     /// the pipes of the commands running (see [`crate::exec::Exec::descriptors`]).
     pub reserved_descriptors: usize,
+    /// A name search (`-n`, `-p`) with no predicate that needs a `stat`: entries of
+    /// kinds `-t` leaves out are tested against the names too, and those that match
+    /// are noted in [`crate::Summary::missed`], so that a search that finds nothing
+    /// can say so (issue 30: `pfind /usr -n python3` missed the link
+    /// `/usr/bin/python3` without a word).
+    pub miss_hints: bool,
     /// Ignore the kernel's `d_type` and classify every entry with `fstatat`, as on a
     /// filesystem that reports `DT_UNKNOWN`. Used by tests to exercise that path.
     pub force_stat: bool,
@@ -110,6 +116,7 @@ impl Config {
             exact_threads: false,
             flush_per_directory: false,
             reserved_descriptors: 0,
+            miss_hints: false,
             force_stat: false,
             assume_disk_waits: false,
             frontier_limit: None,

@@ -36,6 +36,7 @@
 //! * [`report`] prints problems, one line each, and decides the exit status.
 //! * [`stack`] gives the run enough stack under a small `ulimit -s`, and [`alloc`]
 //!   turns running out of memory into a message and status 1.
+//! * `scratch` (tests only) says where a test builds a big tree.
 
 pub mod alloc;
 pub mod cli;
@@ -51,6 +52,8 @@ pub mod output;
 pub mod queue;
 pub mod report;
 pub mod scheduler;
+#[cfg(test)]
+mod scratch;
 pub mod stack;
 pub mod threads;
 pub mod walker;

@@ -88,6 +88,7 @@ fn run() -> ExitStatus {
     for warning in cli.warnings() {
         reporter.warning(&warning);
     }
+    let search = cli.name_search();
     let config = cli.into_config();
     // Not with commands: they are given paths that open, and print what they print.
     if let Some(separator) = config
@@ -98,6 +99,9 @@ fn run() -> ExitStatus {
         output.separate_paths(separator);
     }
     let summary = pfind::run(&config, &output, &reporter);
+    if let Some(missed) = search.and_then(|search| search.nothing_matched(&summary)) {
+        reporter.warning(&missed);
+    }
     match config.output {
         OutputMode::Count => {
             output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);

@@ -195,8 +195,9 @@ fn root_forms() {
 #[test]
 fn missing_root_is_an_error_but_other_roots_are_walked() {
     let env = TestEnv::new(&["dir"], &["dir/f"]);
+    // `nope dir` would be fd's PATTERN DIR, refused before the walk (tests/hints.rs).
     for threads in testenv::THREAD_COUNTS {
-        let out = env.run(&["nope", "dir", "-j", threads]);
+        let out = env.run(&["dir", "nope", "-j", threads]);
         assert_eq!(out.status.code(), Some(1));
         assert_eq!(String::from_utf8_lossy(&out.stdout), "dir/f\n");
         assert_eq!(
@@ -269,7 +270,7 @@ fn help_documents_every_flag() {
 fn closed_pipe_stops_quietly_with_status_0() {
     // Enough output to fill the pipe many times over, so pfind is certainly still
     // writing when the reader goes away.
-    let env = TestEnv::new(&[], &[]);
+    let env = TestEnv::for_big_tree();
     for d in 0..50 {
         for f in 0..400 {
             env.write(
@@ -315,7 +316,7 @@ fn writing_to_a_full_device_is_an_error() {
 #[test]
 fn records_are_never_split_between_workers() {
     // Many workers, many directories, long lines: every line must come out whole.
-    let env = TestEnv::new(&[], &[]);
+    let env = TestEnv::for_big_tree();
     let mut expected = Vec::new();
     for d in 0..64 {
         for f in 0..200 {

@@ -490,7 +490,9 @@ fn tree_with_a_big_first_block() -> (TestEnv, String) {
 #[test]
 fn commands_start_while_the_walk_goes_on() {
     let (env, marker) = tree_with_a_big_first_block();
-    let script = "touch \"$0\"; echo \"$1\"";
+    // `: >` rather than `touch`: one process per match instead of two (3,900 fewer
+    // in this test), and the marker is made all the same.
+    let script = ": > \"$0\"; echo \"$1\"";
     at_each_thread_count(
         &env,
         &["--exec", "sh", "-c", script, &marker, "{}", ";"],

@@ -14,7 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use testenv::{
-    assert_same_records, is_root, oracle_files, pfind_command, split_records, with_rlimit, TestEnv,
+    assert_same_records, big_tree_dir, is_root, oracle_files, pfind_command, split_records,
+    with_rlimit, TestEnv,
 };
 
 const THREADS: [&str; 3] = ["1", "2", "16"];
@@ -279,7 +280,7 @@ fn sixteen_chains_of_255_byte_names() {
 
 #[test]
 fn a_100k_directory_tree_under_ulimit_n_16_loses_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = big_tree_dir();
     // Fan-out 10, depth 5: 111,110 directories; a file in every leaf.
     fn grow(dir: libc::c_int, depth: u32, count: &mut usize) {
         if depth == 5 {
@@ -554,7 +555,7 @@ fn quiet_does_not_need_stdout() {
 
 #[test]
 fn a_slow_consumer_receives_every_line_intact() {
-    let env = TestEnv::new(&[], &[]);
+    let env = TestEnv::for_big_tree();
     let mut expected = Vec::new();
     for d in 0..40 {
         for f in 0..250 {
@@ -611,7 +612,7 @@ fn a_closed_pipe_stops_the_walk_instead_of_finishing_it() {
     // every directory and learns of the closed pipe at once. Each directory also holds
     // an unreadable subdirectory, so every directory walked shows up as one error line:
     // a walk that went on after the reader left would report all 300.
-    let env = TestEnv::new(&[], &[]);
+    let env = TestEnv::for_big_tree();
     let deep: PathBuf = (0..14)
         .map(|level| format!("{level:02}{}", "p".repeat(240)))
         .collect();
@@ -769,7 +770,7 @@ fn fan_out_tree(root: &Path, branching: usize, depth: usize, files: usize) -> Ve
 /// 13 free where there were 7, and lost a third of this tree to "Too many open files".
 #[test]
 fn descriptors_inherited_from_the_shell_are_counted() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = big_tree_dir();
     let expected = fan_out_tree(tmp.path(), 4, 4, 6);
     assert_eq!(expected.len(), 1536);
     for threads in ["1", "2", "4", "16"] {
@@ -807,7 +808,7 @@ fn open_descriptors(pid: u32) -> Vec<u64> {
 /// while anchors are certainly open.
 #[test]
 fn a_limit_lowered_mid_walk_loses_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = big_tree_dir();
     let long = "n".repeat(100);
     let mut expected = Vec::new();
     for top in 0..20 {
@@ -1391,7 +1392,7 @@ fn set_socket_buffer(socket: &impl std::os::fd::AsRawFd, option: libc::c_int, by
 #[test]
 fn a_tcp_reader_that_leaves_early_is_a_closed_pipe() {
     use std::net::{TcpListener, TcpStream};
-    let env = TestEnv::new(&[], &[]);
+    let env = TestEnv::for_big_tree();
     for d in 0..20 {
         for f in 0..200 {
             env.write(format!("dir_{d:02}/{}_{f:03}", "long_name_".repeat(8)), b"");
@@ -1652,7 +1653,7 @@ fn ending(context: &str, mut command: Command, exact: impl Fn(&[u8]) -> bool) ->
 fn an_address_space_limit_gives_the_result_or_says_why() {
     // 4,320 files under a 3.4 KB prefix: 15 MB of paths, which `--sort` must hold,
     // so that the smaller limits run out of memory somewhere.
-    let tmp = tempfile::tempdir().unwrap();
+    let tmp = big_tree_dir();
     let prefix: PathBuf = (0..14)
         .map(|level| format!("{level:02}{}", "p".repeat(240)))
         .collect();

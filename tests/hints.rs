@@ -144,9 +144,10 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         .concat(),
         0,
     );
-    // Globs that only look like one are left alone.
+    // Globs that only look like one are left alone (`-t any`: `.*` matches only a
+    // hidden directory here, which would be worth a warning of its own).
     for glob in [".*", "*.r?", "README.*", "[^.]*"] {
-        let out = env.run(&["-n", glob]);
+        let out = env.run(&["-n", glob, "-t", "any"]);
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-n {glob}");
         assert_eq!(out.status.code(), Some(0));
     }
@@ -454,5 +455,85 @@ fn what_pfind_means_still_works() {
         stderr.starts_with("error: unexpected argument '--extention' found")
             && stderr.contains("'--extension'"),
         "{stderr}"
+    );
+}
+
+/// Issue 30: fd habits that gave a silent empty result, or a hint that scrolled
+/// away, are answered: `PATTERN DIR` is refused before the walk with the pfind
+/// spelling as the only output; a `-p` regex is warned about as `-n`'s is; and
+/// brace alternatives, which fd's globs take, match what either alternative does.
+#[test]
+fn fd_habits_are_answered_rather_than_met_with_silence() {
+    let env = source_tree();
+    assert_refused(
+        &env,
+        &["main", "src"],
+        "'main' is not a directory, but 'src' is: pfind takes no PATTERN before its \
+         directories, as fd does; to match names, use -n: pfind src -n '*main*'",
+    );
+    assert_refused(
+        &env,
+        &["*.rs", "src", "target"],
+        "'*.rs' is not a directory, but 'src' is: pfind takes no PATTERN before its \
+         directories, as fd does; to match names, use -n: pfind src target -n '*.rs'",
+    );
+    // Roots are relative to -C's directory.
+    assert_refused(
+        &env,
+        &["-C", "target", "out", "debug"],
+        "'out' is not a directory, but 'debug' is: pfind takes no PATTERN before its \
+         directories, as fd does; to match names, use -n: pfind debug -n '*out*'",
+    );
+    // Two missing roots, or a missing one after one that exists: reported as before.
+    let out = env.run(&["src", "nothing"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(out.stdout.len(), "src/main.rs\nsrc/lib.rs\n".len());
+    assert_run(
+        &env,
+        &["-p", "src/.*\\.rs$"],
+        &[],
+        "pfind: warning: -p 'src/.*\\.rs$' looks like a regular expression, but -p takes \
+         a glob of the path below the root, as in 'src/**/*.rs'\n",
+        0,
+    );
+    assert_run(
+        &env,
+        &["-n", "*.{rs,md}"],
+        &[
+            "src/main.rs",
+            "src/lib.rs",
+            "README.md",
+            "target/debug/out.rs",
+        ],
+        "",
+        0,
+    );
+    assert_run(
+        &env,
+        &["-E", "*.{rs,md},.git", "-E", "{photo,Makefile}*"],
+        &["a,b"],
+        "",
+        0,
+    );
+    let out = env.run(&["-p", "{src,target/*}/{main,out}.rs"]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("a brace group holds '/'"), "{said}");
+    assert_eq!((out.status.code(), out.stdout.len()), (Some(2), 0));
+    assert_run(
+        &env,
+        &["-p", "{src,target}/**/{main,out}.{rs,c}"],
+        &["src/main.rs", "target/debug/out.rs"],
+        "",
+        0,
+    );
+    // Escaped, or around no comma, braces are characters, as in find -name.
+    env.write("{a,b}", b"");
+    env.write("{x}", b"");
+    assert_run(
+        &env,
+        &["-n", "\\{a,b\\}", "-n", "{x}"],
+        &["{a,b}", "{x}"],
+        "",
+        0,
     );
 }

@@ -197,6 +197,10 @@ fn type_sockets_pipes_and_devices_match_find_type() {
         // A FIFO, socket or device has no size and is never empty, as a link.
         (&["-t", "p", "-S", "-1k"], &["-false"]),
         (&["-t", "p", "-t", "e"], &["-false"]),
+        // `any` is every kind at once (issue 30).
+        (&["-t", "any"], &[]),
+        (&["-t", "any", "-n", "*sock*"], &["-name", "*sock*"]),
+        (&["-t", "any", "-t", "e"], &["-empty", "-type", "f,d"]),
     ] {
         assert_like_find(env.root(), ".", pfind_args, find_args);
     }
@@ -224,6 +228,62 @@ fn type_sockets_pipes_and_devices_match_find_type() {
     env.assert_output(&["pipe", "-t", "p"], &["pipe"]);
     env.assert_output(&["pipe", "-t", "s"], &[]);
     env.assert_output(&["-t", "c", "-c"], &[if devices { "1" } else { "0" }]);
+}
+
+/// Issue 30: a name search that prints nothing while entries of kinds `-t` left
+/// out matched the name says so, once, on stderr, with the `-t` that finds them;
+/// the status stays 0. Nothing is said when something matched, when no other kind
+/// matched either, or where a predicate that needs a `stat` could be the reason.
+#[test]
+fn a_name_search_that_misses_other_kinds_says_so_once() {
+    let env = TestEnv::new(
+        &["bin", "lib/python3", "deep/a/b"],
+        &["real/python3.11", "deep/a/b/python3"],
+    );
+    env.symlink("../real/python3.11", "bin/python3");
+    env.mkfifo("python3");
+    let warning = "pfind: warning: nothing matched, but a directory, a symbolic link and a \
+                   named pipe did (-n python3): add -t d -t l -t p, or -t any\n";
+    for (threads, (stdout, stderr, status)) in THREAD_COUNTS
+        .iter()
+        .zip(run_all(&env, &["-d", "2", "-n", "python3"]))
+    {
+        assert_eq!(
+            (stdout, stderr.as_str(), status),
+            (vec![], warning, Some(0)),
+            "-j {threads}"
+        );
+    }
+    let link = "pfind: warning: nothing matched, but a symbolic link did (-n 'py*3' -p \
+                'bin/*'): add -t l, or -t any\n";
+    for (_, stderr, _) in run_all(&env, &["-n", "py*3", "-p", "bin/*"]) {
+        assert_eq!(stderr, link);
+    }
+    env.assert_output(
+        &["-t", "any", "-n", "python3"],
+        &["bin/python3", "lib/python3", "python3", "deep/a/b/python3"],
+    );
+    // Quiet: a match (the deep file), a name nothing has, the kinds asked for, an
+    // excluded name, a depth or a predicate that could be why, and -q.
+    for args in [
+        &["-n", "python3"][..],
+        &["-n", "nothing"],
+        &["-d", "2", "-n", "python3", "-t", "d", "-t", "l", "-t", "p"],
+        &["-d", "2", "-n", "python3", "-E", "python3"],
+        &["--min-depth", "3", "-d", "3", "-n", "python3", "-t", "l"],
+        &["-d", "2", "-n", "python3", "-S", "-1k"],
+        &["-d", "2", "-n", "python3", "--changed-within", "1d"],
+    ] {
+        for (_, stderr, status) in run_all(&env, args) {
+            assert_eq!((stderr.as_str(), status), ("", Some(0)), "{args:?}");
+        }
+    }
+    let out = env.run(&["-d", "2", "-n", "python3", "-q"]);
+    assert_eq!((out.stderr.len(), out.status.code()), (0, Some(1)));
+    // -c prints its 0 and the warning too.
+    let out = env.run(&["-d", "2", "-n", "python3", "-c"]);
+    assert_eq!(out.stdout, b"0\n");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), warning);
 }
 
 /// Makes a character device and a block device in the tree when running as root
@@ -356,6 +416,18 @@ fn long_format_is_size_space_path() {
     // -0 ends each record with NUL; the size column stays.
     env.assert_records(&["-l", "-0"], 0, &records(&want));
     env.assert_records(&["-0", "-l", "-n", "small"], 0, &records(&want[1..2]));
+    // Issue 30: sizes for a person on request, in a column of their own width.
+    let human = ["       0 B empty", "     100 B d/small", "   1.4 MiB d/big"];
+    env.assert_output(&["-l", "--human-readable"], &human);
+    env.assert_output(&["--human", "-l", "--sort", "size"], &human);
+    env.assert_records(&["-l", "--human", "-0"], 0, &records(&human));
+    // `cut -c12-` gives the paths back, as `cut -c22-` does for the byte column.
+    let paths: Vec<&str> = human.iter().map(|line| &line[11..]).collect();
+    assert_eq!(paths, ["empty", "d/small", "d/big"]);
+    for args in [&["--human-readable"][..], &["-l", "--human", "--json"]] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
 }
 
 #[test]
@@ -765,14 +837,17 @@ fn prune_stops_below_directories_that_matched() {
         &["-t", "d", "-t", "f", "--prune"],
         &["node_modules", "a", "b"],
     );
-    // Without -t d no directory matches, so nothing is pruned: pfind says so.
+    // Without -t d no directory matches, so nothing is pruned: pfind says so, and
+    // after the walk that the directories it was after did match the name.
     for (lines, stderr, code) in run_all(&env, &["-n", "node_modules", "--prune"]) {
         assert_eq!(lines.len(), 0);
         assert_eq!(code, Some(0));
         assert_eq!(
             stderr,
             "pfind: warning: --prune does not descend into a directory that matched, and \
-             without -t d no directory can match: it changes nothing\n"
+             without -t d no directory can match: it changes nothing\n\
+             pfind: warning: nothing matched, but a directory did (-n node_modules): add -t \
+             d, or -t any\n"
         );
     }
 }

@@ -431,9 +431,10 @@ fn quiet_answers_with_the_exit_status_only() {
         (&["-q", "t", "-e", "jpg"], 0, false),
         (&["-q", "t", "-e", "nothing"], 1, false),
         (&["-q", "t/sub dir", "-t", "d"], 1, false),
-        // An error does not hide a match, nor make one.
-        (&["-q", "missing", "t"], 0, true),
-        (&["-q", "missing", "t", "-e", "nothing"], 1, true),
+        // An error does not hide a match, nor make one. (`missing t` would be fd's
+        // PATTERN DIR, refused: tests/hints.rs.)
+        (&["-q", "t", "missing"], 0, true),
+        (&["-q", "t", "missing", "-e", "nothing"], 1, true),
         (&["--quiet", "t", "-n", "plain.txt"], 0, false),
     ];
     for threads in THREAD_COUNTS {
@@ -755,6 +756,161 @@ fn generated_completions_pass_their_shells_syntax_check() {
             );
         }
     }
+}
+
+/// The zsh half of [`completions_offer_closed_value_sets_in_each_shell`]: zsh
+/// completes only inside its line editor, so this runs an interactive `zsh -f` in a
+/// pseudo-terminal (`zpty`), with `compinit` and the generated `_pfind` on `fpath`,
+/// types `$2` and a Tab, and prints each candidate the completion system adds (a
+/// wrapper around `compadd`), one per line.
+const ZSH_CAPTURE: &str = r#"
+zmodload zsh/zpty
+zpty z zsh -f -i
+zpty -w z "PROMPT=; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
+zpty -w z 'compadd () { local -a __hits; builtin compadd -O __hits "$@"; (( $#__hits )) && print -rl -- "<hit>"${^__hits}; builtin compadd "$@" }'
+zpty -w z "zstyle ':completion:*' list-prompt ''; zstyle ':completion:*' menu no"
+zpty -w z 'bindkey "^I" complete-word; print -r -- "<ready>"'
+zpty -r z line '*<ready>*'
+zpty -n -w z "$2"$'\t'
+zpty -w z $'\C-u print -r -- "<done>"'
+out=
+while zpty -r z line; do out+=$line; [[ $line == *'<done>'* ]] && break; done
+print -r -- "$out" | tr -d '\r' | grep -o '<hit>[^<]*' | sed 's/<hit>//'
+zpty -d z
+"#;
+
+/// The bash half: the generated function, called as bash's completion calls it
+/// for the line `$1`, prints what it offers.
+const BASH_CAPTURE: &str = r#"
+source ./pfind.bash
+line=$1
+read -ra words <<< "$line"
+[[ $line == *" " ]] && words+=("")
+COMP_WORDS=("${words[@]}"); COMP_CWORD=$(( ${#words[@]} - 1 ))
+COMP_LINE=$line; COMP_POINT=${#line}; COMPREPLY=()
+_pfind pfind "${words[-1]}" "${words[-2]}"
+printf '%s\n' "${COMPREPLY[@]}"
+"#;
+
+/// Issue 30: `-t <Tab>` completed file names in bash and zsh and nothing in fish.
+/// Each shell now offers the closed sets of values (`-t`'s kinds and families,
+/// `--sort`, `--color`, `--hyperlink`, `--generate`), checked by running the shell
+/// itself on the script pfind generates, in a directory whose file names must not
+/// be offered.
+#[test]
+fn completions_offer_closed_value_sets_in_each_shell() {
+    let env = TestEnv::new(&["zsh"], &["decoy_file"]);
+    for (what, file) in [
+        ("bash", "pfind.bash"),
+        ("zsh", "zsh/_pfind"),
+        ("fish", "pfind.fish"),
+    ] {
+        let out = pfind_command(env.root(), &["--generate", what])
+            .output()
+            .unwrap();
+        env.write(file, &out.stdout);
+    }
+    env.write("capture.zsh", ZSH_CAPTURE.as_bytes());
+    env.write("capture.bash", BASH_CAPTURE.as_bytes());
+    let offered = |shell: &str, line: &str| -> Vec<String> {
+        let mut command = Command::new("timeout");
+        command.arg("120").current_dir(env.root());
+        match shell {
+            "bash" => command.args(["bash", "capture.bash", line]),
+            "zsh" => command.args(["zsh", "-f", "capture.zsh", "zsh", line]),
+            _ => command.args([
+                "fish",
+                "--no-config",
+                "-c",
+                "source pfind.fish; complete -C $argv[1]",
+                line,
+            ]),
+        };
+        let out = command
+            .output()
+            .unwrap_or_else(|err| panic!("{shell}: {err}"));
+        assert!(out.status.success(), "{shell} {line:?}: {out:?}");
+        let mut words: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            // fish prints each value's description after a tab.
+            .map(|line| line.split('\t').next().unwrap().to_string())
+            .filter(|word| !word.is_empty())
+            .collect();
+        words.sort();
+        words.dedup();
+        words
+    };
+    let sorted = |words: &[&str]| {
+        let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
+        words.sort();
+        words
+    };
+    for shell in ["bash", "zsh", "fish"] {
+        let types = offered(shell, "pfind -t ");
+        for word in [
+            "f",
+            "d",
+            "l",
+            "any",
+            "symlink",
+            "executable",
+            "images",
+            "logs",
+        ] {
+            assert!(
+                types.contains(&word.to_string()),
+                "{shell}: -t lacks {word}: {types:?}"
+            );
+        }
+        assert!(
+            !types.iter().any(|w| w.contains("decoy")),
+            "{shell}: {types:?}"
+        );
+        assert_eq!(offered(shell, "pfind -t sy"), ["symlink"], "{shell}");
+        assert_eq!(
+            offered(shell, "pfind --sort "),
+            sorted(&["path", "size", "mtime"]),
+            "{shell}"
+        );
+        for option in ["--color", "--hyperlink"] {
+            let line = format!("pfind {option} ");
+            assert_eq!(
+                offered(shell, &line),
+                sorted(&["auto", "always", "never"]),
+                "{shell}"
+            );
+        }
+        let generate = offered(shell, "pfind --generate ");
+        assert_eq!(generate, sorted(&["bash", "zsh", "fish", "man"]), "{shell}");
+    }
+}
+
+/// Issue 30: the manual page of a `cargo install` user is found with no setup
+/// when it is put in `~/.cargo/share/man/man1`: man-db looks in `../share/man`
+/// beside each directory on `PATH`, and `~/.cargo/bin` is one.
+#[test]
+fn the_manual_page_beside_cargos_bin_is_found_by_man() {
+    let env = TestEnv::new(&[".cargo/bin", ".cargo/share/man/man1"], &[]);
+    let page = pfind_command(env.root(), &["--generate", "man"])
+        .output()
+        .unwrap();
+    env.write(".cargo/share/man/man1/pfind.1", &page.stdout);
+    std::fs::copy(
+        env!("CARGO_BIN_EXE_pfind"),
+        env.root().join(".cargo/bin/pfind"),
+    )
+    .unwrap();
+    let path = format!("{}/.cargo/bin:/usr/bin:/bin", env.root().display());
+    let out = Command::new("man")
+        .args(["-w", "pfind"])
+        .env_remove("MANPATH")
+        .env("PATH", path)
+        .env("HOME", env.root())
+        .output()
+        .expect("man (man-db) is needed for this test");
+    let found = String::from_utf8_lossy(&out.stdout);
+    let want = env.root().join(".cargo/share/man/man1/pfind.1");
+    assert_eq!(found.trim_end(), want.to_str().unwrap(), "{out:?}");
 }
 
 #[test]

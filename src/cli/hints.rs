@@ -531,9 +531,49 @@ fn exec_after_x(args: &[OsString], at: usize, paths: &impl Paths) -> Option<Vec<
     Some(line)
 }
 
+/// fd's `fd PATTERN DIR` typed as `pfind PATTERN DIR`: the first root does not
+/// exist and has no `/`, and the next one does. pfind would report the first and
+/// then print everything under the others, and the one line that says why would
+/// scroll away (issue 30); so the command is refused before the walk, with the
+/// pfind spelling: the roots that exist, and the pattern as an `-n` glob (as fd's
+/// pattern matches anywhere in a name, a plain word `W` becomes `*W*`).
+pub fn pattern_before_roots(roots: &[OsString], paths: &impl Paths) -> Option<Vec<u8>> {
+    let [pattern, first_root, ..] = roots else {
+        return None;
+    };
+    let word = pattern.as_bytes();
+    if word.is_empty() || word.contains(&b'/') || paths.exists(pattern) || !paths.exists(first_root)
+    {
+        return None;
+    }
+    let glob = if word.iter().any(|b| b"*?[".contains(b)) {
+        word.to_vec()
+    } else if let Some(glob) = crate::filter::regex::looks_like_regex(word)
+        .then(|| super::warnings::regex_as_glob(word))
+        .flatten()
+    {
+        glob
+    } else {
+        [b"*", word, b"*"].concat()
+    };
+    let roots: Vec<String> = roots[1..]
+        .iter()
+        .map(|root| shell_word(root.as_bytes()))
+        .collect();
+    let line = format!(
+        "'{}' is not a directory, but '{}' is: pfind takes no PATTERN before its directories, \
+         as fd does; to match names, use -n: pfind {} -n {}",
+        String::from_utf8_lossy(word),
+        String::from_utf8_lossy(first_root.as_bytes()),
+        roots.join(" "),
+        shell_word(&glob)
+    );
+    Some(line.into_bytes())
+}
+
 /// `word` as it could be typed to a shell: as it is if nothing in it is special,
 /// otherwise in single quotes.
-fn shell_word(word: &[u8]) -> String {
+pub(super) fn shell_word(word: &[u8]) -> String {
     let text = String::from_utf8_lossy(word);
     let plain = |c: char| c.is_ascii_alphanumeric() || "-_./{}=+:,@%^".contains(c);
     if !text.is_empty() && text.chars().all(plain) {
@@ -640,6 +680,48 @@ mod tests {
         }
         for word in ["-newerxy", "-newerm", "-newermtt"] {
             assert!(refused(&[word]).is_none(), "{word}");
+        }
+    }
+
+    #[test]
+    fn a_pattern_before_the_directories_is_refused_as_fds() {
+        let fake = Fake {
+            existing: &["photos", "src", "tests"],
+            commands: &[],
+        };
+        let roots = |words: &[&str]| words.iter().map(OsString::from).collect::<Vec<_>>();
+        let refused = |words: &[&str]| {
+            pattern_before_roots(&roots(words), &fake).map(|l| String::from_utf8(l).unwrap())
+        };
+        let cases: &[(&[&str], &str)] = &[
+            (
+                &["jpg", "photos"],
+                "'jpg' is not a directory, but 'photos' is: pfind takes no PATTERN before its \
+                 directories, as fd does; to match names, use -n: pfind photos -n '*jpg*'",
+            ),
+            (
+                &["*.rs", "src", "tests"],
+                "'*.rs' is not a directory, but 'src' is: pfind takes no PATTERN before its \
+                 directories, as fd does; to match names, use -n: pfind src tests -n '*.rs'",
+            ),
+            (
+                &["\\.rs$", "src"],
+                "'\\.rs$' is not a directory, but 'src' is: pfind takes no PATTERN before its \
+                 directories, as fd does; to match names, use -n: pfind src -n '*.rs'",
+            ),
+        ];
+        for &(words, want) in cases {
+            assert_eq!(refused(words).as_deref(), Some(want), "{words:?}");
+        }
+        // Not fd's form: one root, the first exists, the second does not, a path.
+        for words in [
+            &["jpg"][..],
+            &["photos", "jpg"],
+            &["jpg", "nothing"],
+            &["a/jpg", "photos"],
+            &["", "photos"],
+        ] {
+            assert_eq!(refused(words), None, "{words:?}");
         }
     }
 

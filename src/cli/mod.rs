@@ -23,7 +23,7 @@ use crate::filter::pattern::Pattern;
 use crate::filter::regex::{self as regex_filter, RegexPattern};
 use crate::filter::size::SizeFilter;
 use crate::filter::time::Nanos;
-use crate::filter::types::{families_help, parse_type, Kind, TypeArg, TypeFilter};
+use crate::filter::types::{families_help, parse_type, type_words, Kind, TypeArg, TypeFilter};
 use crate::filter::{normalize_extension, Extensions};
 use crate::os::path::WorkingDir;
 use crate::output::color::Palette;
@@ -38,10 +38,10 @@ use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;
 pub use values::List;
 use values::{
-    bytes, parse_depth, parse_extension_list, parse_marker, parse_max_results, parse_max_size,
-    parse_min_size, parse_newer, parse_path_pattern, parse_pattern, parse_pattern_list,
-    parse_regex, parse_separator, parse_size_arg, parse_threads, parse_when, text, AndPattern,
-    Reference,
+    bytes, offering, parse_depth, parse_extension_list, parse_marker, parse_max_results,
+    parse_max_size, parse_min_size, parse_newer, parse_path_pattern, parse_pattern,
+    parse_pattern_list, parse_regex, parse_separator, parse_size_arg, parse_threads, parse_when,
+    text, AndPattern, Reference,
 };
 
 /// Find files fast: a parallel, work-stealing directory walker.
@@ -211,17 +211,19 @@ pub struct Cli {
     )]
     pub case_sensitive: bool,
 
-    /// Only f, d, l, s, p, c, b, x, e, or a family.
+    /// Only f, d, l, s, p, c, b, x, e, any, or a family.
     ///
     /// Kinds: f(ile), d(irectory), l (symlink), s(ocket), p(ipe), c(har-device),
-    /// b(lock-device), x (executable), e (empty); or a family of extensions (listed
-    /// below). Repeatable: kinds f, d, l, s, p, c, b add up; x and e restrict the
-    /// others (`-t e` alone: empty files and directories). Default: regular files.
+    /// b(lock-device), x (executable), e (empty), any (all of f d l s p c b); or a
+    /// family of extensions (listed below). Repeatable: kinds f, d, l, s, p, c, b add
+    /// up; x and e restrict the others (`-t e` alone: empty files and directories).
+    /// Default: regular files.
     #[arg(
         short = 't',
         long = "type",
         value_name = "TYPE",
-        value_parser = text(parse_type),
+        value_parser = offering(text(parse_type), type_words),
+        hide_possible_values = true,
         help_heading = "Filters"
     )]
     pub types: Vec<TypeArg>,
@@ -479,6 +481,20 @@ pub struct Cli {
     /// size, mtime and mode to each object.
     #[arg(short = 'l', long = "long", help_heading = "Output")]
     pub long: bool,
+
+    /// With -l: sizes as 1.5 KiB, 3.2 GiB.
+    ///
+    /// In powers of 1024, as `ls -lh` counts, right-aligned in 10 columns: `cut
+    /// -c12-` gives the path back. Without it -l prints bytes. Also --human.
+    #[arg(
+        long = "human-readable",
+        alias = "human",
+        requires = "long",
+        conflicts_with = "json",
+        hide_short_help = true,
+        help_heading = "Output"
+    )]
+    pub human_readable: bool,
 
     /// Print only the number of matches and their size.
     #[arg(
@@ -761,6 +777,13 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             invalid_value("base_directory", dir, &why)
         })?;
     }
+    // After -C, which the roots are relative to; and not in a working directory
+    // that was removed, where no relative root exists, pattern or not.
+    if cli.roots.len() > 1 && std::env::current_dir().is_ok() {
+        if let Some(hint) = hints::pattern_before_roots(&cli.roots, &hints::System) {
+            return Err(Usage::Hint(hint));
+        }
+    }
     if let Some(file) = &cli.newer {
         let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
         cli.newer_reference = Some(reference);
@@ -939,6 +962,7 @@ fn after_long_help() -> String {
 impl Cli {
     /// Resolves the parsed arguments into the configuration the walker uses.
     pub fn into_config(self) -> Config {
+        let miss_hints = self.name_search().is_some();
         let stdout_is_terminal = std::io::stdout().is_terminal();
         let record_format = self.record_format(stdout_is_terminal);
         let mut config = Config::new(self.roots);
@@ -1032,6 +1056,7 @@ impl Cli {
         if let Some(owner) = self.owner {
             config.filter.owner = owner;
         }
+        config.miss_hints = miss_hints;
         config.exec = self.exec.exec;
         config.ignore = self.ignore_options;
         config.follow = self.follow;
@@ -1077,6 +1102,7 @@ impl Cli {
         let shape = match (&self.format, self.json) {
             (Some(template), _) => Shape::Template(template.clone()),
             (None, true) => Shape::Json { meta: self.long },
+            (None, false) if self.long && self.human_readable => Shape::LongHuman,
             (None, false) if self.long => Shape::Long,
             (None, false) => Shape::Path,
         };
@@ -1111,7 +1137,61 @@ impl Cli {
     }
 }
 
+/// A name search (`-n`, `-p`) whose misses can be told (see
+/// [`Config::miss_hints`]): its name options as they could be typed again.
+#[derive(Debug)]
+pub struct NameSearch(String);
+
+impl NameSearch {
+    /// The warning for a walk that found nothing while entries of other kinds
+    /// matched the names: once, after the walk, on stderr.
+    pub fn nothing_matched(&self, summary: &crate::Summary) -> Option<Vec<u8>> {
+        if summary.matches > 0 {
+            return None;
+        }
+        warnings::nothing_matched(&self.0, summary.missed)
+    }
+}
+
 impl Cli {
+    /// The name search, if this is one whose misses can be told: `None` without `-n`
+    /// or `-p`, with a predicate that needs a `stat` (an entry of another kind might
+    /// fail it too, and only a `stat` could tell), and with `-q`, whose answer is
+    /// its status.
+    pub fn name_search(&self) -> Option<NameSearch> {
+        if self.name.is_empty() && self.full_path.is_none() {
+            return None;
+        }
+        let kinds = self.types.iter().filter_map(|arg| match arg {
+            TypeArg::Kind(kind) => Some(kind),
+            TypeArg::Family(_) => None,
+        });
+        let sizes = [&self.size, &self.min_size, &self.max_size];
+        let needs_stat = sizes.iter().any(|sizes| !sizes.is_empty())
+            || self.changed_within.is_some()
+            || self.changed_before.is_some()
+            || self.newer.is_some()
+            || self.owner.is_some()
+            || kinds
+                .clone()
+                .any(|kind| matches!(kind, Kind::Executable | Kind::Empty));
+        if needs_stat || self.quiet {
+            return None;
+        }
+        let word = |option: &str, value: &[u8]| format!("{option} {}", hints::shell_word(value));
+        let mut words: Vec<String> = (self.extensions.iter())
+            .flat_map(|list| list.0.iter().map(|ext| word("-e", ext)))
+            .collect();
+        for arg in &self.types {
+            if let TypeArg::Family(family) = arg {
+                words.push(format!("-t {}", family.name));
+            }
+        }
+        words.extend(self.name.iter().map(|glob| word("-n", glob)));
+        words.extend(self.full_path.iter().map(|glob| word("-p", glob)));
+        Some(NameSearch(words.join(" ")))
+    }
+
     /// Warnings about options that are valid but cannot do what was probably meant,
     /// for `main` to print before the walk: one line each, without the `pfind: `
     /// (see [`warnings`]).
@@ -1135,6 +1215,7 @@ impl Cli {
         }
         if let Some(pattern) = &self.full_path {
             lines.extend(warnings::full_path(pattern));
+            lines.extend(warnings::full_path_regex(pattern));
         }
         let dirs = (self.types.iter()).any(|arg| matches!(arg, TypeArg::Kind(Kind::Dir)));
         if self.prune && !dirs {

@@ -9,7 +9,7 @@ use crate::filter::regex::RegexPattern;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::threads::MAX_THREADS;
-use clap::builder::{OsStringValueParser, TypedValueParser};
+use clap::builder::{OsStringValueParser, PossibleValue, TypedValueParser};
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
@@ -23,6 +23,43 @@ where
         Some(text) => parse(text),
         None => Err("the value is not valid UTF-8".to_string()),
     })
+}
+
+/// `parser`, offering `words` (each with what it means) to the completion scripts:
+/// clap lists a parser's possible values there, and checks nothing against them,
+/// so `parser` still reads the value and words its errors. For `-t`, whose kinds
+/// and families would otherwise complete as file names.
+pub(super) fn offering<P: TypedValueParser>(
+    parser: P,
+    words: fn() -> Vec<(&'static str, &'static str)>,
+) -> Offering<P> {
+    Offering { parser, words }
+}
+
+#[derive(Clone)]
+pub(super) struct Offering<P> {
+    parser: P,
+    words: fn() -> Vec<(&'static str, &'static str)>,
+}
+
+impl<P: TypedValueParser> TypedValueParser for Offering<P> {
+    type Value = P::Value;
+
+    fn parse_ref(
+        &self,
+        command: &clap::Command,
+        arg: Option<&clap::Arg>,
+        value: &OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        self.parser.parse_ref(command, arg, value)
+    }
+
+    fn possible_values(&self) -> Option<Box<dyn Iterator<Item = PossibleValue> + '_>> {
+        let words = (self.words)().into_iter();
+        Some(Box::new(
+            words.map(|(word, help)| PossibleValue::new(word).help(help)),
+        ))
+    }
 }
 
 /// A value parser for an option whose value is bytes, as `find -name` takes them.

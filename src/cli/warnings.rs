@@ -6,8 +6,10 @@
 //! Pure functions from one value to its message (without the `pfind: warning: `),
 //! so that each is tested here on its own. Values are bytes, as typed.
 
+use crate::filter::glob::GlobPattern;
 use crate::filter::path::PathGlob;
 use crate::filter::regex::{ends_in_unescaped, looks_like_regex};
+use crate::filter::types::KindSet;
 
 /// `--hyperlink` with relative roots and no working directory to make their paths
 /// absolute against (it was deleted): those paths are printed without links. `err`
@@ -28,7 +30,7 @@ pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
         // Typed as `-n ''` or `-n "$unset"`: no entry has an empty name.
         let because = format!("' is empty, which no file name is, so it {effect} nothing");
         warnings.push([quoted(option, pattern), because.into_bytes()].concat());
-    } else if pattern.contains(&b'/') {
+    } else if every_alternative_holds_slash(pattern) {
         // As `find -name` warns: a basename never contains a slash.
         let because = format!(
             "' contains '/', which no file name does, so it {effect} nothing \
@@ -60,6 +62,15 @@ pub fn name_glob(option: &str, pattern: &[u8]) -> Vec<Vec<u8>> {
         warnings.push(line);
     }
     warnings
+}
+
+/// True when `pattern` holds a `/` in each glob its brace alternatives expand to
+/// (in itself, without braces): `{a/b,c}` can still match `c`.
+fn every_alternative_holds_slash(pattern: &[u8]) -> bool {
+    match GlobPattern::parse(pattern) {
+        Ok(glob) => glob.alternatives().all(|one| one.contains(&b'/')),
+        Err(_) => pattern.contains(&b'/'),
+    }
 }
 
 /// The warning for one `-e` value as typed, if it has a glob character or a `/`.
@@ -106,12 +117,56 @@ pub fn full_path(pattern: &[u8]) -> Option<Vec<u8>> {
     Some([quoted("-p", pattern), because.into_bytes()].concat())
 }
 
+/// The warning for a `-p` glob that reads as a regular expression (fd's
+/// `--full-path` takes one): one of its components does, as `-n` tells it.
+pub fn full_path_regex(pattern: &[u8]) -> Option<Vec<u8>> {
+    pattern
+        .split(|&b| b == b'/')
+        .find(|part| looks_like_regex(part))?;
+    let because = "' looks like a regular expression, but -p takes a glob of the path below \
+                   the root, as in 'src/**/*.rs'";
+    Some([quoted("-p", pattern), because.as_bytes().to_vec()].concat())
+}
+
 /// The warning for `--prune` without `-t d`: only a directory that matched is not
 /// descended into, and without `-t d` no directory matches.
 pub fn prune_without_dirs() -> Vec<u8> {
     b"--prune does not descend into a directory that matched, and without -t d no \
       directory can match: it changes nothing"
         .to_vec()
+}
+
+/// The warning for a name search (`search`, its options as typed) that matched
+/// nothing while entries of the kinds in `missed` matched its names: which kinds,
+/// and the `-t` that would have found them. `None` when nothing was missed.
+pub fn nothing_matched(search: &str, missed: KindSet) -> Option<Vec<u8>> {
+    let kinds: Vec<(char, &str)> = missed.named().collect();
+    let (last, rest) = kinds.split_last()?;
+    let a = |name: &str| {
+        let article = if name.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
+        format!("{article} {name}")
+    };
+    let mut names: Vec<String> = rest.iter().map(|&(_, name)| a(name)).collect();
+    let last = a(last.1);
+    let names = match names.pop() {
+        None => last,
+        Some(before_last) => {
+            names.push(format!("{before_last} and {last}"));
+            names.join(", ")
+        }
+    };
+    let types: Vec<String> = (kinds.iter())
+        .map(|(letter, _)| format!("-t {letter}"))
+        .collect();
+    let line = format!(
+        "nothing matched, but {names} did ({search}): add {}, or -t any",
+        types.join(" ")
+    );
+    Some(line.into_bytes())
 }
 
 /// `OPTION 'VALUE` (the closing quote is the caller's).
@@ -180,6 +235,78 @@ pub fn regex_as_glob(regex: &[u8]) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_slash_is_warned_about_when_no_brace_alternative_can_match() {
+        assert_eq!(name_glob("-n", b"{a/b,c}"), Vec::<Vec<u8>>::new());
+        for pattern in [&b"{a/b,c/d}"[..], b"a/{b,c}", b"x/y"] {
+            let said = name_glob("-n", pattern);
+            assert_eq!(said.len(), 1, "{}", String::from_utf8_lossy(pattern));
+            assert!(String::from_utf8_lossy(&said[0]).contains("matches nothing"));
+        }
+    }
+
+    #[test]
+    fn a_full_path_that_reads_as_a_regex_is_warned_about_part_by_part() {
+        for regex in [
+            &b"src/.*\\.rs$"[..],
+            b"^src/main.rs",
+            b"src/.+/x",
+            b"a/b\\d",
+        ] {
+            let line = full_path_regex(regex).expect("a warning");
+            assert!(
+                String::from_utf8_lossy(&line).contains("looks like a regular expression"),
+                "{}",
+                String::from_utf8_lossy(regex)
+            );
+        }
+        // `.*` at either end of a part is a glob (hidden names, any extension).
+        for glob in [
+            &b"src/**/*.rs"[..],
+            b"**/.*rc",
+            b"conf/name.*",
+            b"src/lib.rs",
+        ] {
+            assert_eq!(
+                full_path_regex(glob),
+                None,
+                "{}",
+                String::from_utf8_lossy(glob)
+            );
+        }
+    }
+
+    #[test]
+    fn a_search_that_missed_other_kinds_names_them_and_their_t() {
+        use crate::os::dirent::EntryKind;
+        let set = |kinds: &[EntryKind]| {
+            let mut set = KindSet::default();
+            kinds.iter().for_each(|&kind| set.insert(kind));
+            set
+        };
+        assert_eq!(nothing_matched("-n x", KindSet::default()), None);
+        let cases: &[(&[EntryKind], &str)] = &[
+            (
+                &[EntryKind::Symlink],
+                "nothing matched, but a symbolic link did (-n python3): add -t l, or -t any",
+            ),
+            (
+                &[EntryKind::Dir, EntryKind::Symlink],
+                "nothing matched, but a directory and a symbolic link did (-n python3): \
+                 add -t d -t l, or -t any",
+            ),
+            (
+                &[EntryKind::Fifo, EntryKind::File, EntryKind::Socket],
+                "nothing matched, but a regular file, a socket and a named pipe did \
+                 (-n python3): add -t f -t s -t p, or -t any",
+            ),
+        ];
+        for &(kinds, want) in cases {
+            let line = nothing_matched("-n python3", set(kinds)).unwrap();
+            assert_eq!(String::from_utf8(line).unwrap(), want, "{kinds:?}");
+        }
+    }
 
     fn text(line: Option<Vec<u8>>) -> Option<String> {
         line.map(|line| String::from_utf8(line).unwrap())

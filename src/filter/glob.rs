@@ -5,7 +5,9 @@
 //! uses it: `*` is any run of characters, `?` one character, `[abc]`, `[a-z]`,
 //! `[!abc]`/`[^abc]` and `[[:alpha:]]` one character of (or not of) a set, and `\`
 //! makes the next character literal. A `[` without a closing `]` is a literal `[`.
-//! [`parse`] reads bracket expressions as glibc 2.36 does, and lists what is refused
+//! Brace alternatives (`*.{rs,toml}`), which `fnmatch` lacks and fd's globs have,
+//! are read by `glob/braces.rs` into the plain globs they expand to, any of which
+//! may match. [`parse`] reads bracket expressions as glibc 2.36 does, and lists what is refused
 //! rather than guessed at: a reversed range (`[z-a]`), an unknown class name, a
 //! pattern ending in a lone `\`, and the corners where glibc's reading depends on
 //! the character matched or matches nothing at all.
@@ -39,6 +41,7 @@
 //! through the general character matcher; a differential test checks that the paths
 //! agree, and others that all of them agree with the C library's `fnmatch`.
 
+mod braces;
 mod parse;
 
 use std::fmt;
@@ -68,17 +71,59 @@ impl GlobError {
 #[derive(Clone, Debug)]
 pub struct GlobPattern {
     text: Box<[u8]>,
-    /// Case as written: [`Glob::compile`] folds them for `-i`.
+    /// Case as written: [`Glob::compile`] folds them for `-i`. Empty when the
+    /// pattern has brace alternatives.
     tokens: Box<[Token]>,
+    /// With brace alternatives (`*.{rs,toml}`), the patterns they expand to, any of
+    /// which may match (see `glob/braces.rs`); empty otherwise.
+    alternatives: Box<[GlobPattern]>,
 }
 
 impl GlobPattern {
     /// Reads `text`, or says why it is refused.
     pub fn parse(text: &[u8]) -> Result<GlobPattern, GlobError> {
-        let tokens = parse::parse(&decode_all(text))?;
+        let chars = decode_all(text);
+        let Some(close) = braces::groups(&chars) else {
+            return GlobPattern::parse_without_braces(text, &chars);
+        };
+        let alternatives = (braces::expand(text, &chars, &close)?.iter())
+            .map(|alternative| {
+                GlobPattern::parse_without_braces(alternative, &decode_all(alternative))
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(GlobPattern {
+            text: text.into(),
+            tokens: Box::new([]),
+            alternatives,
+        })
+    }
+
+    /// Reads `text`, whose characters are `chars`, taking every brace as itself.
+    fn parse_without_braces(text: &[u8], chars: &[u32]) -> Result<GlobPattern, GlobError> {
+        let tokens = parse::parse(chars)?;
         Ok(GlobPattern {
             text: text.into(),
             tokens: tokens.into(),
+            alternatives: Box::new([]),
+        })
+    }
+
+    /// The texts of the globs the pattern's brace alternatives expand to, or the
+    /// pattern's own when it has none.
+    pub fn alternatives(&self) -> impl Iterator<Item = &[u8]> + '_ {
+        let own = self.alternatives.is_empty().then_some(&self.text[..]);
+        own.into_iter()
+            .chain(self.alternatives.iter().map(|one| &one.text[..]))
+    }
+
+    /// True when a brace group holds a `/`, which `-p` splits the pattern at before
+    /// anything else reads it.
+    pub fn group_holds_slash(text: &[u8]) -> bool {
+        let chars = decode_all(text);
+        braces::groups(&chars).is_some_and(|close| {
+            (close.iter().enumerate())
+                .filter(|&(_, &end)| end != usize::MAX)
+                .any(|(open, &end)| chars[open..end].iter().any(|&c| is(c, b'/')))
         })
     }
 }
@@ -200,6 +245,10 @@ impl Glob {
 
     /// Builds the matcher of a pattern already read; `ignore_case` is `-i`.
     pub fn compile(pattern: &GlobPattern, ignore_case: bool) -> Glob {
+        if !pattern.alternatives.is_empty() {
+            let each = pattern.alternatives.iter();
+            return Glob::any_of(each.map(|one| Glob::compile(one, ignore_case)).collect());
+        }
         let tokens: Vec<Token> = pattern
             .tokens
             .iter()
@@ -286,8 +335,8 @@ impl Glob {
 }
 
 /// Splits a comma-separated list of globs (`-E .git,target`) at each comma that is
-/// neither escaped (`\,`) nor inside a bracket expression that closes (`[,;]`). The
-/// pieces keep their escapes, so `\,` in one is a literal comma there, as anywhere
+/// neither escaped (`\,`) nor inside a bracket expression that closes (`[,;]`) or a
+/// brace group (`*.{o,a}`). The pieces keep their escapes, so `\,` in one is a literal comma there, as anywhere
 /// in a glob. A piece may be empty (`a,,b`); the caller refuses that.
 pub fn split_list(list: &[u8]) -> Vec<&[u8]> {
     let chars = decode_all(list);
@@ -297,6 +346,7 @@ pub fn split_list(list: &[u8]) -> Vec<&[u8]> {
         _ => 1,
     };
     let bracket_end = parse::bracket_ends(&chars);
+    let groups = braces::groups(&chars);
     let mut pieces = Vec::new();
     let (mut start, mut at, mut i) = (0, 0, 0);
     while i < chars.len() {
@@ -306,6 +356,13 @@ pub fn split_list(list: &[u8]) -> Vec<&[u8]> {
         } else if is(c, b'[') {
             // Unclosed, or refused (reported when the piece is read): a `[`.
             bracket_end(i).unwrap_or(i + 1)
+        } else if let Some(end) = groups
+            .as_ref()
+            .map(|close| close[i])
+            .filter(|&end| end != usize::MAX)
+        {
+            // A brace group is one piece with its commas: `-E '*.{o,a}'`.
+            end + 1
         } else {
             if is(c, b',') {
                 pieces.push(&list[start..at]);

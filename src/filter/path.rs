@@ -38,6 +38,16 @@ pub struct PathPattern {
 impl PathPattern {
     /// Reads `pattern`, or says why it is refused.
     pub fn parse(pattern: &[u8]) -> Result<PathPattern, GlobError> {
+        // Split at `/` first, a group around one would be cut in two and read as
+        // literal braces: refused rather than matching nothing.
+        if GlobPattern::group_holds_slash(pattern) {
+            return Err(GlobError::new(
+                "a brace group holds '/', but -p reads the path one component at a time: \
+                 give each alternative in the components it has ('{src,lib}/*.rs', not \
+                 '{src/*.rs,lib/*.rs}')"
+                    .to_string(),
+            ));
+        }
         let parts: Vec<&[u8]> = pattern.split(|&b| b == b'/').collect();
         if parts.len() > MAX_COMPONENTS {
             return Err(GlobError::new(format!(

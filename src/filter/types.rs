@@ -1,8 +1,8 @@
 //! `-t/--type`: which kinds of entries may match, and the named families of extensions.
 //!
 //! A `-t` value is either an entry kind spelled as fd spells it (`f`, `d`, `l`, `s`,
-//! `p`, `c`, `b`, `x`, `e` and their long forms) or the name of a family such as
-//! `images`. Kinds resolve
+//! `p`, `c`, `b`, `x`, `e` and their long forms), `any` (every kind at once), or the
+//! name of a family such as `images`. Kinds resolve
 //! into a [`TypeFilter`] following fd's rules; a family is nothing but a list of
 //! extensions, added to those of `-e`, so it costs exactly what `-e` costs.
 
@@ -84,6 +84,9 @@ pub enum Kind {
     BlockDevice,
     Executable,
     Empty,
+    /// `any`: every kind of entry, `f`, `d`, `l`, `s`, `p`, `c` and `b` together, so
+    /// that a name search finds a name whatever it names.
+    Any,
 }
 
 /// One parsed `-t` value.
@@ -93,19 +96,37 @@ pub enum TypeArg {
     Family(&'static Family),
 }
 
+/// Every spelling of a kind `-t` takes, with what it selects: what `parse_type`
+/// reads, and what the completion scripts offer after `-t`.
+pub const KIND_WORDS: &[(&str, Kind, &str)] = &[
+    ("f", Kind::File, "regular files"),
+    ("file", Kind::File, "regular files"),
+    ("d", Kind::Dir, "directories"),
+    ("dir", Kind::Dir, "directories"),
+    ("directory", Kind::Dir, "directories"),
+    ("l", Kind::Symlink, "symbolic links"),
+    ("symlink", Kind::Symlink, "symbolic links"),
+    ("s", Kind::Socket, "sockets"),
+    ("socket", Kind::Socket, "sockets"),
+    ("p", Kind::Fifo, "named pipes"),
+    ("pipe", Kind::Fifo, "named pipes"),
+    ("fifo", Kind::Fifo, "named pipes"),
+    ("c", Kind::CharDevice, "character devices"),
+    ("char-device", Kind::CharDevice, "character devices"),
+    ("b", Kind::BlockDevice, "block devices"),
+    ("block-device", Kind::BlockDevice, "block devices"),
+    ("x", Kind::Executable, "executable entries"),
+    ("executable", Kind::Executable, "executable entries"),
+    ("e", Kind::Empty, "empty files and directories"),
+    ("empty", Kind::Empty, "empty files and directories"),
+    ("any", Kind::Any, "every kind: f d l s p c b"),
+];
+
 /// Parses one `-t` value; the error names the value and lists what is allowed.
 pub fn parse_type(value: &str) -> Result<TypeArg, String> {
-    let kind = match value {
-        "f" | "file" => Kind::File,
-        "d" | "dir" | "directory" => Kind::Dir,
-        "l" | "symlink" => Kind::Symlink,
-        "s" | "socket" => Kind::Socket,
-        "p" | "pipe" | "fifo" => Kind::Fifo,
-        "c" | "char-device" => Kind::CharDevice,
-        "b" | "block-device" => Kind::BlockDevice,
-        "x" | "executable" => Kind::Executable,
-        "e" | "empty" => Kind::Empty,
-        _ => {
+    let kind = match KIND_WORDS.iter().find(|&&(word, ..)| word == value) {
+        Some(&(_, kind, _)) => kind,
+        None => {
             return FAMILIES
                 .iter()
                 .find(|family| family.name == value)
@@ -113,13 +134,23 @@ pub fn parse_type(value: &str) -> Result<TypeArg, String> {
                 .ok_or_else(|| {
                     let families: Vec<&str> = FAMILIES.iter().map(|f| f.name).collect();
                     format!(
-                    "unknown type '{value}' (expected f, d, l, s, p, c, b, x, e or a family: {})",
+                    "unknown type '{value}' (expected f, d, l, s, p, c, b, x, e, any or a family: {})",
                     families.join(", ")
                 )
                 })
         }
     };
     Ok(TypeArg::Kind(kind))
+}
+
+/// Every word `-t` takes, kinds then families, with what it selects: for the
+/// completion scripts.
+pub fn type_words() -> Vec<(&'static str, &'static str)> {
+    let kinds = KIND_WORDS.iter().map(|&(word, _, help)| (word, help));
+    let families = FAMILIES
+        .iter()
+        .map(|family| (family.name, "a family of extensions"));
+    kinds.chain(families).collect()
 }
 
 /// Which entries may match, resolved from every `-t` kind given.
@@ -172,6 +203,10 @@ impl TypeFilter {
                     filter.files = true;
                 }
                 Kind::Empty => filter.empty_only = true,
+                Kind::Any => {
+                    (filter.files, filter.dirs, filter.symlinks) = (true, true, true);
+                    filter.specials = ALL_SPECIALS;
+                }
             }
         }
         if !(filter.files || filter.dirs || filter.symlinks || filter.specials != 0) {
@@ -199,6 +234,51 @@ impl TypeFilter {
         !self.executable_only || mode & 0o111 != 0
     }
 }
+
+/// A set of entry kinds (regular files, directories, links, sockets, pipes and
+/// devices): those whose entries matched a name search's name but not its `-t`,
+/// gathered by the walk so that a search that finds nothing can say what it missed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KindSet(u8);
+
+/// The kinds a [`KindSet`] holds, in the order messages list them: the `-t` letter
+/// and what an entry of the kind is called.
+const NAMED_KINDS: [(EntryKind, char, &str); 7] = [
+    (EntryKind::File, 'f', "regular file"),
+    (EntryKind::Dir, 'd', "directory"),
+    (EntryKind::Symlink, 'l', "symbolic link"),
+    (EntryKind::Socket, 's', "socket"),
+    (EntryKind::Fifo, 'p', "named pipe"),
+    (EntryKind::CharDevice, 'c', "character device"),
+    (EntryKind::BlockDevice, 'b', "block device"),
+];
+
+impl KindSet {
+    /// Adds `kind`; a kind no `-t` names (`Other`, `Unknown`) is left out.
+    pub fn insert(&mut self, kind: EntryKind) {
+        if let Some(at) = NAMED_KINDS.iter().position(|&(named, ..)| named == kind) {
+            self.0 |= 1 << at;
+        }
+    }
+
+    pub fn union(self, other: KindSet) -> KindSet {
+        KindSet(self.0 | other.0)
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.0 == 0
+    }
+
+    /// The kinds in the set as their `-t` letter and name, in `-t`'s order.
+    pub fn named(self) -> impl Iterator<Item = (char, &'static str)> {
+        (NAMED_KINDS.iter().enumerate())
+            .filter(move |&(at, _)| self.0 & (1 << at) != 0)
+            .map(|(_, &(_, letter, name))| (letter, name))
+    }
+}
+
+/// Every special kind's bit in [`TypeFilter::specials`].
+const ALL_SPECIALS: u8 = 1 | 2 | 4 | 8;
 
 /// The bit of a special kind in [`TypeFilter::specials`]; 0 for the other kinds.
 pub fn special_bit(kind: EntryKind) -> u8 {
@@ -252,6 +332,9 @@ mod tests {
             (&[Dir, Empty], (false, true, false, false, true)),
             (&[Empty, Executable], (true, false, false, true, true)),
             (&[Symlink, Symlink], (false, false, true, false, false)),
+            (&[Any], (true, true, true, false, false)),
+            (&[Any, Executable], (true, true, true, true, false)),
+            (&[Empty, Any], (true, true, true, false, true)),
         ];
         for &(kinds, want) in cases {
             assert_eq!(filter(kinds), want, "{kinds:?}");
@@ -284,6 +367,7 @@ mod tests {
             ("char-device", CharDevice),
             ("b", BlockDevice),
             ("block-device", BlockDevice),
+            ("any", Any),
         ];
         for &(value, kind) in cases {
             assert_eq!(parse_type(value), Ok(TypeArg::Kind(kind)), "{value}");
@@ -292,7 +376,7 @@ mod tests {
             Ok(TypeArg::Family(family)) => assert!(family.extensions.contains(&"jpeg")),
             other => panic!("{other:?}"),
         }
-        for bad in ["", "F", "files", "image", "q", "pipes", "S"] {
+        for bad in ["", "F", "files", "image", "q", "pipes", "S", "all", "ANY"] {
             let err = parse_type(bad).unwrap_err();
             assert!(
                 err.contains(&format!("'{bad}'")) && err.contains("images"),
@@ -343,6 +427,38 @@ mod tests {
             assert!(!all.accepts_special(kind), "{kind:?}");
         }
         assert!(!TypeFilter::from_kinds(&[CharDevice]).is_files_only());
+        // `any` takes them all, as the four kinds together do.
+        let any = TypeFilter::from_kinds(&[Any]);
+        assert_eq!(any.specials, all.specials);
+        assert_eq!(any.specials, ALL_SPECIALS);
+    }
+
+    #[test]
+    fn kind_sets_name_their_kinds_in_type_order() {
+        let mut set = KindSet::default();
+        assert!(set.is_empty());
+        for kind in [EntryKind::Symlink, EntryKind::Other, EntryKind::Unknown] {
+            set.insert(kind);
+        }
+        let mut other = KindSet::default();
+        other.insert(EntryKind::File);
+        other.insert(EntryKind::BlockDevice);
+        let named: Vec<_> = set.union(other).named().collect();
+        assert_eq!(
+            named,
+            [
+                ('f', "regular file"),
+                ('l', "symbolic link"),
+                ('b', "block device")
+            ]
+        );
+        // Every kind `-t any` selects has a name, and `-t` takes each letter.
+        for (kind, letter, _) in NAMED_KINDS {
+            let mut one = KindSet::default();
+            one.insert(kind);
+            assert_eq!(one.named().count(), 1, "{kind:?}");
+            assert!(parse_type(&letter.to_string()).is_ok());
+        }
     }
 
     #[test]

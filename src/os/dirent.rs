@@ -473,7 +473,7 @@ mod tests {
     /// big directory is not read to its end.
     #[test]
     fn a_raised_stop_flag_ends_the_listing_at_the_next_batch() {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = crate::scratch::big_tree_dir();
         for i in 0..5000 {
             std::fs::write(tmp.path().join(format!("f{i:05}")), b"").unwrap();
         }

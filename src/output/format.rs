@@ -70,6 +70,10 @@ pub enum Shape {
     Path,
     /// `-l`: the size column, then the path.
     Long,
+    /// `-l --human-readable`: the size for a person (`1.5 KiB`) in a narrower
+    /// column, then the path. Always out of line: the default `-l` keeps the
+    /// walker's inline path and its byte column.
+    LongHuman,
     /// `--format`.
     Template(Template),
     /// `--json`, with the metadata fields when `meta` (`--json -l`).
@@ -82,9 +86,9 @@ pub struct Format {
     pub shape: Shape,
     /// The byte after each record (`-0`: NUL).
     pub terminator: u8,
-    /// `--color`, for [`Shape::Path`] and [`Shape::Long`] only.
+    /// `--color`, for [`Shape::Path`] and the `-l` shapes only.
     pub color: Option<Palette>,
-    /// `--hyperlink`, for [`Shape::Path`] and [`Shape::Long`] only.
+    /// `--hyperlink`, for [`Shape::Path`] and the `-l` shapes only.
     pub hyperlink: Option<Hyperlinks>,
     /// `--sort`: matches are kept and printed in this order at the end.
     pub sort: Option<SortOrder>,
@@ -95,7 +99,7 @@ impl Format {
     /// walker's inline modes cannot print it. Plain paths and `-l` without colour,
     /// links or sorting stay on the inline path, whatever else was asked.
     pub fn resolve(mut self) -> (OutputMode, Option<Format>) {
-        if !matches!(self.shape, Shape::Path | Shape::Long) {
+        if !matches!(self.shape, Shape::Path | Shape::Long | Shape::LongHuman) {
             // Escapes would corrupt JSON and user templates.
             self.color = None;
             self.hyperlink = None;
@@ -121,7 +125,7 @@ impl Format {
     pub fn needs_stat(&self, kind: EntryKind) -> bool {
         let shape = match &self.shape {
             Shape::Path => false,
-            Shape::Long => true,
+            Shape::Long | Shape::LongHuman => true,
             Shape::Template(template) => template.needs_stat(),
             Shape::Json { meta } => *meta,
         };
@@ -215,6 +219,7 @@ mod tests {
         let cases: Vec<(Format, bool, bool)> = vec![
             (Format::plain(Shape::Path), false, false),
             (Format::plain(Shape::Long), true, true),
+            (Format::plain(Shape::LongHuman), true, true),
             (Format::plain(template("{} {/.} {type}")), false, false),
             (Format::plain(template("{mtime}")), true, true),
             (Format::plain(Shape::Json { meta: false }), false, false),

@@ -7,7 +7,7 @@ use super::color::{is_executable, Palette, Shade};
 use super::format::{Format, Shape};
 use super::hyperlink::Hyperlinks;
 use super::meta::{Clock, Meta, Names};
-use super::sizes::push_size_column;
+use super::sizes::{push_human_size_column, push_size_column};
 use super::template::Fields;
 use crate::os::dirent::EntryKind;
 use crate::os::stat::stat_at;
@@ -64,6 +64,10 @@ impl<'a> Printer<'a> {
             Shape::Path => self.push_decorated_path(out, path, kind, meta),
             Shape::Long => {
                 push_size_column(out, meta.map_or(0, |meta| meta.size));
+                self.push_decorated_path(out, path, kind, meta);
+            }
+            Shape::LongHuman => {
+                push_human_size_column(out, meta.map_or(0, |meta| meta.size));
                 self.push_decorated_path(out, path, kind, meta);
             }
             Shape::Template(template) => {

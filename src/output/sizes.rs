@@ -28,6 +28,22 @@ pub fn push_size_column(out: &mut Vec<u8>, size: u64) {
     out.push(b' ');
 }
 
+/// Width of the size column of `-l --human-readable`: the longest [`human_size`] of
+/// a 64-bit size, `1023.9 KiB`, so that `cut -c12-` gives every path back.
+pub const HUMAN_SIZE_WIDTH: usize = 10;
+
+/// Appends [`human_size`] of `size`, right-aligned in [`HUMAN_SIZE_WIDTH`] columns,
+/// and one space: the start of an `-l --human-readable` line.
+pub fn push_human_size_column(out: &mut Vec<u8>, size: u64) {
+    let text = human_size(u128::from(size));
+    out.resize(
+        out.len() + HUMAN_SIZE_WIDTH.saturating_sub(text.len()),
+        b' ',
+    );
+    out.extend_from_slice(text.as_bytes());
+    out.push(b' ');
+}
+
 /// `size` for a person, in powers of 1024 as `du -h` and `ls -lh` count: `512 B`,
 /// `1.5 KiB`, `3.2 GiB`, with one decimal above bytes. A total can pass 2^64 bytes
 /// (16 EiB: two sparse files of 2^63 - 1 bytes on tmpfs), hence 128 bits and units
@@ -78,6 +94,33 @@ mod tests {
                 format!("x{want}"),
                 "{size}"
             );
+        }
+    }
+
+    #[test]
+    fn human_size_column_is_right_aligned_and_wide_enough_for_any_size() {
+        let column = |size: u64| {
+            let mut out = Vec::new();
+            push_human_size_column(&mut out, size);
+            String::from_utf8(out).unwrap()
+        };
+        assert_eq!(column(0), "       0 B ");
+        assert_eq!(column(1536), "   1.5 KiB ");
+        assert_eq!(column(1_048_524), "1023.9 KiB ");
+        assert_eq!(column(u64::MAX), "  16.0 EiB ");
+        // Just below, at and above every power of two, and below each step up.
+        let mut sizes = vec![u64::MAX];
+        for shift in 0..64 {
+            let power = 1u64 << shift;
+            sizes.extend([
+                power - 1,
+                power,
+                power + 1,
+                power / 1024 * 1023 + power / 1024 * 95 / 100,
+            ]);
+        }
+        for size in sizes {
+            assert_eq!(column(size).len(), HUMAN_SIZE_WIDTH + 1, "{size}");
         }
     }
 

@@ -5,6 +5,7 @@
 use super::loops::DirId;
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
+use crate::filter::types::KindSet;
 use crate::filter::Filter;
 use crate::ignore::DirRules;
 use std::io;
@@ -21,6 +22,9 @@ pub struct Summary {
     pub bytes: u128,
     /// How many worker threads took part (each worker's own summary says 1).
     pub workers: u64,
+    /// With [`Config::miss_hints`](crate::config::Config::miss_hints): the kinds of
+    /// the entries whose name matched but whose kind `-t` left out.
+    pub missed: KindSet,
 }
 
 impl Summary {
@@ -28,6 +32,7 @@ impl Summary {
         self.matches += other.matches;
         self.bytes += other.bytes;
         self.workers += other.workers;
+        self.missed = self.missed.union(other.missed);
     }
 }
 

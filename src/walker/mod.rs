@@ -482,7 +482,7 @@ mod tests {
 
     /// A directory of many files with long names (so output blocks fill quickly).
     fn big_flat_dir(files: usize) -> tempfile::TempDir {
-        let tmp = tempfile::tempdir().unwrap();
+        let tmp = crate::scratch::big_tree_dir();
         for i in 0..files {
             let name = format!("{i:06}_{}", "x".repeat(40));
             std::fs::write(tmp.path().join(name), b"").unwrap();

@@ -45,6 +45,9 @@ pub(super) struct Visitor<'a> {
     pub(super) count_by_type_only: bool,
     /// `-L` or `-x`: each directory is `fstat`ed once when opened.
     pub(super) identify_dirs: bool,
+    /// [`Config::miss_hints`]: entries of kinds that cannot match are tested against
+    /// the names too (see [`Here::misses`]).
+    pub(super) note_misses: bool,
     /// [`Config::needs_stat`] for regular files, and for directories and links,
     /// computed once.
     pub(super) stat_files: bool,
@@ -94,6 +97,11 @@ pub(super) struct Here {
     /// `--ignore`: the subdirectory being visited is walked for git's tracked paths
     /// only (set before each entry by the gated listing).
     pub(super) child_tracked_only: bool,
+    /// With [`Config::miss_hints`], where entries of some kind may match here: an
+    /// entry of a kind `-t` leaves out is noted if its name matches. False in every
+    /// walk without a name search, whose entries then test it only when their kind
+    /// cannot match, where the walk did nothing before.
+    pub(super) misses: bool,
 }
 
 /// Where a candidate's `stat` comes from, should a predicate or the output need one:
@@ -164,6 +172,7 @@ impl<'a> Visitor<'a> {
             child_names: Vec::new(),
             count_by_type_only,
             identify_dirs: config.follow || config.one_file_system,
+            note_misses: config.miss_hints,
             stat_files,
             stat_others,
             slow_files: stat_files || formatted || check_path,
@@ -191,7 +200,12 @@ impl<'a> Visitor<'a> {
 impl Visitor<'_> {
     /// Sets what holds for every entry of the directory `dir`.
     pub(super) fn enter(&mut self, dir: &Dir<'_>) {
-        self.here.scope = self.config.filter.scope(dir.depth + 1, dir.path_state);
+        let scope = self.config.filter.scope(dir.depth + 1, dir.path_state);
+        self.here.scope = scope;
+        // Once this worker has a match there will be no warning: stop looking.
+        self.here.misses = self.note_misses
+            && self.found.matches == 0
+            && (scope.files || scope.dirs || scope.links || scope.specials);
         if self.check_path {
             self.below_root = dir.below_root();
             self.excludes_apply = true;
@@ -251,7 +265,17 @@ impl Visitor<'_> {
             _ if self.here.scope.specials && kind.is_special() => {
                 self.visit_special(dir, dir_fd, entry, kind)
             }
+            _ if self.here.misses => self.note_miss(entry.name(), kind),
             _ => {}
+        }
+    }
+
+    /// An entry of a kind `-t` leaves out, in a name search (see [`Here::misses`]):
+    /// its kind is noted if its name matches.
+    #[inline(never)]
+    fn note_miss(&mut self, name: &[u8], kind: EntryKind) {
+        if self.config.filter.name_passes(name) {
+            self.found.missed.insert(kind);
         }
     }
 
@@ -271,6 +295,8 @@ impl Visitor<'_> {
                 entry: &entry,
             };
             self.visit_candidate(dir.prefix, entry.name(), kind, from);
+        } else if self.here.misses {
+            self.note_miss(entry.name(), kind);
         }
     }
 
@@ -459,6 +485,9 @@ impl Visitor<'_> {
             return;
         }
         let scope = self.here.scope;
+        if !scope.dirs && self.here.misses {
+            self.note_miss(name, EntryKind::Dir);
+        }
         // `-L`: a real directory can lead back into the current path too (through a
         // link higher up). The walker would catch it on opening it, but by then it
         // would have been printed, and one at the depth limit is never opened; so

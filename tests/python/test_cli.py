@@ -4,15 +4,16 @@ trees (these need hyperfine and GNU find, and are skipped without them)."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
-import shutil
 import tempfile
+import shutil
 import unittest
 from pathlib import Path
 from unittest import mock
 
-from tests.python.support import TempDirTest, quiet_start, quiet_stop
+from tests.python.support import REPO, TempDirTest, big_tree_dir, quiet_start, quiet_stop
 from pfind_bench import cli
 from pfind_bench.datasets import SIZE_ORDER
 from pfind_bench.machine import filesystem_of
@@ -40,6 +41,27 @@ class ArgumentTests(unittest.TestCase):
         self.assertEqual(args.cold_sizes, ["small", "medium", "deep", "wide"])
         self.assertEqual(args.fs_sizes, ["medium", "wide"])
         self.assertEqual(args.cold_scenarios, ["all_files", "count_only"])
+
+    def test_quick_is_the_small_datasets_with_fewer_runs_and_what_follows_it_wins(self):
+        args = cli.parse_args(["--quick"])
+        self.assertEqual((args.sizes, args.runs, args.warmup, args.passes), (["small", "deep"], 5, 1, 2))
+        self.assertNotIn("oswalk", args.tools)
+        self.assertEqual(cli.parse_args(["--quick", "--sizes", "medium", "--runs", "2"]).sizes, ["medium"])
+        self.assertEqual(cli.parse_args(["--runs", "2", "--quick"]).runs, 2)
+
+    def test_the_documented_quick_command_writes_a_new_file(self):
+        docs = (REPO / "docs" / "benchmarks.md").read_text() + (REPO / "README.md").read_text()
+        commands = [line.strip() for line in docs.splitlines() if line.strip().startswith("python3 benchmark.py --quick")]
+        self.assertTrue(commands, "docs/benchmarks.md or the README shows the --quick command")
+        with tempfile.TemporaryDirectory() as tmp, contextlib.chdir(tmp):
+            Path("pfind-benchmark.json").write_text("{}")
+            Path("optimized.json").write_text("{}")
+            for command in commands:
+                argv = command.split("#")[0].split()[2:]
+                self.assertEqual(cli.parse_args(argv).output, Path("pfind-benchmark-2.json"), command)
+            Path("pfind-benchmark-2.json").write_text("{}")
+            self.assertEqual(cli.parse_args([]).output, Path("pfind-benchmark-3.json"))
+            self.assertEqual(cli.parse_args(["--output", "pfind-benchmark.json"]).output, Path("pfind-benchmark.json"))
 
     def test_sweep_size_still_chooses_the_sweep_dataset(self):
         self.assertEqual(cli.parse_args(["--sweep-size", "deep"]).sweep_target, ["deep"])
@@ -158,7 +180,7 @@ class DryRunTests(TempDirTest):
 class EndToEndTests(TempDirTest):
     @classmethod
     def setUpClass(cls):
-        cls._data = tempfile.TemporaryDirectory(prefix="pfind-bench-e2e-")  # one deep tree for all tests
+        cls._data = big_tree_dir("pfind-bench-e2e-")  # one deep tree for all tests
 
     @classmethod
     def tearDownClass(cls):

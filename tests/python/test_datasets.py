@@ -93,6 +93,7 @@ class ShapeTests(unittest.TestCase):
 
 
 class GenerationTests(TempDirTest):
+    big_trees = True
     TINY = ds.Shape("tiny", "flat", dirs=6, files_per_dir=25)
 
     def assert_tree_matches(self, root: Path, shape: ds.Shape, manifest: dict):

@@ -12,6 +12,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 
+#[path = "../../src/scratch.rs"]
+mod scratch;
+pub use scratch::big_tree_dir;
+
 /// Thread counts every expectation is checked at: serial, this machine's count, and
 /// far more workers than cores.
 pub const THREAD_COUNTS: [&str; 3] = ["1", "2", "16"];
@@ -33,6 +37,14 @@ impl TestEnv {
             env.write(file, b"");
         }
         env
+    }
+
+    /// An empty tree for a test whose subject is a tree's size, not its file system:
+    /// on a tmpfs where there is one (see `src/scratch.rs`).
+    pub fn for_big_tree() -> TestEnv {
+        TestEnv {
+            dir: big_tree_dir(),
+        }
     }
 
     pub fn root(&self) -> &Path {

@@ -1,0 +1,149 @@
+"""Tests of scripts/test.sh, the README's test command: what it prints for passing,
+failing and crashing test binaries and a failing Python suite, and its last line,
+which CI reads.  cargo and python3 are stand-ins on PATH that print what the real
+ones print, so no test runs twice."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import unittest
+from pathlib import Path
+
+from tests.python.support import REPO, TempDirTest
+
+PASSING = """\
+   Compiling pfind v0.1.0 (/src/pfind)
+    Finished `test` profile [unoptimized + debuginfo] target(s) in 0.30s
+     Running unittests src/lib.rs (target/debug/deps/pfind-0123)
+
+running 3 tests
+...
+test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s
+
+"""
+
+FAILING = """\
+     Running tests/cli.rs (target/debug/deps/cli-4567)
+
+running 2 tests
+. 1/2
+bad --- FAILED
+
+failures:
+
+---- bad stdout ----
+captured words
+
+thread 'bad' panicked at tests/cli.rs:2:48:
+the reason
+
+failures:
+    bad
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s
+
+error: test failed, to rerun pass `--test cli`
+"""
+
+CRASHING = """\
+     Running tests/exec.rs (target/debug/deps/exec-89ab)
+
+running 4 tests
+..
+error: test failed, to rerun pass `--test exec`
+
+Caused by:
+  process didn't exit successfully: `target/debug/deps/exec-89ab -q` (signal: 11, SIGSEGV)
+"""
+
+IGNORED = """\
+     Running tests/stress.rs (target/debug/deps/stress-cdef)
+
+running 2 tests
+ii
+test result: ok. 0 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s
+
+"""
+
+PYTHON_OK = "......s\n----------------------------------------------------------------------\nRan 7 tests in 0.5s\n\nOK (skipped=1)\n"
+PYTHON_FAILED = """\
+..F.
+======================================================================
+FAIL: test_x (tests.python.test_y.Z.test_x)
+----------------------------------------------------------------------
+AssertionError: the python reason
+
+----------------------------------------------------------------------
+Ran 4 tests in 0.1s
+
+FAILED (failures=1)
+"""
+
+
+class TestScriptTests(TempDirTest):
+    def run_script(self, cargo_output: str, cargo_status: int, python_output: str, python_status: int, verbose: bool = False):
+        bin_dir = self.tmp / "bin"
+        bin_dir.mkdir()
+        (self.tmp / "cargo.out").write_text(cargo_output)
+        (self.tmp / "python.out").write_text(python_output)
+        stubs = {
+            # `cargo test --no-run` builds; `cargo test` prints the results.
+            "cargo": f'case "$*" in *--no-run*) exit 0;; esac\ncat "{self.tmp}/cargo.out"\nexit {cargo_status}\n',
+            "python3": f'cat "{self.tmp}/python.out" >&2\nexit {python_status}\n',
+        }
+        for name, body in stubs.items():
+            (bin_dir / name).write_text("#!/bin/sh\n" + body)
+            (bin_dir / name).chmod(0o755)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        env.pop("PFIND_TEST_VERBOSE", None)
+        if verbose:
+            env["PFIND_TEST_VERBOSE"] = "1"
+        done = subprocess.run(["bash", str(REPO / "scripts" / "test.sh")], env=env, capture_output=True, text=True)
+        return done.returncode, done.stdout
+
+    def test_passing_binaries_print_one_line_each_and_the_total(self):
+        code, out = self.run_script(PASSING + IGNORED, 0, PYTHON_OK, 0)
+        self.assertEqual(code, 0, out)
+        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 0 failed")
+        self.assertRegex(out, r"unittests src/lib.rs +3 passed, 0 failed \(0.07s\)")
+        self.assertRegex(out, r"tests/stress.rs +0 passed, 0 failed, 2 ignored")
+        self.assertRegex(out, r"tests/python +6 passed, 0 failed, 1 skipped \(0.5s\)")
+        # Neither the dots nor cargo's own lines.
+        self.assertNotIn("running 3 tests", out)
+        self.assertNotIn("Compiling", out)
+        self.assertLessEqual(len(out.splitlines()), 8, out)
+
+    def test_failures_are_printed_whole_and_counted(self):
+        code, out = self.run_script(PASSING + FAILING + CRASHING + IGNORED, 101, PYTHON_FAILED, 1)
+        self.assertEqual(code, 1, out)
+        # One failed test in cli, the crashed exec binary, one failed Python test.
+        self.assertEqual(out.splitlines()[-1], "tests: 7 passed, 3 failed")
+        for shown in ("captured words", "the reason", "signal: 11, SIGSEGV", "the python reason"):
+            self.assertIn(shown, out)
+        self.assertRegex(out, r"tests/exec.rs +ended without a result")
+        self.assertNotIn("running 3 tests", out, "a passing binary is one line")
+
+    def test_verbose_prints_everything_in_order_and_the_same_total(self):
+        code, out = self.run_script(PASSING + FAILING, 101, PYTHON_FAILED, 1, verbose=True)
+        self.assertEqual(code, 1, out)
+        self.assertEqual(out.splitlines()[-1], "tests: 7 passed, 2 failed")
+        for shown in ("running 3 tests", "captured words", "the python reason"):
+            self.assertIn(shown, out)
+        self.assertLess(out.index("== cargo test"), out.index("running 3 tests"))
+        self.assertLess(out.index("== benchmark harness"), out.index("the python reason"))
+
+    def test_a_build_error_is_shown_and_fails(self):
+        bin_dir = self.tmp / "bin"
+        bin_dir.mkdir()
+        (bin_dir / "cargo").write_text("#!/bin/sh\necho 'error[E0425]: cannot find value'\nexit 101\n")
+        (bin_dir / "cargo").chmod(0o755)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        done = subprocess.run(["bash", str(REPO / "scripts" / "test.sh")], env=env, capture_output=True, text=True)
+        self.assertEqual(done.returncode, 1)
+        self.assertIn("error[E0425]", done.stdout)
+        self.assertEqual(done.stdout.splitlines()[-1], "tests: 0 passed, 1 failed")
+
+
+if __name__ == "__main__":
+    unittest.main()
