@@ -748,8 +748,9 @@ fn help_is_grouped_and_lists_the_families() {
     let help = String::from_utf8_lossy(&out.stdout);
     for needle in [
         "Filters:",
+        "Ignore files:",
         "Output:",
-        "Performance:",
+        "Other:",
         "--type",
         "--long",
         "--sum-size",
