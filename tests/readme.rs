@@ -1,0 +1,255 @@
+//! The README as a newcomer meets it: its first screen (what pfind is, how to
+//! install it, the examples), an options reference that names every option, and
+//! each example of the first screen run on a git repository and compared with what
+//! `find` (or `git`) gives for the same question.
+
+mod testenv;
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, SystemTime};
+
+const README: &str = include_str!("../README.md");
+const OPTIONS_IN_FULL: &str = include_str!("../docs/options.md");
+
+/// The first screen: everything before the second-level heading after the
+/// examples.
+fn first_screen() -> &'static str {
+    let after_examples = README.find("## Examples").expect("an Examples section");
+    let end = README[after_examples + 3..]
+        .find("\n## ")
+        .map_or(README.len(), |at| after_examples + 3 + at);
+    &README[..end]
+}
+
+#[test]
+fn the_first_screen_says_what_how_to_install_and_shows_examples() {
+    let screen = first_screen();
+    let lines = screen.lines().count();
+    assert!(lines <= 50, "the first screen is {lines} lines");
+    for said in [
+        "find ROOT -type f",
+        "git ls-files -co --exclude-standard",
+        "cargo install --locked --path .",
+        "pfind --ignore",
+        "--exec",
+        "docs/options.md",
+        "docs/benchmarks.md",
+    ] {
+        assert!(screen.contains(said), "the first screen lacks {said:?}");
+    }
+    // One measured number, with where it comes from.
+    assert!(
+        screen.contains(" ms"),
+        "no measured time on the first screen"
+    );
+}
+
+#[test]
+fn every_option_has_a_line_in_the_readme_and_a_full_entry_in_docs() {
+    use clap::CommandFactory;
+    let options = &README[README.find("\n## Options").expect("an Options section")..];
+    let options = &options[..options[3..].find("\n## ").unwrap() + 3];
+    for line in options.lines().filter(|line| line.starts_with("| `")) {
+        assert!(line.chars().count() <= 120, "a long line: {line}");
+    }
+    let command = pfind::cli::Cli::command();
+    for arg in command.get_arguments() {
+        let name = match (arg.get_long(), arg.get_short()) {
+            (Some(long), _) => format!("--{long}"),
+            (None, Some(short)) => format!("-{short}"),
+            _ => continue,
+        };
+        let quoted =
+            |text: &str| text.contains(&format!("`{name}")) || text.contains(&format!(" {name}"));
+        assert!(quoted(options), "README's Options lack {name}");
+        assert!(quoted(OPTIONS_IN_FULL), "docs/options.md lacks {name}");
+    }
+}
+
+/// The examples of the first screen, each with how the test checks it.
+const EXAMPLES: &[&str] = &[
+    "pfind -e rs",
+    "pfind -n 'test_*'",
+    "pfind --ignore -e json",
+    "pfind -E target -E node_modules -e py",
+    "pfind --changed-within 1d",
+    "pfind -l --sort size --reverse --max-results 10",
+    "pfind -d 2 -c",
+    "pfind -e txt --exec wc -c",
+    "pfind src --sort path",
+    "pfind --json -l -e rs",
+];
+
+/// The commands of the first screen's Examples block, without their comments.
+fn readme_examples() -> Vec<String> {
+    let screen = first_screen();
+    let block = &screen[screen.find("## Examples").unwrap()..];
+    let block = &block[block.find("```\n").unwrap() + 4..];
+    let block = &block[..block.find("```").unwrap()];
+    block
+        .lines()
+        .map(|line| line.split(" # ").next().unwrap().trim_end().to_string())
+        .filter(|line| !line.is_empty())
+        .collect()
+}
+
+#[test]
+fn the_examples_are_the_ones_checked_here() {
+    assert_eq!(readme_examples(), EXAMPLES);
+}
+
+/// A small project: sources, tests, data, a build directory and `node_modules`
+/// that .gitignore excludes, files changed days ago, every file of its own size.
+fn project() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().unwrap();
+    let files = [
+        "src/main.rs",
+        "src/lib.rs",
+        "src/test_util.rs",
+        "src/nested/deep/mod.rs",
+        "tests/test_cli.py",
+        "app.py",
+        "notes.txt",
+        "docs/guide.txt",
+        "data.json",
+        "config/settings.json",
+        ".hidden.rs",
+        ".gitignore",
+        "target/debug/build.rs",
+        "target/out.json",
+        "target/test_gen.py",
+        "node_modules/pkg/index.js",
+        "node_modules/pkg/package.json",
+        "node_modules/pkg/setup.py",
+        "old/archive.txt",
+        "old/legacy.rs",
+    ];
+    for (i, file) in files.iter().enumerate() {
+        let path = tmp.path().join(file);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let contents = if *file == ".gitignore" {
+            "target/\nnode_modules/\n".to_string()
+        } else {
+            "x".repeat(10 + i * 7)
+        };
+        std::fs::write(&path, contents).unwrap();
+    }
+    let three_days_ago = SystemTime::now() - Duration::from_secs(3 * 24 * 3600);
+    for file in ["old/archive.txt", "old/legacy.rs"] {
+        let handle = std::fs::File::options()
+            .write(true)
+            .open(tmp.path().join(file))
+            .unwrap();
+        handle.set_modified(three_days_ago).unwrap();
+    }
+    tmp
+}
+
+/// Runs a shell command line in `dir`; its stdout.
+fn sh(dir: &Path, line: &str) -> String {
+    let out = Command::new("sh")
+        .args(["-c", line])
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{line}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// pfind with the words of an example (without the leading `pfind`), in `dir`.
+fn pfind(dir: &Path, example: &str) -> String {
+    let words = sh(
+        dir,
+        &format!("for w in {}; do printf '%s\\n' \"$w\"; done", &example[6..]),
+    );
+    let args: Vec<&str> = words.lines().collect();
+    let out = testenv::pfind_command(dir, &args).output().unwrap();
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{example}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Lines as a set, `./` dropped (pfind prints none with no root; find and
+/// `--exec`'s paths do).
+fn set(text: &str) -> BTreeSet<String> {
+    text.lines().map(|line| line.replace("./", "")).collect()
+}
+
+#[test]
+fn each_example_gives_what_find_or_git_gives() {
+    if Command::new("git").arg("--version").output().is_err() {
+        eprintln!("skipped: git is not installed, and it is an oracle here");
+        return;
+    }
+    let tmp = project();
+    let dir = tmp.path();
+    sh(
+        dir,
+        "git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm x",
+    );
+    // The default walk is the complete one: .git included, as find lists it.
+    let find = |expr: &str| set(&sh(dir, &format!("find . {expr}")));
+    for &example in EXAMPLES {
+        let got = pfind(dir, example);
+        match example {
+            "pfind -e rs" => assert_eq!(set(&got), find("-type f -iname '*.rs'"), "{example}"),
+            "pfind -n 'test_*'" => assert_eq!(set(&got), find("-type f -name 'test_*'")),
+            "pfind --ignore -e json" => {
+                let git = sh(dir, "git ls-files -co --exclude-standard | grep -i '[.]json$'");
+                assert_eq!(set(&got), set(&git), "{example}");
+            }
+            "pfind -E target -E node_modules -e py" => assert_eq!(
+                set(&got),
+                find("\\( -name target -o -name node_modules \\) -prune -o -type f -iname '*.py' -print"),
+            ),
+            "pfind --changed-within 1d" => {
+                assert_eq!(set(&got), find("-type f -mtime -1"), "{example}")
+            }
+            "pfind -l --sort size --reverse --max-results 10" => {
+                let want = sh(dir, "find . -type f -printf '%s %P\\n' | sort -rn | head -10");
+                let got: Vec<String> = got
+                    .lines()
+                    .map(|line| line.split_whitespace().collect::<Vec<_>>().join(" "))
+                    .collect();
+                assert_eq!(got, want.lines().collect::<Vec<_>>(), "{example}");
+            }
+            "pfind -d 2 -c" => {
+                let count = find("-maxdepth 2 -type f").len();
+                assert_eq!(got.trim(), count.to_string(), "{example}");
+            }
+            "pfind -e txt --exec wc -c" => assert_eq!(
+                set(&got),
+                find("-type f -iname '*.txt' -exec wc -c {} ';'"),
+                "{example}"
+            ),
+            "pfind src --sort path" => {
+                let want = sh(dir, "find src -type f | sort");
+                assert_eq!(got, want, "{example}");
+            }
+            "pfind --json -l -e rs" => {
+                let paths: BTreeSet<String> = got
+                    .lines()
+                    .map(|line| {
+                        assert!(line.starts_with('{') && line.contains("\"size\":"), "{line}");
+                        let start = line.find("\"path\":\"").unwrap() + 8;
+                        let end = start + line[start..].find('"').unwrap();
+                        line[start..end].to_string()
+                    })
+                    .collect();
+                assert_eq!(paths, find("-type f -iname '*.rs'"), "{example}");
+            }
+            other => panic!("no check for the example {other:?}"),
+        }
+    }
+}
