@@ -47,7 +47,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--pfind-args", default="", help="extra arguments for pfind, e.g. --pfind-args='-j 2'")
     g.add_argument("--sizes", nargs="+", choices=SIZE_ORDER, default=SIZE_ORDER, metavar="SIZE", help="datasets timed warm on the data directory: " + " ".join(SIZE_ORDER) + " (default: all)")
     g.add_argument("--scenarios", nargs="+", choices=SCENARIO_ORDER, default=SCENARIO_ORDER, metavar="SCENARIO", help="scenarios timed warm: " + " ".join(SCENARIO_ORDER) + " (default: all)")
-    g.add_argument("--tools", nargs="+", choices=TOOL_NAMES, default=list(TOOL_NAMES), metavar="TOOL", help="peers to compare, and floor, the unranked reference: " + " ".join(TOOL_NAMES) + " (default: all installed; floor is built from benches/floor.c with gcc)")
+    g.add_argument("--tools", nargs="+", choices=TOOL_NAMES, default=list(TOOL_NAMES), metavar="TOOL", help="peers to compare, and floor, the unranked reference: " + " ".join(TOOL_NAMES) + " (default: all installed; floor is built from benches/floor.c with gcc; --latency-fs times find, fd, rg and bfs among them)")
     g.add_argument("--skip-oswalk", action="store_true", help="leave out the Python os.walk baseline")
     g.add_argument("--bfs", metavar="PATH", help="the bfs binary to compare with (default: bfs on PATH); docs/benchmarks.md uses bfs 4")
     g.add_argument("--floor", metavar="PATH", help="the floor binary to time instead of building benches/floor.c (floor is then timed whatever --tools says)")
@@ -105,6 +105,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--latency-runs", type=int, default=3, metavar="N", help="runs per command and delay; figures are medians (default: %(default)s)")
     g.add_argument("--latency-threads", nargs="*", type=int, default=list(latency_fs.DEFAULT_PFIND_THREADS), metavar="N", help="pfind's -j sweep (default: %(default)s)")
     g.add_argument("--latency-peer-threads", nargs="*", type=int, default=list(latency_fs.DEFAULT_PEER_THREADS), metavar="N", help="fd's, rg's and bfs's -j sweep (default: %(default)s)")
+    g.add_argument("--latency-baseline", metavar="PATH", help="also time this other pfind build at its default -j, side by side (e.g. the build before a change)")
     g.add_argument("--latency-no-types", action="store_true", help="the filesystem gives no file types in readdir (DT_UNKNOWN)")
 
     g = p.add_argument_group("files and output")
@@ -449,13 +450,19 @@ def run_latency_fs(args) -> int:
         return 2
     peers = {}
     for name in ("find",) + latency_fs.PEERS:
-        if name in args.tools or name == "find":
+        if name in args.tools:
             path = named_program(args.bfs) if name == "bfs" and args.bfs else which(name)
             if path:
                 peers[name] = path
             else:
                 log(f"skipping {name}: not found")
     cmds = latency_fs.commands(pfind_path, args.pfind_extra, peers, args.latency_threads, args.latency_peer_threads)
+    if args.latency_baseline:
+        baseline = named_program(args.latency_baseline)
+        if baseline is None:
+            log(f"benchmark.py: --latency-baseline {args.latency_baseline} is not an executable")
+            return 2
+        cmds.insert(1, latency_fs.Command("baseline default", "baseline", lambda root: [baseline, root, *args.pfind_extra]))
     section = latency_fs.run_latency_fs(latency_fs.build_latencyfs(), args.latency_fs, args.latency_delays, cmds, args.latency_runs, args.latency_no_types)
     section["pfind"] = tool_version([pfind_path, "--version"])
     section["peers"] = {name: tool_version([path, "--version"]) for name, path in peers.items()}

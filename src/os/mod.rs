@@ -1,10 +1,11 @@
 //! What pfind asks of the operating system, each kind of call in a room of its own:
-//! [`dirent`] lists a directory, [`open`] opens one relative to another without
+//! [`dirent`] lists a directory, [`fstype`] tells a network filesystem, [`open`] opens one relative to another without
 //! leaving the tree, [`read`] reads a small file whole, [`stat`] asks what an entry is, [`userdb`] looks users and
 //! groups up, and [`path`] makes a printed path absolute. Nothing here knows about
 //! the walk.
 
 pub mod dirent;
+pub mod fstype;
 pub mod open;
 pub mod path;
 pub mod read;
