@@ -12,7 +12,11 @@
  * kernel takes a directory's lock around lookup and readdir unless the filesystem
  * asks for parallel directory operations, which libfuse 3.14 (Debian 12) does not
  * ask for by default; `init` does, or every directory would be one request at a
- * time.
+ * time. libfuse 3.14 does not pass that request on to the kernel (its INIT reply
+ * leaves FUSE_PARALLEL_DIROPS out whatever `want` says; lookups of one directory
+ * then queued on the kernel's per-directory mutex, one in flight), so `writev`
+ * below, which libfuse's reply goes through, sets the flag in the INIT reply itself
+ * when the kernel offered it.
  *
  * Each kernel READDIR request is one call of `lat_readdir` (entries carry their
  * directory offsets), so a directory listing costs opendir, one readdir per
@@ -31,11 +35,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
+#include <linux/fuse.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -44,6 +52,9 @@ static long delay_us = 1000;
 static const char *count_file;
 static int no_types;
 static atomic_ulong requests;
+/* Set by init when the kernel offers parallel directory operations; cleared once
+ * the INIT reply carried the flag. */
+static atomic_int parallel_dirops_pending;
 
 /* Every operation starts here: one more request, held for the delay. */
 static void hold(void) {
@@ -60,8 +71,28 @@ static const char *relative(const char *path) {
     return path[1] == '\0' ? "." : path + 1;
 }
 
+/* libfuse sends every reply with writev; this one, linked into the program,
+ * takes the place of libc's for libfuse (the program exports it, see
+ * pfind_bench/latency_fs.py) and adds FUSE_PARALLEL_DIROPS to the INIT reply,
+ * the first reply of the session. */
+ssize_t writev(int fd, const struct iovec *iov, int count) {
+    if (atomic_load(&parallel_dirops_pending) && count >= 2 &&
+        iov[0].iov_len == sizeof(struct fuse_out_header) &&
+        iov[1].iov_len >= offsetof(struct fuse_init_out, max_background)) {
+        const struct fuse_out_header *head = iov[0].iov_base;
+        struct fuse_init_out *init = iov[1].iov_base;
+        if (head->error == 0 && init->major == FUSE_KERNEL_VERSION) {
+            init->flags |= FUSE_PARALLEL_DIROPS;
+            atomic_store(&parallel_dirops_pending, 0);
+        }
+    }
+    return syscall(SYS_writev, fd, iov, count);
+}
+
 static void *lat_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
     conn->want |= conn->capable & FUSE_CAP_PARALLEL_DIROPS;
+    if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
+        atomic_store(&parallel_dirops_pending, 1);
     cfg->use_ino = 1;
     /* One mount per run: caching within it is what a client does anyway. */
     cfg->entry_timeout = 60;

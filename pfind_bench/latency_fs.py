@@ -70,7 +70,8 @@ def fuse_unavailable() -> Optional[str]:
 
 
 def build_latencyfs(dest: Path = LATENCYFS_BUILD) -> str:
-    return build_floor(dest, LATENCYFS_SOURCE, ["-I/usr/include/fuse3", "-lfuse3"])
+    # writev is exported so that it takes libc's place for libfuse (see latencyfs.c).
+    return build_floor(dest, LATENCYFS_SOURCE, ["-I/usr/include/fuse3", "-lfuse3", "-Wl,--export-dynamic-symbol=writev"])
 
 
 class LatencyMount:
