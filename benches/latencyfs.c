@@ -25,7 +25,8 @@
  *
  * Usage: latencyfs [-d MICROSECONDS] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT
  *   -d  the delay of every request (default 1000)
- *   -c  written at unmount: the number of requests served, one line
+ *   -c  written at unmount: the number of requests served and the most held
+ *       at once, on one line
  *   -u  readdir gives no file types (DT_UNKNOWN), as some network filesystems do
  * It runs in the foreground until unmounted (fusermount3 -u MOUNTPOINT).
  */
@@ -52,6 +53,8 @@ static long delay_us = 1000;
 static const char *count_file;
 static int no_types;
 static atomic_ulong requests;
+/* Requests being held now, and the most held at once. */
+static atomic_long in_flight, peak_in_flight;
 /* Set by init when the kernel offers parallel directory operations; cleared once
  * the INIT reply carried the flag. */
 static atomic_int parallel_dirops_pending;
@@ -61,9 +64,14 @@ static void hold(void) {
     atomic_fetch_add_explicit(&requests, 1, memory_order_relaxed);
     if (delay_us <= 0)
         return;
+    long now = atomic_fetch_add(&in_flight, 1) + 1;
+    long peak = atomic_load(&peak_in_flight);
+    while (now > peak && !atomic_compare_exchange_weak(&peak_in_flight, &peak, now)) {
+    }
     struct timespec t = {delay_us / 1000000, (delay_us % 1000000) * 1000};
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {
     }
+    atomic_fetch_sub(&in_flight, 1);
 }
 
 /* The source-relative name of a FUSE path: "/" is the source itself. */
@@ -107,7 +115,7 @@ static void lat_destroy(void *private_data) {
         return;
     FILE *out = fopen(count_file, "w");
     if (out) {
-        fprintf(out, "%lu\n", atomic_load(&requests));
+        fprintf(out, "%lu %ld\n", atomic_load(&requests), atomic_load(&peak_in_flight));
         fclose(out);
     }
 }

@@ -76,11 +76,13 @@ def build_latencyfs(dest: Path = LATENCYFS_BUILD) -> str:
 
 class LatencyMount:
     """A fresh mount of ``source`` with every request held ``delay_us``; the
-    request count is read at unmount into ``requests``."""
+    request count and the most requests held at once are read at unmount into
+    ``requests`` and ``peak``."""
 
     def __init__(self, binary: str, source: str, delay_us: int, no_types: bool = False):
         self.binary, self.source, self.delay_us, self.no_types = binary, source, delay_us, no_types
         self.requests: Optional[int] = None
+        self.peak: Optional[int] = None
 
     def __enter__(self) -> str:
         self._dir = tempfile.TemporaryDirectory(prefix="pfind-latencyfs-")
@@ -113,9 +115,9 @@ class LatencyMount:
             self.proc.wait()
         self.proc.stderr.close()
         try:
-            self.requests = int(Path(self.count_file).read_text())
+            self.requests, self.peak = map(int, Path(self.count_file).read_text().split())
         except (OSError, ValueError):
-            self.requests = None
+            self.requests, self.peak = None, None
         self._dir.cleanup()
 
 
@@ -172,7 +174,7 @@ def lower_bound_ms(delay_ms: float, depth: int, rate_floor_ms: Optional[float]) 
 
 def measure(binary: str, source: str, delay_ms: float, cmds: list[Command], runs: int, expected: int, no_types: bool = False) -> dict:
     """Every command ``runs`` times on fresh mounts at ``delay_ms``: {label: entry}."""
-    found: dict[str, dict] = {c.label: {"tool": c.tool, "ms": [], "requests": [], "lines": [], "exit": []} for c in cmds}
+    found: dict[str, dict] = {c.label: {"tool": c.tool, "ms": [], "requests": [], "peak_in_flight": [], "lines": [], "exit": []} for c in cmds}
     for r in range(runs):
         for c in cmds if r % 2 == 0 else list(reversed(cmds)):
             mount = LatencyMount(binary, source, round(delay_ms * 1000), no_types)
@@ -181,6 +183,7 @@ def measure(binary: str, source: str, delay_ms: float, cmds: list[Command], runs
             entry = found[c.label]
             entry["ms"].append(round(seconds * 1000, 2))
             entry["requests"].append(mount.requests)
+            entry["peak_in_flight"].append(mount.peak)
             entry["lines"].append(lines)
             entry["exit"].append(code)
     for entry in found.values():
