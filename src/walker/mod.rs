@@ -349,6 +349,7 @@ impl<'a> Walker<'a> {
         } else {
             reader.read(fd, stop, |entry| visitor.visit(&dir, fd, entry))
         };
+        visitor.visit_unknown(&dir, fd);
         #[cfg(test)]
         tests::listed(
             dir.display_path(),
