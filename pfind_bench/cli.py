@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from . import early_quit, first_path, ignore_view, order
+from . import early_quit, first_path, ignore_view, latency_fs, order
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
@@ -73,7 +73,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--pfind-args", default="", help="extra arguments for pfind, e.g. --pfind-args='-j 2'")
     g.add_argument("--sizes", nargs="+", choices=SIZE_ORDER, default=SIZE_ORDER, metavar="SIZE", help="datasets timed warm on the data directory: " + " ".join(SIZE_ORDER) + " (default: all)")
     g.add_argument("--scenarios", nargs="+", choices=SCENARIO_ORDER, default=SCENARIO_ORDER, metavar="SCENARIO", help="scenarios timed warm: " + " ".join(SCENARIO_ORDER) + " (default: all)")
-    g.add_argument("--tools", nargs="+", choices=TOOL_NAMES, default=list(TOOL_NAMES), metavar="TOOL", help="peers to compare, and floor, the unranked reference: " + " ".join(TOOL_NAMES) + " (default: all installed; floor is built from benches/floor.c with gcc)")
+    g.add_argument("--tools", nargs="+", choices=TOOL_NAMES, default=list(TOOL_NAMES), metavar="TOOL", help="peers to compare, and floor, the unranked reference: " + " ".join(TOOL_NAMES) + " (default: all installed; floor is built from benches/floor.c with gcc; --latency-fs times find, fd, rg and bfs among them)")
     g.add_argument("--skip-oswalk", action="store_true", help="leave out the Python os.walk baseline")
     g.add_argument("--bfs", metavar="PATH", help="the bfs binary to compare with (default: bfs on PATH); docs/benchmarks.md uses bfs 4")
     g.add_argument("--floor", metavar="PATH", help="the floor binary to time instead of building benches/floor.c (floor is then timed whatever --tools says)")
@@ -125,6 +125,15 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--make-realistic", nargs=2, metavar=("SRC", "DEST"), help="only clone the git repository SRC (a path) into DEST and add build output, node_modules, a .venv, __pycache__, untracked files and their ignore rules (deterministic), then exit")
     g.add_argument("--realistic-scale", type=float, default=1.0, metavar="N", help="multiplies what --make-realistic generates; 1 makes a small repository about 100,000 files (default: %(default)s)")
 
+    g = p.add_argument_group("network filesystems (docs/benchmarks.md, 'Network and FUSE filesystems')")
+    g.add_argument("--latency-fs", metavar="SOURCE", help="only time the walkers on a FUSE passthrough of SOURCE (benches/latencyfs.c, built with gcc) that holds every request --latency-delays, mounted afresh for every run, then exit")
+    g.add_argument("--latency-delays", nargs="+", type=float, default=list(latency_fs.DEFAULT_DELAYS_MS), metavar="MS", help="delays per request in ms (default: %(default)s)")
+    g.add_argument("--latency-runs", type=int, default=3, metavar="N", help="runs per command and delay; figures are medians (default: %(default)s)")
+    g.add_argument("--latency-threads", nargs="*", type=int, default=list(latency_fs.DEFAULT_PFIND_THREADS), metavar="N", help="pfind's -j sweep (default: %(default)s)")
+    g.add_argument("--latency-peer-threads", nargs="*", type=int, default=list(latency_fs.DEFAULT_PEER_THREADS), metavar="N", help="fd's, rg's and bfs's -j sweep (default: %(default)s)")
+    g.add_argument("--latency-baseline", metavar="PATH", help="also time this other pfind build at its default -j, side by side (e.g. the build before a change)")
+    g.add_argument("--latency-no-types", action="store_true", help="the filesystem gives no file types in readdir (DT_UNKNOWN)")
+
     g = p.add_argument_group("files and output")
     g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
     g.add_argument("--gen-jobs", type=int, default=available_cpus(), help="processes writing large datasets (default: CPUs available)")
@@ -164,6 +173,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         for source in args.first_path:
             if source not in SIZE_ORDER and not os.path.isdir(source):
                 p.error(f"{source}: neither a dataset ({' '.join(SIZE_ORDER)}) nor a directory (--first-path)")
+    if args.latency_runs < 1 or any(n < 1 for n in args.latency_threads + args.latency_peer_threads) or any(d < 0 for d in args.latency_delays):
+        p.error("--latency-runs and the --latency-threads values must be at least 1, --latency-delays at least 0")
+    if args.latency_fs and not os.path.isdir(args.latency_fs):
+        p.error(f"{args.latency_fs}: not a directory (--latency-fs)")
     if args.ignore_view_runs < 1 or args.ignore_view_warmup < 0:
         p.error("--ignore-view-runs must be at least 1 and --ignore-view-warmup at least 0")
     if not args.realistic_scale > 0:
@@ -453,12 +466,48 @@ def make_realistic_tree(args) -> int:
     return 0
 
 
+def run_latency_fs(args) -> int:
+    """--latency-fs: the table of docs/benchmarks.md's network-filesystem section."""
+    why = latency_fs.fuse_unavailable()
+    if why:
+        log(f"benchmark.py: --latency-fs: {why}")
+        return 2
+    pfind_path = named_program(args.pfind)
+    if pfind_path is None:
+        log(f"benchmark.py: pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
+        return 2
+    peers = {}
+    for name in ("find",) + latency_fs.PEERS:
+        if name in args.tools:
+            path = named_program(args.bfs) if name == "bfs" and args.bfs else which(name)
+            if path:
+                peers[name] = path
+            else:
+                log(f"skipping {name}: not found")
+    cmds = latency_fs.commands(pfind_path, args.pfind_extra, peers, args.latency_threads, args.latency_peer_threads)
+    if args.latency_baseline:
+        baseline = named_program(args.latency_baseline)
+        if baseline is None:
+            log(f"benchmark.py: --latency-baseline {args.latency_baseline} is not an executable")
+            return 2
+        cmds.insert(1, latency_fs.Command("baseline default", "baseline", lambda root: [baseline, root, *args.pfind_extra]))
+    section = latency_fs.run_latency_fs(latency_fs.build_latencyfs(), args.latency_fs, args.latency_delays, cmds, args.latency_runs, args.latency_no_types)
+    section["pfind"] = tool_version([pfind_path, "--version"])
+    section["peers"] = {name: tool_version([path, "--version"]) for name, path in peers.items()}
+    write_json_atomic(args.output, {"latency_fs": section, "machine": machine_info(args.data_dir)})
+    print(latency_fs.table(section))
+    log(f"report written to {args.output}")
+    return 0 if latency_fs.all_correct(section) else 1
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
     if args.plot:
         return plot_report(args.plot, args.assets_dir, args.plot_size, args.plot_format, args.plot_fs_scenario, args.plot_fs_size)
     if args.make_realistic:
         return make_realistic_tree(args)
+    if args.latency_fs:
+        return run_latency_fs(args)
     started = time.monotonic()
 
     hyperfine = which("hyperfine")

@@ -231,8 +231,9 @@ FLOOR_SOURCE = REPO / "benches" / "floor.c"
 FLOOR_BUILD = REPO / "target" / "bench" / "floor"
 
 
-def build_floor(dest: Path = FLOOR_BUILD, source: Path = FLOOR_SOURCE) -> str:
-    """The path of floor compiled from ``source`` at ``dest``, compiling it when
+def build_floor(dest: Path = FLOOR_BUILD, source: Path = FLOOR_SOURCE, flags: Iterable[str] = ()) -> str:
+    """The path of floor (or another C program of benches/, compiled with ``flags``
+    after the source) compiled from ``source`` at ``dest``, compiling it when
     there is no binary there or the source is newer.  Raises RuntimeError when gcc
     is missing or fails, OSError when the source is."""
     if dest.exists() and dest.stat().st_mtime_ns >= source.stat().st_mtime_ns:
@@ -243,7 +244,7 @@ def build_floor(dest: Path = FLOOR_BUILD, source: Path = FLOOR_SOURCE) -> str:
     dest.parent.mkdir(parents=True, exist_ok=True)
     partial = dest.with_name(f".{dest.name}.partial-{os.getpid()}")  # a concurrent run never sees half a binary
     try:
-        run([gcc, "-O2", "-pthread", "-o", str(partial), str(source)], label="gcc")
+        run([gcc, "-O2", "-pthread", "-o", str(partial), str(source), *flags], label="gcc")
         os.replace(partial, dest)
     finally:
         partial.unlink(missing_ok=True)

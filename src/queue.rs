@@ -176,6 +176,8 @@ pub struct Pool<T> {
     /// Raised once the frontier has reached the limit: every directory found from
     /// then on is walked depth-first.
     depth_first: AtomicBool,
+    /// See [`Pool::with_latency_growth`].
+    latency_growth: bool,
 }
 
 /// The private half of one worker: its own deque and parker. Moved into its thread.
@@ -225,8 +227,24 @@ impl<T> Pool<T> {
             frontier_limit: FRONTIER_LIMIT,
             breadth_first_depth: BREADTH_FIRST_DEPTH,
             depth_first: AtomicBool::new(false),
+            latency_growth: false,
         };
         (pool, slots)
+    }
+
+    /// The same pool, growing to what the measured latency asks for at once rather
+    /// than one worker per wait (a root on a network filesystem; see
+    /// `threads::workers_for_latency`).
+    pub fn with_latency_growth(self, on: bool) -> Pool<T> {
+        Pool {
+            latency_growth: on,
+            ..self
+        }
+    }
+
+    /// See [`Self::with_latency_growth`].
+    pub fn latency_growth(&self) -> bool {
+        self.latency_growth
     }
 
     /// The same pool with another frontier limit (see [`FRONTIER_LIMIT`]).
@@ -279,6 +297,11 @@ impl<T> Pool<T> {
     /// How many slots should have a worker running (see `wanted`).
     pub fn wanted_workers(&self) -> usize {
         self.wanted.load(Ordering::Relaxed)
+    }
+
+    /// Workers parked for want of a directory to take, at this moment.
+    pub fn parked_workers(&self) -> usize {
+        self.parked_count.load(Ordering::Relaxed)
     }
 
     /// True while more workers may still be asked for.

@@ -17,6 +17,7 @@ use crate::exec::{Exec, Mode};
 use crate::ignore::Gate;
 use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
+use crate::os::fstype;
 use crate::os::path::WorkingDir;
 use crate::os::stat::stat_at;
 use crate::output::limit::MatchLimit;
@@ -24,7 +25,10 @@ use crate::output::pacing::ShallowFirst;
 use crate::output::{Output, OutputMode};
 use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
-use crate::threads::{cpus_within_quota, CpuSpread, GrowthGate, COLD_START_PER_CPU};
+use crate::threads::{
+    cpus_within_quota, network_spare_threads, workers_to_start, CpuSpread, GrowthGate, PoolState,
+    COLD_START_PER_CPU,
+};
 use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
 use std::io;
@@ -118,6 +122,7 @@ pub fn run_with_reader(
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
     let root_path = config.filter.root_path();
+    let mut remote = false;
     let gate = config
         .ignore
         .is_active()
@@ -144,6 +149,11 @@ pub fn run_with_reader(
             // may be printed.
             Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
             Ok((EntryKind::Dir, stat)) => {
+                // Without -j, a root on a network filesystem lets the walk grow to
+                // what the latency asks for (one statfs per root).
+                remote = remote
+                    || (!config.exact_threads
+                        && CString::new(root).is_ok_and(|path| fstype::is_remote(&path)));
                 let mut job = DirJob::root(&printed, root_path).identified(&stat);
                 if let Some(gate) = &gate {
                     job = job.with_rules(gate.root_rules(root, reporter));
@@ -171,7 +181,14 @@ pub fn run_with_reader(
     let (threads, spares) = if root_dirs.is_empty() {
         (1, 0)
     } else {
-        let requested = config.threads + config.spare_threads;
+        let spares = if remote {
+            config
+                .spare_threads
+                .max(network_spare_threads(config.threads))
+        } else {
+            config.spare_threads
+        };
+        let requested = config.threads + spares;
         let workers = memory::affordable_workers(requested);
         let affordable = descriptors::configure(workers, config.reserved_descriptors, frontier);
         let threads = config.threads.min(affordable);
@@ -180,7 +197,9 @@ pub fn run_with_reader(
     // One worker to begin with, this thread; how many more is decided once there is
     // work to share (below).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
-    let pool = pool.with_frontier_limit(frontier);
+    let pool = pool
+        .with_frontier_limit(frontier)
+        .with_latency_growth(remote);
     let shallow = ShallowFirst::new(root_dirs.len());
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, DIRENT_BUFFER_SIZE);
@@ -230,6 +249,10 @@ pub fn run_with_reader(
     // enough workers to keep several reads in flight rather than ramp up to them.
     if first.listed_cold() {
         pool.ask_for_workers(first_workers * COLD_START_PER_CPU);
+        // On a network filesystem, what the first listings' round trips ask for.
+        if let Some(wanted) = first.latency_wants() {
+            pool.ask_for_workers(wanted);
+        }
     }
     // Workers that have begun to run, for `Crew::place`.
     let running = AtomicUsize::new(0);
@@ -363,8 +386,19 @@ where
         }
         let running = self.handles.len() + 1;
         let cpus = self.pool.base_workers();
-        if running < cpus || self.gate.as_mut().is_none_or(|gate| gate.allows(cpus)) {
-            self.start_one();
+        let gate = &mut self.gate;
+        let state = PoolState {
+            running,
+            wanted: self.pool.wanted_workers(),
+            idle: self.pool.parked_workers(),
+            cpus,
+            latency_growth: self.pool.latency_growth(),
+        };
+        let batch = workers_to_start(state, || gate.as_mut().is_none_or(|gate| gate.allows(cpus)));
+        for _ in 0..batch {
+            if !self.start_one() {
+                break;
+            }
         }
         moved
     }

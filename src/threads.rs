@@ -75,6 +75,37 @@ pub fn default_spare_threads(threads: usize) -> usize {
     MAX_WORKERS_WHEN_WAITING.saturating_sub(threads)
 }
 
+/// With no `-j`, the most workers a walk grows to when a root is on a network or
+/// FUSE filesystem (`os::fstype`): there every directory operation is a round trip,
+/// and each worker waiting is one request in flight. On a FUSE filesystem holding
+/// each request 5 ms (docs/benchmarks.md, "Network and FUSE filesystems"), `-j 256`
+/// was the fastest setting measured; the descriptor budget and the address space
+/// (`descriptors.rs`, `memory.rs`) may allow fewer, and then set the cap.
+pub const MAX_WORKERS_ON_NETWORK: usize = 256;
+
+/// How many workers may be added to `threads` during a walk with no `-j` whose root
+/// is on a network filesystem.
+pub fn network_spare_threads(threads: usize) -> usize {
+    MAX_WORKERS_ON_NETWORK.saturating_sub(threads)
+}
+
+/// Below this CPU time per interval, a reading is too coarse to divide by.
+const LEAST_CPU: Duration = Duration::from_micros(5);
+
+/// The workers a walk on a network filesystem asks for when a directory waited
+/// `wall` and cost its worker `cpu` of CPU: each worker keeps one request in flight
+/// and uses `cpu / wall` of a CPU, so `wall / cpu` workers keep one CPU busy with
+/// the answers. One CPU's worth, not all of them: on the machine measured the other
+/// CPU was busy serving the requests (a local FUSE server), and there the ratio
+/// (27, 74 and 219 at 0.2, 1 and 5 ms) matched the best `-j` (32, 64-128, 256). The
+/// CPU gate ([`GrowthGate`]) stops the growth short of it when the CPUs are busy.
+pub fn workers_for_latency(wall: Duration, cpu: Duration) -> usize {
+    let cpu = cpu.max(LEAST_CPU);
+    let ratio = wall.as_secs_f64() / cpu.as_secs_f64();
+    // Capped well above any pool, so that the cast cannot overflow.
+    ratio.ceil().min(MAX_THREADS as f64) as usize
+}
+
 /// A directory that took less than this cannot have waited for a disk read worth
 /// another worker, and is not looked at further. Well above a warm listing of a small
 /// directory (a few microseconds), so a warm walk of small directories never asks the
@@ -100,6 +131,11 @@ pub struct DiskWaitWatch {
     switches: Option<u64>,
     /// Slow directories in a row, up to the last one looked at, that blocked.
     blocked_in_a_row: u32,
+    /// When the count was last read and the thread's CPU time then: the start of the
+    /// interval that the next look measures (see [`Self::latency`]).
+    since: Option<(Instant, Duration)>,
+    /// The last interval that blocked: its wall time and the thread's CPU time in it.
+    latency: Option<(Duration, Duration)>,
 }
 
 impl DiskWaitWatch {
@@ -110,24 +146,39 @@ impl DiskWaitWatch {
         if elapsed < SLOW_DIRECTORY {
             return false;
         }
-        let now = voluntary_switches();
+        let reading = thread_reading();
+        let now = reading.map(|r| r.0);
         match (self.switches, now) {
-            (Some(before), Some(now)) if now > before => self.blocked_in_a_row += 1,
+            (Some(before), Some(now)) if now > before => {
+                self.blocked_in_a_row += 1;
+                if let (Some((then, cpu_then)), Some((_, cpu, at))) = (self.since, reading) {
+                    self.latency = Some((at.duration_since(then), cpu.saturating_sub(cpu_then)));
+                }
+            }
             (Some(_), Some(_)) => self.blocked_in_a_row = 0,
             // No count to compare with: neither evidence nor its absence.
             _ => {}
         }
         self.switches = now;
+        self.since = reading.map(|(_, cpu, at)| (at, cpu));
         self.blocked_in_a_row >= WAITS_IN_A_ROW
     }
 
     /// A watch that has read the count already, so that the very first slow
     /// directory can be judged (the first worker's, before any other starts).
     pub fn primed() -> DiskWaitWatch {
+        let reading = thread_reading();
         DiskWaitWatch {
-            switches: voluntary_switches(),
-            blocked_in_a_row: 0,
+            switches: reading.map(|r| r.0),
+            since: reading.map(|(_, cpu, at)| (at, cpu)),
+            ..DiskWaitWatch::default()
         }
+    }
+
+    /// The wall time and this thread's CPU time of the last interval between two
+    /// looks in which it blocked: what a directory waits against what it costs.
+    pub fn latency(&self) -> Option<(Duration, Duration)> {
+        self.latency
     }
 
     /// True when the last slow directory blocked: one directory's worth of evidence,
@@ -139,6 +190,7 @@ impl DiskWaitWatch {
     /// Forgets the count: the thread is about to block for a reason of its own.
     pub fn reset(&mut self) {
         self.switches = None;
+        self.since = None;
     }
 }
 
@@ -159,6 +211,60 @@ pub const GROWTH_INTERVAL: Duration = Duration::from_millis(1);
 /// 85% or more from `-j 16` on, slower again (36.2 ms and up, 43.7 at `-j 32`); on
 /// `/usr` (15,000 directories) it stayed near 73% from `-j 16` to `-j 32`, both best.
 pub const BUSY_SHARE: f64 = 0.8;
+
+/// Each growth step on a network filesystem at most multiplies the workers by this,
+/// so that the count asked for is measured again under the load of the workers the
+/// last step started, and a step is taken only while all of them are busy (see
+/// [`workers_to_start`]). From 8, three steps reach 256.
+pub const LATENCY_STEP: usize = 4;
+
+/// What the pool looks like to [`workers_to_start`].
+#[derive(Clone, Copy, Debug)]
+pub struct PoolState {
+    /// Workers started, the calling one included.
+    pub running: usize,
+    /// Workers asked for.
+    pub wanted: usize,
+    /// Workers parked for want of a directory, now.
+    pub idle: usize,
+    /// The workers the walk has whatever the disk does: one per CPU.
+    pub cpus: usize,
+    /// A root on a network filesystem (`Pool::with_latency_growth`).
+    pub latency_growth: bool,
+}
+
+/// How many workers to start now: up to one per CPU at once; past that, only when
+/// the CPU gate is open (`gate_open`, asked only then), and then one. On a network
+/// filesystem the count asked for was measured ([`workers_for_latency`]) and the
+/// thread that starts workers comes back only after its next directory, several
+/// round trips later, so a step starts many: up to [`LATENCY_STEP`] times those
+/// running, but none while a worker is parked, since then directories, not workers,
+/// are what the walk is short of.
+pub fn workers_to_start(state: PoolState, gate_open: impl FnOnce() -> bool) -> usize {
+    let PoolState {
+        running,
+        wanted,
+        idle,
+        cpus,
+        latency_growth,
+    } = state;
+    if running >= wanted {
+        return 0;
+    }
+    if running < cpus {
+        return if latency_growth { cpus - running } else { 1 };
+    }
+    if latency_growth && idle > 0 {
+        return 0;
+    }
+    if !gate_open() {
+        0
+    } else if latency_growth {
+        (wanted - running).min(running * (LATENCY_STEP - 1))
+    } else {
+        1
+    }
+}
 
 /// Lets a growing pool start one worker at a time, and only while the CPUs are not
 /// already kept busy (see [`BUSY_SHARE`]).
@@ -219,7 +325,11 @@ fn busy_share(cpu: Duration, wall: Duration, cpus: usize) -> f64 {
 
 /// User and system CPU time used so far by the whole process, every thread included.
 fn process_cpu_time() -> Option<Duration> {
-    let usage = resource_usage(libc::RUSAGE_SELF)?;
+    rusage_cpu(&resource_usage(libc::RUSAGE_SELF)?)
+}
+
+/// User plus system time of a `getrusage` reading.
+fn rusage_cpu(usage: &libc::rusage) -> Option<Duration> {
     let time = |t: libc::timeval| -> Option<Duration> {
         Some(Duration::new(
             u64::try_from(t.tv_sec).ok()?,
@@ -271,15 +381,19 @@ pub fn cpus_allowed() -> Option<usize> {
     None
 }
 
-/// The voluntary context switches of the calling thread so far.
+/// The calling thread's voluntary context switches and CPU time so far, and when
+/// they were read: one `getrusage`.
 #[cfg(target_os = "linux")]
-fn voluntary_switches() -> Option<u64> {
-    u64::try_from(resource_usage(libc::RUSAGE_THREAD)?.ru_nvcsw).ok()
+fn thread_reading() -> Option<(u64, Duration, Instant)> {
+    let usage = resource_usage(libc::RUSAGE_THREAD)?;
+    let at = Instant::now();
+    let switches = u64::try_from(usage.ru_nvcsw).ok()?;
+    Some((switches, rusage_cpu(&usage)?, at))
 }
 
 /// Elsewhere there is no per-thread count; the walk keeps the workers it started with.
 #[cfg(not(target_os = "linux"))]
-fn voluntary_switches() -> Option<u64> {
+fn thread_reading() -> Option<(u64, Duration, Instant)> {
     None
 }
 
@@ -395,6 +509,111 @@ mod tests {
         assert!(!watch.waited(slow));
         std::thread::sleep(Duration::from_millis(1));
         assert!(!watch.waited(slow));
+    }
+
+    #[test]
+    fn latency_over_cpu_sets_the_workers() {
+        let us = Duration::from_micros;
+        // Figures of the FUSE tree: ~4 round trips and ~70 us of CPU a directory.
+        assert_eq!(workers_for_latency(us(4_000), us(50)), 80);
+        assert_eq!(workers_for_latency(us(20_000), us(80)), 250);
+        // A local disk's short wait asks for few.
+        assert_eq!(workers_for_latency(us(200), us(50)), 4);
+        // No measurable CPU: the floor, not a division by zero.
+        assert_eq!(workers_for_latency(us(1_000), us(0)), 200);
+        assert_eq!(
+            workers_for_latency(Duration::from_secs(10), us(0)),
+            MAX_THREADS
+        );
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_blocked_interval_is_measured_and_a_busy_one_is_not() {
+        let slow = SLOW_DIRECTORY * 2;
+        let mut watch = DiskWaitWatch::primed();
+        assert_eq!(watch.latency(), None);
+        // Spinning: no block, no measurement.
+        let until = Instant::now() + Duration::from_millis(2);
+        while Instant::now() < until {}
+        watch.waited(slow);
+        assert_eq!(watch.latency(), None);
+        // Sleeping 5 ms: a wait far longer than the CPU it cost.
+        std::thread::sleep(Duration::from_millis(5));
+        watch.waited(slow);
+        let (wall, cpu) = watch.latency().expect("a blocked interval");
+        assert!(wall >= Duration::from_millis(5), "{wall:?}");
+        assert!(cpu < wall, "{cpu:?} against {wall:?}");
+        // After a reset (a wait of our own), the next look only starts an interval.
+        watch.reset();
+        std::thread::sleep(Duration::from_millis(1));
+        watch.waited(slow);
+        assert_eq!(watch.latency().unwrap().0, wall, "unchanged");
+    }
+
+    /// The growth decisions of a walk on a simulated clock: the gate's CPU readings
+    /// and the directories' waits are made up, the decisions are the real ones.
+    #[test]
+    fn growth_follows_the_latency_only_on_a_network_filesystem() {
+        let start = Instant::now();
+        let ms = Duration::from_millis;
+        let us = Duration::from_micros;
+        // A directory of 4 round trips of 1 ms that cost 40 us of CPU asks for 100.
+        let wanted = workers_for_latency(us(4_000), us(40));
+        assert_eq!(wanted, 100);
+        for latency_growth in [false, true] {
+            let mut gate = GrowthGate {
+                last: Some((start, ms(0))),
+            };
+            let mut running = 2;
+            let mut at = start;
+            let mut cpu = ms(0);
+            let mut steps = Vec::new();
+            // Every 2 ms the process used 10% of 2 CPUs: the gate stays open.
+            for step in 0..10 {
+                at += ms(2);
+                cpu += us(400);
+                // At the second step a worker is parked: no directory for another.
+                let state = PoolState {
+                    running,
+                    wanted,
+                    idle: usize::from(step == 1),
+                    cpus: 2,
+                    latency_growth,
+                };
+                running += workers_to_start(state, || gate.decide(at, cpu, 2));
+                steps.push(running);
+            }
+            if latency_growth {
+                assert_eq!(
+                    steps,
+                    [8, 8, 32, 100, 100, 100, 100, 100, 100, 100],
+                    "four times as many a step, up to the estimate"
+                );
+            } else {
+                assert_eq!(steps, (3..=12).collect::<Vec<_>>(), "one at a time");
+            }
+        }
+        let state = |running, wanted, idle, latency_growth| PoolState {
+            running,
+            wanted,
+            idle,
+            cpus: 2,
+            latency_growth,
+        };
+        // Busy CPUs close the gate: nothing past the CPU count, however many wanted.
+        let mut gate = GrowthGate {
+            last: Some((start, ms(0))),
+        };
+        let busy = || gate.decide(start + ms(2), ms(4), 2);
+        assert_eq!(workers_to_start(state(8, 100, 0, true), busy), 0);
+        // Up to the CPU count, no gate is asked; nor while a worker is parked.
+        assert_eq!(workers_to_start(state(1, 100, 0, true), || panic!()), 1);
+        assert_eq!(workers_to_start(state(1, 100, 0, false), || panic!()), 1);
+        assert_eq!(workers_to_start(state(8, 100, 1, true), || panic!()), 0);
+        assert_eq!(workers_to_start(state(100, 100, 0, true), || panic!()), 0);
+        // A parked worker does not hold the local growth back (today's policy).
+        assert_eq!(workers_to_start(state(8, 100, 1, false), || true), 1);
     }
 
     #[test]

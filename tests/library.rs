@@ -214,3 +214,26 @@ fn exact_threads_never_grow() {
         );
     }
 }
+
+/// A root on a local disk keeps the local cap however much its directories wait:
+/// only a network or FUSE filesystem may grow the pool to
+/// `MAX_WORKERS_ON_NETWORK` (issue 29). Every directory here is taken as a wait, so
+/// a pool given the network cap would pass 32 on these 3,000 directories.
+#[test]
+fn a_local_root_never_gets_the_network_cap() {
+    use pfind::threads::{MAX_WORKERS_ON_NETWORK, MAX_WORKERS_WHEN_WAITING};
+    const { assert!(MAX_WORKERS_ON_NETWORK > MAX_WORKERS_WHEN_WAITING) };
+    let tmp = tempfile::tempdir().unwrap();
+    random_tree(tmp.path(), 13, 3_000);
+    let root = tmp.path().as_os_str().to_owned();
+    let mut config = Config::new(vec![root]);
+    config.output = OutputMode::Paths { terminator: 0 };
+    config.assume_disk_waits = true;
+    let output = Output::to_writer(Box::new(Captured::default()));
+    let summary = pfind::run(&config, &output, &Reporter::new());
+    assert!(
+        summary.workers <= MAX_WORKERS_WHEN_WAITING as u64,
+        "{}",
+        summary.workers
+    );
+}

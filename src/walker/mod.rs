@@ -31,6 +31,7 @@ use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
+use crate::threads::workers_for_latency;
 use job::{identity, Inherited, Siblings};
 use loops::DirId;
 use std::os::fd::AsRawFd;
@@ -200,6 +201,16 @@ impl<'a> Walker<'a> {
         self.watch_disk && self.visitor.disk_watch.last_blocked()
     }
 
+    /// On a network filesystem, the workers that the last directory's wait over its
+    /// CPU time asks for (`threads::workers_for_latency`); elsewhere none.
+    pub fn latency_wants(&self) -> Option<usize> {
+        if !self.visitor.pool.latency_growth() {
+            return None;
+        }
+        let (wall, cpu) = self.visitor.disk_watch.latency()?;
+        Some(workers_for_latency(wall, cpu))
+    }
+
     /// Hands what this worker has buffered to the output now (the scheduler prints
     /// the roots given as files before the walk starts).
     pub fn flush(&mut self) {
@@ -224,6 +235,9 @@ impl<'a> Walker<'a> {
             let waited = self.visitor.disk_watch.waited(started.elapsed());
             if waited || self.visitor.config.assume_disk_waits {
                 pool.ask_for_worker();
+                if let Some(wanted) = self.latency_wants() {
+                    pool.ask_for_workers(wanted);
+                }
             }
         } else {
             self.walk_dir(job, slot);
@@ -340,6 +354,7 @@ impl<'a> Walker<'a> {
         } else {
             reader.read(fd, stop, |entry| visitor.visit(&dir, fd, entry))
         };
+        visitor.visit_unknown(&dir, fd);
         #[cfg(test)]
         tests::listed(
             dir.display_path(),

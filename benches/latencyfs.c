@@ -1,0 +1,264 @@
+/* latencyfs: a read-only FUSE passthrough of a source directory that holds every
+ * request for a fixed delay before answering it, to measure directory walkers on a
+ * filesystem where every operation is a round trip (NFS, sshfs, cloud buckets under
+ * FUSE). Used by `benchmark.py --latency-fs` (pfind_bench/latency_fs.py), which
+ * builds it with gcc and mounts it afresh for every timed run, so the kernel's
+ * dentry and attribute caches start empty: every lookup, opendir and readdir the
+ * walk makes reaches this process and waits.
+ *
+ * Requests are served concurrently, as an NFS server does: libfuse's multi-threaded
+ * loop starts a thread per request in flight, and the delay is a sleep, so a
+ * thousand requests in flight cost a thousand sleeping threads and no CPU. The
+ * kernel takes a directory's lock around lookup and readdir unless the filesystem
+ * asks for parallel directory operations, which libfuse 3.14 (Debian 12) does not
+ * ask for by default; `init` does, or every directory would be one request at a
+ * time. libfuse 3.14 does not pass that request on to the kernel (its INIT reply
+ * leaves FUSE_PARALLEL_DIROPS out whatever `want` says; lookups of one directory
+ * then queued on the kernel's per-directory mutex, one in flight), so `writev`
+ * below, which libfuse's reply goes through, sets the flag in the INIT reply itself
+ * when the kernel offered it.
+ *
+ * Each kernel READDIR request is one call of `lat_readdir` (entries carry their
+ * directory offsets), so a directory listing costs opendir, one readdir per
+ * buffer-full, the empty readdir that ends it and releasedir: as many round trips
+ * as the kernel asks for.
+ *
+ * Usage: latencyfs [-d MICROSECONDS] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT
+ *   -d  the delay of every request (default 1000)
+ *   -c  written at unmount: the number of requests served and the most held
+ *       at once, on one line
+ *   -u  readdir gives no file types (DT_UNKNOWN), as some network filesystems do
+ * It runs in the foreground until unmounted (fusermount3 -u MOUNTPOINT).
+ */
+#define FUSE_USE_VERSION 31
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fuse.h>
+#include <linux/fuse.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+static int source_fd = -1;
+static long delay_us = 1000;
+static const char *count_file;
+static int no_types;
+static atomic_ulong requests;
+/* Requests being held now, and the most held at once. */
+static atomic_long in_flight, peak_in_flight;
+/* Set by init when the kernel offers parallel directory operations; cleared once
+ * the INIT reply carried the flag. */
+static atomic_int parallel_dirops_pending;
+
+/* Every operation starts here: one more request, held for the delay. */
+static void hold(void) {
+    atomic_fetch_add_explicit(&requests, 1, memory_order_relaxed);
+    if (delay_us <= 0)
+        return;
+    long now = atomic_fetch_add(&in_flight, 1) + 1;
+    long peak = atomic_load(&peak_in_flight);
+    while (now > peak && !atomic_compare_exchange_weak(&peak_in_flight, &peak, now)) {
+    }
+    struct timespec t = {delay_us / 1000000, (delay_us % 1000000) * 1000};
+    while (nanosleep(&t, &t) != 0 && errno == EINTR) {
+    }
+    atomic_fetch_sub(&in_flight, 1);
+}
+
+/* The source-relative name of a FUSE path: "/" is the source itself. */
+static const char *relative(const char *path) {
+    return path[1] == '\0' ? "." : path + 1;
+}
+
+/* libfuse sends every reply with writev; this one, linked into the program,
+ * takes the place of libc's for libfuse (the program exports it, see
+ * pfind_bench/latency_fs.py) and adds FUSE_PARALLEL_DIROPS to the INIT reply,
+ * the first reply of the session. */
+ssize_t writev(int fd, const struct iovec *iov, int count) {
+    if (atomic_load(&parallel_dirops_pending) && count >= 2 &&
+        iov[0].iov_len == sizeof(struct fuse_out_header) &&
+        iov[1].iov_len >= offsetof(struct fuse_init_out, max_background)) {
+        const struct fuse_out_header *head = iov[0].iov_base;
+        struct fuse_init_out *init = iov[1].iov_base;
+        if (head->error == 0 && init->major == FUSE_KERNEL_VERSION) {
+            init->flags |= FUSE_PARALLEL_DIROPS;
+            atomic_store(&parallel_dirops_pending, 0);
+        }
+    }
+    return syscall(SYS_writev, fd, iov, count);
+}
+
+static void *lat_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
+    conn->want |= conn->capable & FUSE_CAP_PARALLEL_DIROPS;
+    if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
+        atomic_store(&parallel_dirops_pending, 1);
+    cfg->use_ino = 1;
+    /* One mount per run: caching within it is what a client does anyway. */
+    cfg->entry_timeout = 60;
+    cfg->attr_timeout = 60;
+    cfg->negative_timeout = 60;
+    return NULL;
+}
+
+static void lat_destroy(void *private_data) {
+    (void)private_data;
+    if (!count_file)
+        return;
+    FILE *out = fopen(count_file, "w");
+    if (out) {
+        fprintf(out, "%lu %ld\n", atomic_load(&requests), atomic_load(&peak_in_flight));
+        fclose(out);
+    }
+}
+
+static int lat_getattr(const char *path, struct stat *st, struct fuse_file_info *fi) {
+    (void)fi;
+    hold();
+    if (fstatat(source_fd, relative(path), st, AT_SYMLINK_NOFOLLOW) != 0)
+        return -errno;
+    return 0;
+}
+
+static int lat_readlink(const char *path, char *buf, size_t size) {
+    hold();
+    ssize_t n = readlinkat(source_fd, relative(path), buf, size - 1);
+    if (n < 0)
+        return -errno;
+    buf[n] = '\0';
+    return 0;
+}
+
+static int lat_opendir(const char *path, struct fuse_file_info *fi) {
+    hold();
+    int fd = openat(source_fd, relative(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    DIR *dir = fdopendir(fd);
+    if (!dir) {
+        int err = errno;
+        close(fd);
+        return -err;
+    }
+    fi->fh = (uint64_t)(uintptr_t)dir;
+    return 0;
+}
+
+static int lat_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t offset,
+                       struct fuse_file_info *fi, enum fuse_readdir_flags flags) {
+    (void)path;
+    (void)flags;
+    hold();
+    DIR *dir = (DIR *)(uintptr_t)fi->fh;
+    if (offset != telldir(dir))
+        seekdir(dir, offset);
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(dir);
+        if (!entry)
+            return errno ? -errno : 0;
+        struct stat st;
+        memset(&st, 0, sizeof st);
+        st.st_ino = entry->d_ino;
+        if (!no_types)
+            st.st_mode = (mode_t)DTTOIF(entry->d_type);
+        off_t next = telldir(dir);
+        if (fill(buf, entry->d_name, &st, next, 0)) {
+            /* The buffer is full: this entry is the next request's first. */
+            seekdir(dir, offset);
+            return 0;
+        }
+        offset = next;
+    }
+}
+
+static int lat_releasedir(const char *path, struct fuse_file_info *fi) {
+    (void)path;
+    hold();
+    closedir((DIR *)(uintptr_t)fi->fh);
+    return 0;
+}
+
+static int lat_open(const char *path, struct fuse_file_info *fi) {
+    hold();
+    int fd = openat(source_fd, relative(path), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -errno;
+    fi->fh = (uint64_t)fd;
+    return 0;
+}
+
+static int lat_read(const char *path, char *buf, size_t size, off_t offset,
+                    struct fuse_file_info *fi) {
+    (void)path;
+    hold();
+    ssize_t n = pread((int)fi->fh, buf, size, offset);
+    return n < 0 ? -errno : (int)n;
+}
+
+static int lat_release(const char *path, struct fuse_file_info *fi) {
+    (void)path;
+    hold();
+    close((int)fi->fh);
+    return 0;
+}
+
+static const struct fuse_operations operations = {
+    .init = lat_init,
+    .destroy = lat_destroy,
+    .getattr = lat_getattr,
+    .readlink = lat_readlink,
+    .opendir = lat_opendir,
+    .readdir = lat_readdir,
+    .releasedir = lat_releasedir,
+    .open = lat_open,
+    .read = lat_read,
+    .release = lat_release,
+};
+
+static int usage(const char *argv0) {
+    fprintf(stderr, "usage: %s [-d MICROSECONDS] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT\n", argv0);
+    return 2;
+}
+
+int main(int argc, char **argv) {
+    int opt;
+    while ((opt = getopt(argc, argv, "d:c:u")) != -1) {
+        switch (opt) {
+        case 'd':
+            delay_us = atol(optarg);
+            break;
+        case 'c':
+            count_file = optarg;
+            break;
+        case 'u':
+            no_types = 1;
+            break;
+        default:
+            return usage(argv[0]);
+        }
+    }
+    if (argc - optind != 2)
+        return usage(argv[0]);
+    source_fd = open(argv[optind], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (source_fd < 0) {
+        perror(argv[optind]);
+        return 1;
+    }
+    /* Foreground, multi-threaded, read-only. libfuse 3.14 serves at most 10
+     * requests at a time and ends idle threads beyond 10 unless told otherwise:
+     * a server of many clients keeps far more in flight. */
+    char *fuse_argv[] = {argv[0], "-f", "-o",
+                         "ro,fsname=latencyfs,subtype=latencyfs,max_threads=4096,"
+                         "max_idle_threads=4096",
+                         argv[optind + 1], NULL};
+    return fuse_main(5, fuse_argv, &operations, NULL);
+}
