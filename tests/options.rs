@@ -259,6 +259,12 @@ fn a_name_search_that_misses_other_kinds_says_so_once() {
     for (_, stderr, _) in run_all(&env, &["-n", "py*3", "-p", "bin/*"]) {
         assert_eq!(stderr, link);
     }
+    // A regular expression on the name is a name search too (issue 30, item 4).
+    let regex = "pfind: warning: nothing matched, but a directory, a symbolic link and a \
+                 named pipe did (--regex '^python3$'): add -t d -t l -t p, or -t any\n";
+    for (_, stderr, _) in run_all(&env, &["-d", "2", "--regex", "^python3$"]) {
+        assert_eq!(stderr, regex);
+    }
     env.assert_output(
         &["-t", "any", "-n", "python3"],
         &["bin/python3", "lib/python3", "python3", "deep/a/b/python3"],

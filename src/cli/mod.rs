@@ -1187,7 +1187,7 @@ impl Cli {
     }
 }
 
-/// A name search (`-n`, `-p`) whose misses can be told (see
+/// A name search (`-n`, `-p`, `--regex`) whose misses can be told (see
 /// [`Config::miss_hints`]): its name options as they could be typed again.
 #[derive(Debug)]
 pub struct NameSearch(String);
@@ -1209,7 +1209,11 @@ impl Cli {
     /// fail it too, and only a `stat` could tell), and with `-q`, whose answer is
     /// its status.
     pub fn name_search(&self) -> Option<NameSearch> {
-        if self.name.is_empty() && self.full_path.is_none() {
+        // `--path-regex` is tested on the path, after the name: a miss there says
+        // nothing of other kinds, so it is not told.
+        if self.name.is_empty() && self.full_path.is_none() && self.regex.is_empty()
+            || !self.path_regex.is_empty()
+        {
             return None;
         }
         let kinds = self.types.iter().filter_map(|arg| match arg {
@@ -1239,6 +1243,7 @@ impl Cli {
         }
         words.extend(self.name.iter().map(|glob| word("-n", glob)));
         words.extend(self.full_path.iter().map(|glob| word("-p", glob)));
+        words.extend((self.regex.iter()).map(|regex| word("--regex", regex.as_str().as_bytes())));
         Some(NameSearch(words.join(" ")))
     }
 
