@@ -83,7 +83,13 @@ fn regex_matches_names_as_fd_does() {
     assert_matches(&env, &[b"--regex", b"^Makefile$"], &[b"Makefile"]);
     assert_matches(&env, &[b"--regex", b"^ake"], &[]);
     // Only the name, never the directories above it.
-    assert_matches(&env, &[b"--regex", b"^src"], &[]);
+    // No file is named src...: nothing, and the directory src is said (issue 30).
+    let out = env.run(&["--regex", "^src"]);
+    assert_eq!(out.stdout, b"");
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: nothing matched, but a directory did (--regex ^src): add -t d, or -t any\n"
+    );
     // What only the engine can do.
     assert_matches(&env, &[b"--regex", br"^\d+\.txt$"], &[b"123.txt"]);
     assert_matches(&env, &[b"--regex", br"^[A-Z]\w+$"], &[b"Makefile"]);
