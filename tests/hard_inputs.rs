@@ -14,8 +14,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 use testenv::{
-    assert_same_records, big_tree_dir, is_root, oracle_files, pfind_command, split_records,
-    with_rlimit, TestEnv,
+    assert_same_records, big_tree_dir, is_root, oracle_files, pfind_command,
+    pfind_without_dac_override, split_records, with_rlimit, TestEnv,
 };
 
 const THREADS: [&str; 3] = ["1", "2", "16"];
@@ -311,33 +311,6 @@ fn a_100k_directory_tree_under_ulimit_n_16_loses_nothing() {
         let out = output_within(command, Duration::from_secs(300));
         assert_complete(&format!("ulimit -n 16, -j {threads}"), &out, 0, &expected);
     }
-}
-
-/// A command that runs pfind without the capabilities that let root ignore file
-/// permissions; as an ordinary user, pfind itself. Fails loudly if root cannot drop
-/// them, rather than letting a permission test pass vacuously.
-fn pfind_without_dac_override(cwd: &Path, args: &[&str]) -> Command {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        return pfind_command(cwd, args);
-    }
-    let caps = "-dac_override,-dac_read_search";
-    let probe = Command::new("setpriv")
-        .args(["--bounding-set", caps, "true"])
-        .status();
-    assert!(
-        probe.is_ok_and(|s| s.success()),
-        "running as root and `setpriv` (util-linux) cannot drop CAP_DAC_OVERRIDE: \
-         the permission tests would be meaningless"
-    );
-    let mut command = Command::new("setpriv");
-    command
-        .current_dir(cwd)
-        .args(["--inh-caps", caps, "--bounding-set", caps, "--"])
-        .arg(env!("CARGO_BIN_EXE_pfind"))
-        .args(args)
-        .stdin(Stdio::null());
-    command
 }
 
 #[test]

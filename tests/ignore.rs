@@ -705,20 +705,9 @@ fn an_unreadable_rule_file_is_warned_about() {
     use std::os::unix::fs::PermissionsExt;
     let locked = root.join("sub/.gitignore");
     std::fs::set_permissions(&locked, std::fs::Permissions::from_mode(0o000)).unwrap();
-    // SAFETY: geteuid has no preconditions.
-    let root_user = unsafe { libc::geteuid() } == 0;
-    let mut command = if root_user {
-        let caps = "-dac_override,-dac_read_search";
-        let mut command = Command::new("setpriv");
-        command
-            .args(["--inh-caps", caps, "--bounding-set", caps, "--"])
-            .arg(env!("CARGO_BIN_EXE_pfind"));
-        command
-    } else {
-        Command::new(env!("CARGO_BIN_EXE_pfind"))
-    };
+    let mut command = testenv::pfind_without_dac_override(root, &["--ignore"]);
     sandbox.env(&mut command);
-    let out = command.current_dir(root).arg("--ignore").output().unwrap();
+    let out = command.output().unwrap();
     assert!(out.status.success(), "{out:?}");
     assert_eq!(
         String::from_utf8_lossy(&out.stderr),

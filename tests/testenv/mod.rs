@@ -301,3 +301,29 @@ pub fn as_limited_user(program: &Path) -> Option<Command> {
         .arg(program);
     Some(command)
 }
+
+/// A command that runs pfind without the capabilities that let root ignore file
+/// permissions; as an ordinary user, pfind itself. Fails loudly if root cannot drop
+/// them, rather than letting a permission test pass vacuously.
+pub fn pfind_without_dac_override(cwd: &Path, args: &[&str]) -> Command {
+    if !is_root() {
+        return pfind_command(cwd, args);
+    }
+    let caps = "-dac_override,-dac_read_search";
+    let probe = Command::new("setpriv")
+        .args(["--bounding-set", caps, "true"])
+        .status();
+    assert!(
+        probe.is_ok_and(|s| s.success()),
+        "running as root and `setpriv` (util-linux) cannot drop CAP_DAC_OVERRIDE: \
+         the permission tests would be meaningless"
+    );
+    let mut command = Command::new("setpriv");
+    command
+        .current_dir(cwd)
+        .args(["--inh-caps", caps, "--bounding-set", caps, "--"])
+        .arg(env!("CARGO_BIN_EXE_pfind"))
+        .args(args)
+        .stdin(Stdio::null());
+    command
+}
