@@ -193,8 +193,9 @@ impl TrackedPaths {
         at < self.len() && self.path(at).starts_with(dir)
     }
 
-    /// Every path, in order (for tests).
-    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+    /// Every path, in order.
+    #[cfg(test)]
+    fn iter(&self) -> impl Iterator<Item = &[u8]> {
         (0..self.len()).map(|i| self.path(i))
     }
 }

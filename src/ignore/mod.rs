@@ -38,14 +38,13 @@ use crate::os::dirent::EntryKind;
 use crate::os::read::read_file_at;
 use crate::report::Reporter;
 use gitconfig::GitSettings;
-use repo::{read_rules, rules_warning, Repo};
+use repo::{read_rules, rules_read, Repo};
 use rules::{RuleList, Verdict};
 use std::ffi::{CStr, OsStr};
-use std::io;
 use std::os::fd::RawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Which ignore files a walk reads, and whether hidden entries are kept: resolved
 /// from the command line (`--ignore`, `--no-ignore-vcs`, `--no-hidden`, ...).
@@ -134,7 +133,8 @@ pub struct Listed<'a> {
 #[derive(Debug)]
 pub struct Gate {
     options: IgnoreOptions,
-    user: GitSettings,
+    /// The system and global git settings, read when the first repository is met.
+    user: OnceLock<GitSettings>,
     explicit: Vec<RuleList>,
 }
 
@@ -153,20 +153,17 @@ impl Gate {
                 }
             })
             .collect();
-        let user = if options.vcs {
-            GitSettings::user()
-        } else {
-            GitSettings::default()
-        };
         Gate {
             options,
-            user,
+            user: OnceLock::new(),
             explicit,
         }
     }
 
-    pub fn skips_hidden(&self) -> bool {
-        self.options.skip_hidden
+    /// The repository in `dirs`, whose work tree's top is at `top` (see [`Repo::top`]).
+    fn open_repo(&self, dirs: repo::GitDirs, top: usize, reporter: &Reporter) -> Arc<Repo> {
+        let user = self.user.get_or_init(GitSettings::user);
+        Arc::new(Repo::open(dirs, top, user, reporter))
     }
 
     /// The rules of the root directory `root` (as typed): those of the directories
@@ -176,124 +173,55 @@ impl Gate {
             b"" => Path::new("."),
             root => Path::new(OsStr::from_bytes(root)),
         };
-        let found = if self.options.vcs {
-            repo::discover(root_path, reporter)
-        } else {
-            None
+        let canonical = std::fs::canonicalize(root_path).ok();
+        let found = match &canonical {
+            Some(canonical) if self.options.vcs => repo::discover(canonical, reporter),
+            _ => None,
         };
-        let canonical = std::fs::canonicalize(root_path).unwrap_or_else(|_| root_path.into());
-        let Some((top, dirs)) = found else {
+        let canonical = canonical.unwrap_or_else(|| root_path.into());
+        let mut rules = match found {
             // The origin is the root's parent: the root's path there is its name.
-            let name = canonical.file_name().map_or(&b""[..], OsStr::as_bytes);
-            let origin = Arc::new(self.rules_at(None, b"", None, None, 0));
-            return Arc::new(self.read_dir_rules(&origin, &canonical, name, None, reporter));
+            None => {
+                let name = canonical.file_name().map_or(&b""[..], OsStr::as_bytes);
+                let origin = Arc::new(dir_rules(None, b"", None, (None, None)));
+                let files = self.read_by_path(&canonical, reporter);
+                dir_rules(Some(origin), name, None, files)
+            }
+            // The origin is the work tree's top; then each directory down to the root,
+            // whose own files are read whatever --no-ignore-parent says.
+            Some((top, dirs)) => {
+                let repo = Some(self.open_repo(dirs, 0, reporter));
+                let read = |dir: &Path| match self.options.parents || dir == canonical {
+                    true => self.read_by_path(dir, reporter),
+                    false => (None, None),
+                };
+                let below = canonical.strip_prefix(&top).unwrap_or(Path::new(""));
+                let mut rules = dir_rules(None, b"", repo.clone(), read(&top));
+                let mut dir = top.clone();
+                for component in below.components() {
+                    dir.push(component);
+                    let name = component.as_os_str().as_bytes();
+                    rules = dir_rules(Some(Arc::new(rules)), name, repo.clone(), read(&dir));
+                }
+                rules
+            }
         };
-        let repo = Arc::new(Repo::open(dirs, 0, &self.user, reporter));
-        let below = canonical.strip_prefix(&top).unwrap_or(Path::new(""));
-        // The top, then each directory down to the root.
-        let read_top = self.options.parents || top == canonical;
-        let mut rules = Arc::new(self.read_dir_rules_top(&top, &repo, read_top, reporter));
-        let mut dir = top.clone();
-        for component in below.components() {
-            let name = component.as_os_str().as_bytes();
-            dir.push(component);
-            let repo = Some(repo.clone());
-            let here = if self.options.parents || dir == canonical {
-                self.read_dir_rules(&rules, &dir, name, repo, reporter)
-            } else {
-                self.rules_at(Some(rules.clone()), name, None, repo, 0)
-            };
-            rules = Arc::new(here);
-        }
         // --ignore-file rules start at the root.
-        if let Some(rules) = Arc::get_mut(&mut rules) {
-            rules.root_len = rules.path.len();
-        }
-        rules
-    }
-
-    /// The top of a work tree above (or at) a root: its rules when parents' are
-    /// read, or when it is the root itself.
-    fn read_dir_rules_top(
-        &self,
-        top: &Path,
-        repo: &Arc<Repo>,
-        read: bool,
-        reporter: &Reporter,
-    ) -> DirRules {
-        let (dot_ignore, gitignore) = if read {
-            self.read_by_path(top, reporter)
-        } else {
-            (None, None)
-        };
-        DirRules {
-            parent: None,
-            path: Box::default(),
-            dot_ignore,
-            gitignore,
-            repo: Some(repo.clone()),
-            root_len: 0,
-        }
-    }
-
-    /// A directory's rules read by its path (roots, and the directories above them).
-    fn read_dir_rules(
-        &self,
-        parent: &Arc<DirRules>,
-        dir: &Path,
-        name: &[u8],
-        repo: Option<Arc<Repo>>,
-        reporter: &Reporter,
-    ) -> DirRules {
-        let (dot_ignore, gitignore) = self.read_by_path(dir, reporter);
-        let mut rules = self.rules_at(Some(parent.clone()), name, dot_ignore, repo, 0);
-        rules.gitignore = gitignore;
         rules.root_len = rules.path.len();
-        rules
+        Arc::new(rules)
     }
 
-    fn read_by_path(
-        &self,
-        dir: &Path,
-        reporter: &Reporter,
-    ) -> (Option<RuleList>, Option<RuleList>) {
-        let dot_ignore = self
-            .options
-            .dot_ignore
-            .then(|| read_rules(&dir.join(".ignore"), reporter))
-            .flatten();
-        let gitignore = self
-            .options
-            .vcs
-            .then(|| read_rules(&dir.join(".gitignore"), reporter))
-            .flatten();
-        (dot_ignore, gitignore)
-    }
-
-    /// The rules of the subdirectory `name` of `parent`'s directory, with no rule
-    /// file of its own yet.
-    fn rules_at(
-        &self,
-        parent: Option<Arc<DirRules>>,
-        name: &[u8],
-        dot_ignore: Option<RuleList>,
-        repo: Option<Arc<Repo>>,
-        root_len: usize,
-    ) -> DirRules {
-        let mut path = parent.as_ref().map_or(Vec::new(), |p| p.path.to_vec());
-        if !name.is_empty() {
-            path.extend_from_slice(name);
-            path.push(b'/');
-        }
-        let root_len = parent.as_ref().map_or(root_len, |p| p.root_len);
-        DirRules {
-            parent,
-            path: path.into_boxed_slice(),
-            dot_ignore,
-            gitignore: None,
-            repo,
-            root_len,
-        }
+    /// A directory's `.ignore` and `.gitignore` rules, read by its path (roots, and
+    /// the directories above them).
+    fn read_by_path(&self, dir: &Path, reporter: &Reporter) -> RuleFiles {
+        let read = |wanted: bool, file: &str| match wanted {
+            true => read_rules(&dir.join(file), reporter),
+            false => None,
+        };
+        (
+            read(self.options.dot_ignore, ".ignore"),
+            read(self.options.vcs, ".gitignore"),
+        )
     }
 
     /// The rules of the directory `name`, a subdirectory of the one `parent`
@@ -320,31 +248,27 @@ impl Gate {
             match repo::resolve(&dot_git) {
                 Ok(dirs) => {
                     let top = parent.path.len() + name.len() + 1;
-                    repo = Some(Arc::new(Repo::open(dirs, top, &self.user, reporter)));
+                    repo = Some(self.open_repo(dirs, top, reporter));
                     tracked_only = false;
                 }
                 Err(why) => repo::not_a_repository(&dot_git, &why, reporter),
             }
         }
-        let read = |wanted: bool, file: &CStr| -> Option<RuleList> {
-            if !wanted || tracked_only {
-                return None;
+        let read = |wanted: bool, file: &CStr| match wanted && !tracked_only {
+            true => {
+                let path = [dir_path, b"/", file.to_bytes()].concat();
+                rules_read(read_file_at(dir_fd, file), &path, reporter)
             }
-            match read_file_at(dir_fd, file) {
-                Ok(bytes) => Some(RuleList::parse(&bytes)),
-                Err(err) if err.kind() == io::ErrorKind::NotFound => None,
-                Err(err) => {
-                    let path = [dir_path, b"/", file.to_bytes()].concat();
-                    rules_warning(&path, &err, reporter);
-                    None
-                }
-            }
+            false => None,
         };
-        let dot_ignore = read(marks.dot_ignore && self.options.dot_ignore, c".ignore");
-        let gitignore = read(marks.gitignore && self.options.vcs, c".gitignore");
-        let mut rules = self.rules_at(Some(parent.clone()), name, dot_ignore, repo, 0);
-        rules.gitignore = gitignore;
-        (Arc::new(rules), tracked_only)
+        let files = (
+            read(marks.dot_ignore && self.options.dot_ignore, c".ignore"),
+            read(marks.gitignore && self.options.vcs, c".gitignore"),
+        );
+        (
+            Arc::new(dir_rules(Some(parent.clone()), name, repo, files)),
+            tracked_only,
+        )
     }
 
     /// What to do with the entry `name` of kind `kind` in the directory `rules`
@@ -435,14 +359,39 @@ impl Gate {
                 }
             }
         }
-        if name_start >= rules.root_len {
-            for list in self.explicit.iter().rev() {
-                if let Some(verdict) = below(rules.root_len, list) {
-                    return Some(verdict);
-                }
+        for list in self.explicit.iter().rev() {
+            if let Some(verdict) = below(rules.root_len, list) {
+                return Some(verdict);
             }
         }
         None
+    }
+}
+
+/// A directory's own `.ignore` and `.gitignore`, each if it has one.
+type RuleFiles = (Option<RuleList>, Option<RuleList>);
+
+/// The rules of the subdirectory `name` of `parent`'s directory (with no parent,
+/// the origin, whose name is empty), in `repo`, with its own rule `files`.
+fn dir_rules(
+    parent: Option<Arc<DirRules>>,
+    name: &[u8],
+    repo: Option<Arc<Repo>>,
+    (dot_ignore, gitignore): RuleFiles,
+) -> DirRules {
+    let mut path = parent.as_ref().map_or(Vec::new(), |p| p.path.to_vec());
+    if !name.is_empty() {
+        path.extend_from_slice(name);
+        path.push(b'/');
+    }
+    let root_len = parent.as_ref().map_or(0, |p| p.root_len);
+    DirRules {
+        parent,
+        path: path.into_boxed_slice(),
+        dot_ignore,
+        gitignore,
+        repo,
+        root_len,
     }
 }
 

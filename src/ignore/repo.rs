@@ -71,11 +71,10 @@ pub fn resolve(dot_git: &Path) -> Result<GitDirs, String> {
     })
 }
 
-/// The nearest directory at or above `dir` that is a work tree's top, and its
-/// repository: as `git rev-parse --show-toplevel` finds it from `dir`. A `.git` that
-/// is not a repository is warned about and passed over.
+/// The nearest directory at or above `dir` (a canonical path) that is a work
+/// tree's top, and its repository: as `git rev-parse --show-toplevel` finds it from
+/// `dir`. A `.git` that is not a repository is warned about and passed over.
 pub fn discover(dir: &Path, reporter: &Reporter) -> Option<(PathBuf, GitDirs)> {
-    let dir = std::fs::canonicalize(dir).ok()?;
     for candidate in dir.ancestors() {
         let dot_git = candidate.join(".git");
         if dot_git.symlink_metadata().is_err() {
@@ -91,11 +90,15 @@ pub fn discover(dir: &Path, reporter: &Reporter) -> Option<(PathBuf, GitDirs)> {
 
 /// The warning for a `.git` that leads to no repository.
 pub fn not_a_repository(dot_git: &Path, why: &str, reporter: &Reporter) {
-    let path = dot_git.as_os_str().as_bytes();
+    let what_instead = "its directory is searched as part of the tree around it";
+    warn(dot_git.as_os_str().as_bytes(), why, what_instead, reporter);
+}
+
+/// `pfind: warning: PATH: WHY; WHAT_INSTEAD`: every warning about a file of git's
+/// or a rule file names it, says what is wrong and what was done instead.
+fn warn(path: &[u8], why: &str, what_instead: &str, reporter: &Reporter) {
     let mut message = path.to_vec();
-    message.extend_from_slice(
-        format!(": {why}; its directory is searched as part of the tree around it").as_bytes(),
-    );
+    message.extend_from_slice(format!(": {why}; {what_instead}").as_bytes());
     reporter.warning(&message);
 }
 
@@ -162,38 +165,27 @@ impl Repo {
 }
 
 fn index_warning(file: &Path, why: &str, reporter: &Reporter) {
-    let mut message = file.as_os_str().as_bytes().to_vec();
-    message.extend_from_slice(
-        format!(": {why}; files that ignore rules match are left out even where git tracks them")
-            .as_bytes(),
-    );
-    reporter.warning(&message);
+    let what_instead = "files that ignore rules match are left out even where git tracks them";
+    warn(file.as_os_str().as_bytes(), why, what_instead, reporter);
 }
 
-/// The rules of the file at `path`: `None` when it does not exist, or (after a
-/// warning) cannot be read.
+/// The rules of the file at `path`, by its path.
 pub fn read_rules(path: &Path, reporter: &Reporter) -> Option<RuleList> {
-    match std::fs::read(path) {
+    rules_read(std::fs::read(path), path.as_os_str().as_bytes(), reporter)
+}
+
+/// The rules of a rule file once `read` tried to read it (from `path`, named in
+/// the warning): `None` when it does not exist, or (after a warning) cannot be read.
+pub fn rules_read(read: io::Result<Vec<u8>>, path: &[u8], reporter: &Reporter) -> Option<RuleList> {
+    match read {
         Ok(bytes) => Some(RuleList::parse(&bytes)),
         Err(err) if err.kind() == io::ErrorKind::NotFound => None,
         Err(err) => {
-            rules_warning(path.as_os_str().as_bytes(), &err, reporter);
+            let why = crate::report::describe(&err);
+            warn(path, &why, "its rules are not applied", reporter);
             None
         }
     }
-}
-
-/// The warning for a rule file that exists but cannot be read.
-pub fn rules_warning(path: &[u8], err: &io::Error, reporter: &Reporter) {
-    let mut message = path.to_vec();
-    message.extend_from_slice(
-        format!(
-            ": {}; its rules are not applied",
-            crate::report::describe(err)
-        )
-        .as_bytes(),
-    );
-    reporter.warning(&message);
 }
 
 #[cfg(test)]

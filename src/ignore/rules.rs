@@ -31,9 +31,6 @@ pub struct RuleList {
     /// must have (of the name, or of the path for a path rule) and whether it is a
     /// name rule.
     others: Vec<(u32, Box<[u8]>, bool)>,
-    /// Some rule is matched against the path below the file's directory, not the
-    /// name alone, so a caller must put that path together.
-    has_path_rules: bool,
 }
 
 /// Rules by their literal text. Looked up once per entry, so hashed with a
@@ -109,7 +106,6 @@ impl RuleList {
         for (pattern, _line, _kind) in gix_ignore::parse(bytes, false) {
             let index = list.rules.len() as u32;
             let by_name = is_name_rule(&pattern);
-            list.has_path_rules |= !by_name;
             let literal: Box<[u8]> = pattern.text.as_slice().into();
             match pattern.first_wildcard_pos {
                 None if by_name => list.names.insert(literal, index),
@@ -129,12 +125,6 @@ impl RuleList {
 
     pub fn is_empty(&self) -> bool {
         self.rules.is_empty()
-    }
-
-    /// True when some rule needs the path below the file's directory rather than the
-    /// name alone.
-    pub fn has_path_rules(&self) -> bool {
-        self.has_path_rules
     }
 
     /// What the last rule matching `path` says, if any rule does. `path` is relative
@@ -324,10 +314,8 @@ mod tests {
     }
 
     #[test]
-    fn name_rules_need_no_path() {
-        assert!(!RuleList::parse(b"*.o\ntarget/\n!x\n").has_path_rules());
-        assert!(RuleList::parse(b"*.o\n/target\n").has_path_rules());
-        assert!(RuleList::parse(b"a/b\n").has_path_rules());
+    fn comments_and_blank_lines_are_no_rules() {
         assert!(RuleList::parse(b"# only a comment\n\n").is_empty());
+        assert!(!RuleList::parse(b"*.o\n").is_empty());
     }
 }

@@ -318,9 +318,11 @@ impl<'a> Walker<'a> {
                 }
             });
             let visit_entries = dir.depth < config.filter.max_depth && !crossing;
-            let here = gated_rules(gate, job, &dir, fd, listing.marks, visitor.reporter);
+            // Rules are read only for a directory whose entries are visited.
             if visit_entries {
+                let here = gated_rules(gate, job, &dir, fd, listing.marks, visitor.reporter);
                 visit_gated(gate, &here, listing, visitor, &dir, fd);
+                rules = Some(here.0);
             }
             // A listing cut short by the stop proves nothing about emptiness.
             if job.print_if_empty()
@@ -330,7 +332,6 @@ impl<'a> Walker<'a> {
             {
                 visitor.match_empty_dir(&dir, fd);
             }
-            rules = Some(here.0);
             listed
         } else if job.print_if_empty() {
             // Only with `-t e`: note whether the directory has any entry at all.
