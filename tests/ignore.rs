@@ -486,6 +486,40 @@ fn dot_ignore_outranks_gitignore_and_ignore_files_rank_last() {
     assert_eq!(list(&["--ignore-file", rules, "-e", "tmp"]), ["x.tmp"]);
 }
 
+/// fd's own `.fdignore` outranks `.ignore` at every level (fd's and the ignore crate's
+/// order): a parent's `.fdignore` beats a child's `.ignore`, and `.fdignore` can keep
+/// what `.gitignore` leaves out. `--no-ignore-vcs` still reads it; `-I` does not.
+#[test]
+fn fdignore_outranks_ignore_at_every_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = tmp.path();
+    write(&root.join(".gitignore"), b"*.log\n");
+    write(&root.join(".fdignore"), b"!kept.log\n*.bin\n-dash\xff\n");
+    write(&root.join("kept.log"), b"x");
+    write(&root.join("other.log"), b"x");
+    write(&root.join("sub/.ignore"), b"!data.bin\n");
+    write(&root.join("sub/data.bin"), b"x");
+    write(&root.join(OsStr::from_bytes(b"sub/-dash\xff")), b"x");
+    write(&root.join("sub/plain"), b"x");
+    let list = |args: &[&str]| {
+        let mut got = sandbox.pfind_files(root, args);
+        got.sort();
+        got
+    };
+    let expect = |names: &[&[u8]]| names.iter().map(|n| n.to_vec()).collect::<Vec<_>>();
+    assert_eq!(
+        list(&["-G"]),
+        expect(&[b"kept.log", b"sub/plain"]),
+        "the parent's .fdignore beats sub/.ignore's !data.bin"
+    );
+    assert_eq!(
+        list(&["--ignore", "--no-ignore-vcs", "-e", "log"]),
+        expect(&[b"kept.log", b"other.log"])
+    );
+    assert_eq!(list(&["-I", "-n", "data.bin"]), expect(&[b"sub/data.bin"]));
+}
+
 #[test]
 fn the_last_of_two_opposing_switches_wins() {
     let tmp = tempfile::tempdir().unwrap();

@@ -363,7 +363,7 @@ pub struct Cli {
     /// Leave out what git ignores (.gitignore, ...).
     ///
     /// Reads .gitignore in every directory (and those above the root, up to the work
-    /// tree's top), .git/info/exclude, core.excludesFile and .ignore; files git
+    /// tree's top), .git/info/exclude, core.excludesFile, .ignore and fd's .fdignore; files git
     /// tracks are kept even where a rule matches (git's index is read), and .git is
     /// never listed: the files of `git ls-files -co --exclude-standard`. Hidden names
     /// are kept unless --no-hidden. Off by default; -I or -u turn it off again.
@@ -389,7 +389,7 @@ pub struct Cli {
     )]
     pub ignore_vcs: bool,
 
-    /// With --ignore, read .ignore files only, not git's rules or index.
+    /// With --ignore, read .ignore and .fdignore files only, not git's rules or index.
     #[arg(
         long = "no-ignore-vcs",
         hide_short_help = true,
