@@ -646,13 +646,13 @@ pub struct Cli {
     ///
     /// fd's option: `--path-separator '\\'` prints `src\\main.rs`. For paths as
     /// printed and with -l; not with --format, --json or --hyperlink, whose text is
-    /// more than paths. Commands of --exec and -X still get the paths as they are.
+    /// more than paths (there only `/` itself, which changes nothing, is taken).
+    /// Commands of --exec and -X still get the paths as they are.
     #[arg(
         long = "path-separator",
         value_name = "SEP",
         allow_hyphen_values = true,
         value_parser = bytes(parse_separator),
-        conflicts_with_all = ["format", "json", "hyperlink"],
         help_heading = "Output"
     )]
     pub path_separator: Option<Box<[u8]>>,
@@ -766,6 +766,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         .map(|(_, id)| id);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
         .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
+    separator_conflict(&mut cli)?;
     cli.ignore_options = crate::ignore::IgnoreOptions {
         parents: !cli.no_ignore_parent,
         files: cli.ignore_files.clone(),
@@ -867,6 +868,27 @@ fn ignore_options(matches: &clap::ArgMatches) -> crate::ignore::IgnoreOptions {
         skip_hidden: !hidden,
         ..Default::default()
     }
+}
+
+/// `--path-separator` applies to printed paths only, so it is refused with the outputs
+/// whose text is more than paths; `/` itself changes nothing and is taken with any
+/// (fd's tests and scripts pass `--path-separator=/` to get `/` on every system).
+fn separator_conflict(cli: &mut Cli) -> Result<(), Usage> {
+    if cli.path_separator.as_deref() == Some(b"/") {
+        cli.path_separator = None;
+    }
+    let other = match () {
+        _ if cli.format.is_some() => "--format <TEMPLATE>",
+        _ if cli.json => "--json",
+        _ if cli.hyperlink.is_some() => "--hyperlink <WHEN>",
+        _ => return Ok(()),
+    };
+    if cli.path_separator.is_none() {
+        return Ok(());
+    }
+    let message = format!("the argument '--path-separator <SEP>' cannot be used with '{other}'");
+    let err = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message);
+    Err(Usage::Clap(err))
 }
 
 /// A usage error about `value` given to the option whose field is `id`, made by
