@@ -126,6 +126,40 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         &warning("-e 'src/rs' contains '/', which no file name does, so it matches nothing"),
         0,
     );
+    // A name regex every match of which holds a '/': --regex and the --and after it.
+    assert_run(
+        &env,
+        &[
+            "--regex",
+            "src/.*\\.rs$",
+            "--regex",
+            "README",
+            "--and",
+            "(a|b)/",
+        ],
+        &[],
+        &[
+            warning(
+                "--regex 'src/.*\\.rs$' contains '/', which no file name does, so it matches \
+                 nothing (--regex tests names, not paths: --path-regex RE tests the path below \
+                 the root)",
+            ),
+            warning(
+                "--and '(a|b)/' contains '/', which no file name does, so it matches nothing \
+                 (--and tests names, not paths: --path-regex RE tests the path below the root)",
+            ),
+        ]
+        .concat(),
+        0,
+    );
+    // One that can match a name without one is left alone.
+    assert_run(
+        &env,
+        &["--regex", "^[^/]*\\.md$|a/b"],
+        &["README.md"],
+        "",
+        0,
+    );
     // One warning per value, in the order of the options.
     assert_run(
         &env,

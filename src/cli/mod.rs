@@ -1282,9 +1282,14 @@ impl Cli {
                 lines.extend(warnings::name_glob("-E", glob));
             }
         }
+        for regex in &self.regex {
+            lines.extend(warnings::name_regex("--regex", regex));
+        }
         for pattern in &self.and_patterns {
-            if let AndPattern::Name(glob) = pattern {
-                lines.extend(warnings::name_glob("--and", glob));
+            match pattern {
+                AndPattern::Name(glob) => lines.extend(warnings::name_glob("--and", glob)),
+                AndPattern::Regex(regex) => lines.extend(warnings::name_regex("--and", regex)),
+                _ => {}
             }
         }
         for ext in self.extensions.iter().flat_map(|list| &list.0) {
