@@ -1285,6 +1285,15 @@ impl Cli {
         for regex in &self.regex {
             lines.extend(warnings::name_regex("--regex", regex));
         }
+        if self.ignore_options.skip_hidden {
+            let globs = (self.name.iter())
+                .filter(|glob| warnings::glob_only_hidden(glob))
+                .map(|glob| warnings::only_hidden("-n", glob));
+            let regexes = (self.regex.iter())
+                .filter(|regex| regex.only_hidden())
+                .map(|regex| warnings::only_hidden("--regex", regex.as_str().as_bytes()));
+            lines.extend(globs.chain(regexes));
+        }
         for pattern in &self.and_patterns {
             match pattern {
                 AndPattern::Name(glob) => lines.extend(warnings::name_glob("--and", glob)),

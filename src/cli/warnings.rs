@@ -92,6 +92,22 @@ pub fn name_regex(option: &str, regex: &RegexPattern) -> Option<Vec<u8>> {
     )
 }
 
+/// The warning for a `-n` glob or a `--regex` (`option`, `pattern` as typed) that
+/// only names starting with `.` match, when `--no-hidden` (or `-G`) leaves those out.
+pub fn only_hidden(option: &str, pattern: &[u8]) -> Vec<u8> {
+    let because = "' matches only names starting with '.', which --no-hidden (or -G) leaves \
+                   out, so it matches nothing: add -H to keep them";
+    [quoted(option, pattern), because.as_bytes().to_vec()].concat()
+}
+
+/// True when every glob `pattern`'s brace alternatives expand to starts with a
+/// literal `.` (`\.` too): only hidden names match it.
+pub fn glob_only_hidden(pattern: &GlobPattern) -> bool {
+    pattern
+        .alternatives()
+        .all(|one| one.strip_prefix(b"\\").unwrap_or(one).starts_with(b"."))
+}
+
 /// The warning for one `-e` value as typed, if it has a glob character or a `/`.
 pub fn extension(ext: &[u8]) -> Option<Vec<u8>> {
     if ext.contains(&b'/') {

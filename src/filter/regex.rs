@@ -84,6 +84,22 @@ impl RegexPattern {
         parse_hir(&self.text, false).is_ok_and(|hir| needs_byte(&hir, b'/'))
     }
 
+    /// True when every name the pattern matches starts with `.` (`^\.git`): with
+    /// `--no-hidden` it matches nothing. Only that plain form is recognised, as fd's
+    /// check does.
+    pub fn only_hidden(&self) -> bool {
+        let Ok(hir) = parse_hir(&self.text, false) else {
+            return false;
+        };
+        let HirKind::Concat(parts) = hir.kind() else {
+            return false;
+        };
+        matches!(
+            parts.first().map(Hir::kind),
+            Some(HirKind::Look(Look::Start))
+        ) && matches!(parts.get(1).map(Hir::kind), Some(HirKind::Literal(l)) if l.0.starts_with(b"."))
+    }
+
     /// With `-i`, checks that the engine's program still fits its limit: folding
     /// case grows classes (`[a-z]{60000}` fits as typed, not with `-i`). Called once
     /// `-i` is known, so that [`compile`] cannot fail.
@@ -659,6 +675,17 @@ mod tests {
         // -i folds both forms.
         assert!(compile(&[parse(r"\.RS$")], true).matches(b"MAIN.rs"));
         assert!(compile(&[parse(r"^\d+X$")], true).matches(b"12x"));
+    }
+
+    #[test]
+    fn patterns_only_hidden_names_match() {
+        let only = |p: &str| RegexPattern::parse(p.as_bytes()).unwrap().only_hidden();
+        for pattern in [r"^\.gitignore", r"^\.", r"^\.git$", r"^\.a(b|c)"] {
+            assert!(only(pattern), "{pattern}");
+        }
+        for pattern in [r"\.gitignore", r"^.git", r"^[.]?x", r"^\.a|b", "^a", ""] {
+            assert!(!only(pattern), "{pattern}");
+        }
     }
 
     #[test]
