@@ -520,6 +520,41 @@ fn fdignore_outranks_ignore_at_every_level() {
     assert_eq!(list(&["-I", "-n", "data.bin"]), expect(&[b"sub/data.bin"]));
 }
 
+/// `--no-ignore-vcs` drops git's rules, not the work tree's top: from a directory
+/// below it, the `.ignore` and `.fdignore` files above still apply (as in fd), and
+/// `--no-ignore-parent` drops them.
+#[test]
+fn no_ignore_vcs_still_reads_the_non_git_files_above_the_root() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("r");
+    write(&repo.join(".gitignore"), b"git-ignored\n");
+    write(&repo.join(".fdignore"), b"fd-ignored\n");
+    write(&repo.join(".ignore"), b"dot-ignored\n");
+    for name in ["git-ignored", "fd-ignored", "dot-ignored", "kept"] {
+        write(&repo.join("inner").join(name), b"x");
+    }
+    let inner = repo.join("inner");
+    let list = |args: &[&str]| {
+        let mut got = sandbox.pfind_files(&inner, args);
+        got.sort();
+        got.into_iter()
+            .map(|p| String::from_utf8(p).unwrap())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(list(&["--ignore"]), ["kept"]);
+    assert_eq!(
+        list(&["--ignore", "--no-ignore-vcs"]),
+        ["git-ignored", "kept"]
+    );
+    assert_eq!(
+        list(&["--ignore", "--no-ignore-vcs", "--no-ignore-parent"]),
+        ["dot-ignored", "fd-ignored", "git-ignored", "kept"]
+    );
+}
+
 #[test]
 fn the_last_of_two_opposing_switches_wins() {
     let tmp = tempfile::tempdir().unwrap();

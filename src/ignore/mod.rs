@@ -184,8 +184,12 @@ impl Gate {
             root => Path::new(OsStr::from_bytes(root)),
         };
         let canonical = std::fs::canonicalize(root_path).ok();
+        // The work tree's top bounds the rule files read above the root, git's or not
+        // (`--no-ignore-vcs` still reads the `.ignore` and `.fdignore` files up to it).
         let found = match &canonical {
-            Some(canonical) if self.options.vcs => repo::discover(canonical, reporter),
+            Some(canonical) if self.options.vcs || self.options.dot_ignore => {
+                repo::discover(canonical, reporter)
+            }
             _ => None,
         };
         let canonical = canonical.unwrap_or_else(|| root_path.into());
@@ -200,7 +204,7 @@ impl Gate {
             // The origin is the work tree's top; then each directory down to the root,
             // whose own files are read whatever --no-ignore-parent says.
             Some((top, dirs)) => {
-                let repo = Some(self.open_repo(dirs, 0, reporter));
+                let repo = (self.options.vcs).then(|| self.open_repo(dirs, 0, reporter));
                 let read = |dir: &Path| match self.options.parents || dir == canonical {
                     true => self.read_by_path(dir, reporter),
                     false => (None, None, None),
