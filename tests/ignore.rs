@@ -87,6 +87,15 @@ impl Sandbox {
         split_records(&out.stdout, 0)
     }
 
+    /// pfind's files for `args` in `dir`, as sorted UTF-8 strings.
+    fn sorted_names(&self, dir: &Path, args: &[&str]) -> Vec<String> {
+        let mut got = self.pfind_files(dir, args);
+        got.sort();
+        got.into_iter()
+            .map(|p| String::from_utf8(p).unwrap())
+            .collect()
+    }
+
     /// git's answer in `dir` (a work tree or a directory in one): the regular files
     /// `git ls-files -co --exclude-standard` lists, with nested repositories and
     /// submodules (which git lists as one entry) replaced by their own answer.
@@ -449,13 +458,7 @@ fn dot_ignore_outranks_gitignore_and_ignore_files_rank_last() {
     write(&root.join("sub/data2.bin"), b"x");
     let rules = sandbox.path("extra-rules");
     write(&rules, b"*.tmp\n!x.tmp\n/sub/y.tmp\n");
-    let list = |args: &[&str]| {
-        let mut got = sandbox.pfind_files(root, args);
-        got.sort();
-        got.into_iter()
-            .map(|p| String::from_utf8(p).unwrap())
-            .collect::<Vec<_>>()
-    };
+    let list = |args: &[&str]| sandbox.sorted_names(root, args);
     let rules = rules.to_str().unwrap();
     assert_eq!(
         list(&["--ignore", "--ignore-file", rules]),
@@ -537,13 +540,7 @@ fn no_ignore_vcs_still_reads_the_non_git_files_above_the_root() {
         write(&repo.join("inner").join(name), b"x");
     }
     let inner = repo.join("inner");
-    let list = |args: &[&str]| {
-        let mut got = sandbox.pfind_files(&inner, args);
-        got.sort();
-        got.into_iter()
-            .map(|p| String::from_utf8(p).unwrap())
-            .collect::<Vec<_>>()
-    };
+    let list = |args: &[&str]| sandbox.sorted_names(&inner, args);
     assert_eq!(list(&["--ignore"]), ["kept"]);
     assert_eq!(
         list(&["--ignore", "--no-ignore-vcs"]),
