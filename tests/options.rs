@@ -744,6 +744,12 @@ fn absolute_paths_join_the_working_directory_once() {
     env.assert_output(&["-a", &abs("dir")], &in_dir); // already absolute
     env.assert_output(&["-a", "top"], &[&abs("top")]); // a file root
     env.assert_output(&["-a", "dir/sub/..", "-d", "1"], &[&abs("dir/sub/../f")]);
+    // A leading `..` is the working directory's parent (which has no link in it).
+    env.assert_output(&["-C", "dir/sub", "-a", "..", "-d", "1"], &[&abs("dir/f")]);
+    env.assert_output(
+        &["-C", "dir/sub", "-a", "./../..", "-d", "1"],
+        &[&abs("top")],
+    );
     env.assert_output(&["-a", "-t", "d"], &[&abs("dir"), &abs("dir/sub")]);
 }
 
