@@ -753,6 +753,22 @@ fn absolute_paths_join_the_working_directory_once() {
     env.assert_output(&["-a", "-t", "d"], &[&abs("dir"), &abs("dir/sub")]);
 }
 
+/// fd's undo switches, for an alias or PFIND_OPTIONS that holds -L or -a: the last
+/// of each pair wins.
+#[test]
+fn no_follow_and_relative_path_undo_follow_and_absolute() {
+    let env = TestEnv::new(&["dir"], &["dir/f"]);
+    env.symlink("dir", "link");
+    let cwd = std::fs::canonicalize(env.root()).unwrap();
+    let abs = format!("{}/dir/f", cwd.to_str().unwrap());
+    env.assert_output(&["-L"], &["dir/f", "link/f"]);
+    env.assert_output(&["-L", "--no-follow"], &["dir/f"]);
+    env.assert_output(&["--no-follow", "-L"], &["dir/f", "link/f"]);
+    env.assert_output(&["-a", "dir"], &[&abs]);
+    env.assert_output(&["-a", "--relative-path", "dir"], &["dir/f"]);
+    env.assert_output(&["--relative-path", "-a", "dir"], &[&abs]);
+}
+
 #[test]
 fn help_is_grouped_and_lists_the_families() {
     let out = TestEnv::new(&[], &[]).run(&["--help"]);

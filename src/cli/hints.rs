@@ -334,14 +334,6 @@ const FD_LONG: &[Hint] = &[
         "error-on-fs-errors",
         "pfind's exit status is 1 after any error already; leave it out",
     ),
-    fd(
-        "relative-path",
-        "paths are relative unless -a; leave it out",
-    ),
-    fd(
-        "no-follow",
-        "pfind follows no links unless -L; leave it out",
-    ),
     fd("dereference", "use -L (--follow)"),
     fd("has-results", "use -q (--quiet)"),
     fd("change-newer-than", "use --changed-within WHEN"),

@@ -466,8 +466,21 @@ pub struct Cli {
     ///
     /// Links are followed inside the tree and as roots; a loop is reported and not
     /// entered.
-    #[arg(short = 'L', long = "follow", help_heading = "Filters")]
+    #[arg(
+        short = 'L',
+        long = "follow",
+        overrides_with = "no_follow",
+        help_heading = "Filters"
+    )]
     pub follow: bool,
+
+    /// Do not follow symbolic links (the default); undoes an -L before it.
+    #[arg(
+        long = "no-follow",
+        overrides_with = "follow",
+        help_heading = "Filters"
+    )]
+    pub no_follow: bool,
 
     /// Stay on each root's file system.
     ///
@@ -615,8 +628,21 @@ pub struct Cli {
     /// Print absolute paths.
     ///
     /// Relative roots are joined with the current directory.
-    #[arg(short = 'a', long = "absolute-path", help_heading = "Output")]
+    #[arg(
+        short = 'a',
+        long = "absolute-path",
+        overrides_with = "relative_path",
+        help_heading = "Output"
+    )]
     pub absolute: bool,
+
+    /// Print paths as the roots are typed (the default); undoes an -a before it.
+    #[arg(
+        long = "relative-path",
+        overrides_with = "absolute",
+        help_heading = "Output"
+    )]
+    pub relative_path: bool,
 
     /// Run as if in DIR (paths relative to it).
     ///
