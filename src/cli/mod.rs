@@ -690,14 +690,15 @@ pub struct Cli {
         long = "max-results",
         value_name = "N",
         value_parser = text(parse_max_results),
+        overrides_with = "first",
         help_heading = "Output"
     )]
     pub max_results: Option<u64>,
 
     /// Stop after the first match.
     ///
-    /// Same as --max-results 1.
-    #[arg(short = '1', conflicts_with = "max_results", help_heading = "Output")]
+    /// Same as --max-results 1 (the last of the two wins).
+    #[arg(short = '1', overrides_with = "max_results", help_heading = "Output")]
     pub first: bool,
 
     /// `--exec CMD... ;` and `-X, --exec-batch CMD... +` (see `cli/exec.rs`).
@@ -1444,7 +1445,6 @@ mod tests {
             &["-t", ""],
             &["--min-size", "+1k"],
             &["--max-size", "-1k"],
-            &["-1", "--max-results", "2"],
             &["-d", "-1"],
             &["-s", "-c"],
             &["-s", "-l"],
