@@ -604,8 +604,16 @@ mod tests {
             "^.*$",
             "^x?.$",
             "^é.*$",
+            r"\.(jpg|png)$",
+            r"(g|\.jpg|xx\.png|a\.jpg\.b)$",
         ];
         let alphabet: &[&[u8]] = &[
+            b"jpg",
+            b"png",
+            b"JPG",
+            b".jpg",
+            b"xx",
+            b"12345678",
             b"a",
             b"b",
             b"c",
