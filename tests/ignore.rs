@@ -442,6 +442,41 @@ fn outside_a_work_tree_gitignore_files_still_apply() {
     assert!(out.status.success());
 }
 
+/// `--require-git` (fd's default): `.gitignore` files apply only in a work tree, a
+/// repository nested in a plain directory included; `.ignore` files still apply; the
+/// last of it and `--no-require-git` wins.
+#[test]
+fn require_git_applies_gitignore_only_in_work_trees() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let plain = sandbox.path("plain");
+    write(&plain.join(".gitignore"), b"*.o\n");
+    write(&plain.join(".ignore"), b"*.tmp\n");
+    for name in ["a.o", "a.c", "a.tmp", "-x.o"] {
+        write(&plain.join(name), b"x");
+    }
+    let repo = sandbox.repo("plain/repo");
+    write(&repo.join(".gitignore"), b"*.c\n");
+    write(&repo.join("b.c"), b"x");
+    write(&repo.join("b.o"), b"x");
+    let list = |args: &[&str]| sandbox.sorted_names(&plain, &[&["-G"], args].concat());
+    assert_eq!(list(&[]), ["a.c", "repo/b.o"]);
+    assert_eq!(list(&["--require-git"]), ["-x.o", "a.c", "a.o", "repo/b.o"]);
+    assert_eq!(
+        list(&["--require-git", "--no-require-git"]),
+        ["a.c", "repo/b.o"]
+    );
+    assert_eq!(
+        list(&["--no-require-git", "--require-git"]),
+        list(&["--require-git"])
+    );
+    // In a work tree, nothing changes.
+    let in_repo = sandbox.sorted_names(&repo, &["-G", "--require-git"]);
+    assert_eq!(in_repo, ["b.o"]);
+}
+
 #[test]
 fn dot_ignore_outranks_gitignore_and_ignore_files_rank_last() {
     let tmp = tempfile::tempdir().unwrap();

@@ -304,10 +304,6 @@ const FD_LONG: &[Hint] = &[
          --no-ignore-vcs for other rules",
     ),
     fd(
-        "require-git",
-        "pfind applies .gitignore files outside git work trees too; leave it out",
-    ),
-    fd(
         "glob",
         "pfind's patterns are globs already: use -n GLOB for names, -p GLOB for paths \
          below the root",

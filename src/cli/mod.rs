@@ -405,13 +405,21 @@ pub struct Cli {
     )]
     pub no_ignore_parent: bool,
 
-    /// Accepted for fd users: pfind applies .gitignore outside git work trees too.
+    /// Apply .gitignore outside git work trees too (the default)
     #[arg(
         long = "no-require-git",
         hide_short_help = true,
         help_heading = "Ignore files"
     )]
     pub no_require_git: bool,
+
+    /// With --ignore, apply .gitignore only inside git work trees (fd's default)
+    #[arg(
+        long = "require-git",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub require_git: bool,
 
     /// Also leave out what FILE's rules exclude.
     ///
@@ -892,6 +900,7 @@ fn ignore_options(matches: &clap::ArgMatches) -> crate::ignore::IgnoreOptions {
     crate::ignore::IgnoreOptions {
         vcs: ignore && vcs,
         dot_ignore: ignore,
+        require_git: resolve(&["require_git"], &["no_require_git"], false),
         skip_hidden: !hidden,
         ..Default::default()
     }

@@ -56,6 +56,8 @@ pub struct IgnoreOptions {
     pub vcs: bool,
     /// `.ignore` and `.fdignore` files.
     pub dot_ignore: bool,
+    /// `.gitignore` files only inside a repository's work tree (`--require-git`).
+    pub require_git: bool,
     /// The rule files of directories above each root, up to the work tree's top.
     pub parents: bool,
     /// `--ignore-file`: more rule files, in gitignore syntax.
@@ -198,8 +200,9 @@ impl Gate {
             None => {
                 let name = canonical.file_name().map_or(&b""[..], OsStr::as_bytes);
                 let origin = Arc::new(dir_rules(None, b"", None, (None, None, None)));
-                let files = self.read_by_path(&canonical, reporter);
-                dir_rules(Some(origin), name, None, files)
+                let (fdignore, dot_ignore, gitignore) = self.read_by_path(&canonical, reporter);
+                let gitignore = gitignore.filter(|_| !self.options.require_git);
+                dir_rules(Some(origin), name, None, (fdignore, dot_ignore, gitignore))
             }
             // The origin is the work tree's top; then each directory down to the root,
             // whose own files are read whatever --no-ignore-parent says.
@@ -279,7 +282,12 @@ impl Gate {
         let files = (
             read(marks.fdignore && self.options.dot_ignore, c".fdignore").map(Box::new),
             read(marks.dot_ignore && self.options.dot_ignore, c".ignore"),
-            read(marks.gitignore && self.options.vcs, c".gitignore"),
+            read(
+                marks.gitignore
+                    && self.options.vcs
+                    && (repo.is_some() || !self.options.require_git),
+                c".gitignore",
+            ),
         );
         (
             Arc::new(dir_rules(Some(parent.clone()), name, repo, files)),
