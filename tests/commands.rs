@@ -209,3 +209,26 @@ fn path_separator_replaces_the_slash_in_printed_paths() {
     let out = env.run(&["--path-separator", ":", "--format", "{}"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `/` changes nothing, so it is taken with --format, --json and --hyperlink too, which
+/// refuse any other separator (fd's own tests pass `--path-separator=/` with --format).
+#[test]
+fn path_separator_slash_is_taken_with_every_output() {
+    let env = tree();
+    for output in [
+        &[b"--format", b"{//}|{/}".as_slice()][..],
+        &[b"--json"],
+        &[b"--hyperlink", b"always"],
+    ] {
+        let plain = [&[b"-e".as_slice(), b"txt"], output].concat();
+        let with_slash = [&plain[..], &[b"--path-separator", b"/"]].concat();
+        for (a, b) in outputs(&env, &plain).iter().zip(outputs(&env, &with_slash)) {
+            assert_eq!(sorted_lines(a), sorted_lines(&b), "{output:?}");
+        }
+        let other = [&plain[..], &[b"--path-separator", b"\\"]].concat();
+        let out = env.run(&os(&other));
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
+}

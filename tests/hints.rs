@@ -126,6 +126,63 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         &warning("-e 'src/rs' contains '/', which no file name does, so it matches nothing"),
         0,
     );
+    // A name regex every match of which holds a '/': --regex and the --and after it.
+    assert_run(
+        &env,
+        &[
+            "--regex",
+            "src/.*\\.rs$",
+            "--regex",
+            "README",
+            "--and",
+            "(a|b)/",
+        ],
+        &[],
+        &[
+            warning(
+                "--regex 'src/.*\\.rs$' contains '/', which no file name does, so it matches \
+                 nothing (--regex tests names, not paths: --path-regex RE tests the path below \
+                 the root)",
+            ),
+            warning(
+                "--and '(a|b)/' contains '/', which no file name does, so it matches nothing \
+                 (--and tests names, not paths: --path-regex RE tests the path below the root)",
+            ),
+        ]
+        .concat(),
+        0,
+    );
+    // A pattern only hidden names match, with --no-hidden (or -G): said, and run.
+    env.write(".hidden.md", b"");
+    let only_hidden = |option: &str, pattern: &str| {
+        warning(&format!(
+            "{option} '{pattern}' matches only names starting with '.', which --no-hidden \
+             (or -G) leaves out, so it matches nothing: add -H to keep them"
+        ))
+    };
+    assert_run(
+        &env,
+        &["--no-hidden", "--regex", "^\\.hid", "-n", "{.h*,.x}"],
+        &[],
+        &[
+            only_hidden("-n", "{.h*,.x}"),
+            only_hidden("--regex", "^\\.hid"),
+        ]
+        .concat(),
+        0,
+    );
+    let hidden_kept = ["--no-hidden", "-H", "--regex", "^\\.hid"];
+    assert_run(&env, &hidden_kept, &[".hidden.md"], "", 0);
+    assert_run(&env, &["--no-hidden", "-n", "[.]hid*"], &[], "", 0);
+    std::fs::remove_file(env.root().join(".hidden.md")).unwrap();
+    // One that can match a name without one is left alone.
+    assert_run(
+        &env,
+        &["--regex", "^[^/]*\\.md$|a/b"],
+        &["README.md"],
+        "",
+        0,
+    );
     // One warning per value, in the order of the options.
     assert_run(
         &env,

@@ -87,6 +87,15 @@ impl Sandbox {
         split_records(&out.stdout, 0)
     }
 
+    /// pfind's files for `args` in `dir`, as sorted UTF-8 strings.
+    fn sorted_names(&self, dir: &Path, args: &[&str]) -> Vec<String> {
+        let mut got = self.pfind_files(dir, args);
+        got.sort();
+        got.into_iter()
+            .map(|p| String::from_utf8(p).unwrap())
+            .collect()
+    }
+
     /// git's answer in `dir` (a work tree or a directory in one): the regular files
     /// `git ls-files -co --exclude-standard` lists, with nested repositories and
     /// submodules (which git lists as one entry) replaced by their own answer.
@@ -433,6 +442,41 @@ fn outside_a_work_tree_gitignore_files_still_apply() {
     assert!(out.status.success());
 }
 
+/// `--require-git` (fd's default): `.gitignore` files apply only in a work tree, a
+/// repository nested in a plain directory included; `.ignore` files still apply; the
+/// last of it and `--no-require-git` wins.
+#[test]
+fn require_git_applies_gitignore_only_in_work_trees() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let plain = sandbox.path("plain");
+    write(&plain.join(".gitignore"), b"*.o\n");
+    write(&plain.join(".ignore"), b"*.tmp\n");
+    for name in ["a.o", "a.c", "a.tmp", "-x.o"] {
+        write(&plain.join(name), b"x");
+    }
+    let repo = sandbox.repo("plain/repo");
+    write(&repo.join(".gitignore"), b"*.c\n");
+    write(&repo.join("b.c"), b"x");
+    write(&repo.join("b.o"), b"x");
+    let list = |args: &[&str]| sandbox.sorted_names(&plain, &[&["-G"], args].concat());
+    assert_eq!(list(&[]), ["a.c", "repo/b.o"]);
+    assert_eq!(list(&["--require-git"]), ["-x.o", "a.c", "a.o", "repo/b.o"]);
+    assert_eq!(
+        list(&["--require-git", "--no-require-git"]),
+        ["a.c", "repo/b.o"]
+    );
+    assert_eq!(
+        list(&["--no-require-git", "--require-git"]),
+        list(&["--require-git"])
+    );
+    // In a work tree, nothing changes.
+    let in_repo = sandbox.sorted_names(&repo, &["-G", "--require-git"]);
+    assert_eq!(in_repo, ["b.o"]);
+}
+
 #[test]
 fn dot_ignore_outranks_gitignore_and_ignore_files_rank_last() {
     let tmp = tempfile::tempdir().unwrap();
@@ -449,13 +493,7 @@ fn dot_ignore_outranks_gitignore_and_ignore_files_rank_last() {
     write(&root.join("sub/data2.bin"), b"x");
     let rules = sandbox.path("extra-rules");
     write(&rules, b"*.tmp\n!x.tmp\n/sub/y.tmp\n");
-    let list = |args: &[&str]| {
-        let mut got = sandbox.pfind_files(root, args);
-        got.sort();
-        got.into_iter()
-            .map(|p| String::from_utf8(p).unwrap())
-            .collect::<Vec<_>>()
-    };
+    let list = |args: &[&str]| sandbox.sorted_names(root, args);
     let rules = rules.to_str().unwrap();
     assert_eq!(
         list(&["--ignore", "--ignore-file", rules]),
@@ -484,6 +522,69 @@ fn dot_ignore_outranks_gitignore_and_ignore_files_rank_last() {
     );
     // --ignore-file applies without --ignore too, as fd's does.
     assert_eq!(list(&["--ignore-file", rules, "-e", "tmp"]), ["x.tmp"]);
+}
+
+/// fd's own `.fdignore` outranks `.ignore` at every level (fd's and the ignore crate's
+/// order): a parent's `.fdignore` beats a child's `.ignore`, and `.fdignore` can keep
+/// what `.gitignore` leaves out. `--no-ignore-vcs` still reads it; `-I` does not.
+#[test]
+fn fdignore_outranks_ignore_at_every_level() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::new();
+    let root = tmp.path();
+    write(&root.join(".gitignore"), b"*.log\n");
+    write(&root.join(".fdignore"), b"!kept.log\n*.bin\n-dash\xff\n");
+    write(&root.join("kept.log"), b"x");
+    write(&root.join("other.log"), b"x");
+    write(&root.join("sub/.ignore"), b"!data.bin\n");
+    write(&root.join("sub/data.bin"), b"x");
+    write(&root.join(OsStr::from_bytes(b"sub/-dash\xff")), b"x");
+    write(&root.join("sub/plain"), b"x");
+    let list = |args: &[&str]| {
+        let mut got = sandbox.pfind_files(root, args);
+        got.sort();
+        got
+    };
+    let expect = |names: &[&[u8]]| names.iter().map(|n| n.to_vec()).collect::<Vec<_>>();
+    assert_eq!(
+        list(&["-G"]),
+        expect(&[b"kept.log", b"sub/plain"]),
+        "the parent's .fdignore beats sub/.ignore's !data.bin"
+    );
+    assert_eq!(
+        list(&["--ignore", "--no-ignore-vcs", "-e", "log"]),
+        expect(&[b"kept.log", b"other.log"])
+    );
+    assert_eq!(list(&["-I", "-n", "data.bin"]), expect(&[b"sub/data.bin"]));
+}
+
+/// `--no-ignore-vcs` drops git's rules, not the work tree's top: from a directory
+/// below it, the `.ignore` and `.fdignore` files above still apply (as in fd), and
+/// `--no-ignore-parent` drops them.
+#[test]
+fn no_ignore_vcs_still_reads_the_non_git_files_above_the_root() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("r");
+    write(&repo.join(".gitignore"), b"git-ignored\n");
+    write(&repo.join(".fdignore"), b"fd-ignored\n");
+    write(&repo.join(".ignore"), b"dot-ignored\n");
+    for name in ["git-ignored", "fd-ignored", "dot-ignored", "kept"] {
+        write(&repo.join("inner").join(name), b"x");
+    }
+    let inner = repo.join("inner");
+    let list = |args: &[&str]| sandbox.sorted_names(&inner, args);
+    assert_eq!(list(&["--ignore"]), ["kept"]);
+    assert_eq!(
+        list(&["--ignore", "--no-ignore-vcs"]),
+        ["git-ignored", "kept"]
+    );
+    assert_eq!(
+        list(&["--ignore", "--no-ignore-vcs", "--no-ignore-parent"]),
+        ["dot-ignored", "fd-ignored", "git-ignored", "kept"]
+    );
 }
 
 #[test]

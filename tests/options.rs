@@ -689,6 +689,9 @@ fn max_results_prints_exactly_n_lines_and_exits_0() {
         (&["--max-results", "100", "-t", "d"], 40),
         (&["--max-results", "5000"], 2000),
         (&["--max-results", "3", "-l"], 3),
+        // The last of -1 and --max-results wins, as in fd.
+        (&["-1", "--max-results", "3"], 3),
+        (&["--max-results", "3", "-1"], 1),
     ] {
         // Repeated: a race between workers would show up as an extra line.
         for _ in 0..5 {
@@ -707,11 +710,7 @@ fn max_results_prints_exactly_n_lines_and_exits_0() {
     for (lines, _, code) in run_all(&env, &["-c", "--max-results=0"]) {
         assert_eq!((lines, code), (vec![b"2000".to_vec()], Some(0)));
     }
-    for bad in [
-        &["--max-results", "x"][..],
-        &["--max-results", "-1"],
-        &["-1", "--max-results", "3"],
-    ] {
+    for bad in [&["--max-results", "x"][..], &["--max-results", "-1"]] {
         assert_eq!(env.run(bad).status.code(), Some(2), "{bad:?}");
     }
 }
@@ -744,7 +743,29 @@ fn absolute_paths_join_the_working_directory_once() {
     env.assert_output(&["-a", &abs("dir")], &in_dir); // already absolute
     env.assert_output(&["-a", "top"], &[&abs("top")]); // a file root
     env.assert_output(&["-a", "dir/sub/..", "-d", "1"], &[&abs("dir/sub/../f")]);
+    // A leading `..` is the working directory's parent (which has no link in it).
+    env.assert_output(&["-C", "dir/sub", "-a", "..", "-d", "1"], &[&abs("dir/f")]);
+    env.assert_output(
+        &["-C", "dir/sub", "-a", "./../..", "-d", "1"],
+        &[&abs("top")],
+    );
     env.assert_output(&["-a", "-t", "d"], &[&abs("dir"), &abs("dir/sub")]);
+}
+
+/// fd's undo switches, for an alias or PFIND_OPTIONS that holds -L or -a: the last
+/// of each pair wins.
+#[test]
+fn no_follow_and_relative_path_undo_follow_and_absolute() {
+    let env = TestEnv::new(&["dir"], &["dir/f"]);
+    env.symlink("dir", "link");
+    let cwd = std::fs::canonicalize(env.root()).unwrap();
+    let abs = format!("{}/dir/f", cwd.to_str().unwrap());
+    env.assert_output(&["-L"], &["dir/f", "link/f"]);
+    env.assert_output(&["-L", "--no-follow"], &["dir/f"]);
+    env.assert_output(&["--no-follow", "-L"], &["dir/f", "link/f"]);
+    env.assert_output(&["-a", "dir"], &[&abs]);
+    env.assert_output(&["-a", "--relative-path", "dir"], &["dir/f"]);
+    env.assert_output(&["--relative-path", "-a", "dir"], &[&abs]);
 }
 
 #[test]

@@ -131,6 +131,34 @@ fn regex_takes_names_as_bytes_and_values_starting_with_a_dash() {
     assert_matches(&env, &[b"--regex", br"a\nb"], &[b"a\nb.rs"]);
 }
 
+/// A choice of endings (`\.(jpg|png)$`, and `-n '*.jpg' -n '*.png'`) is matched as
+/// word-sized endings: the engine's answer on odd names, case as given.
+#[test]
+fn a_choice_of_endings_answers_as_the_engine() {
+    let env = TestEnv::new(
+        &["d"],
+        &["x.jpg", ".jpg", "x.JPG", "a.jpg.bak", "jpg", "d/y.png"],
+    );
+    env.write(OsStr::from_bytes(b"\xff\xfe.png"), b"");
+    env.write(OsStr::from_bytes(b"-long name\n.jpg"), b"");
+    let want: &[&[u8]] = &[
+        b"x.jpg",
+        b".jpg",
+        b"d/y.png",
+        b"\xff\xfe.png",
+        b"-long name\n.jpg",
+    ];
+    assert_matches(&env, &[b"--regex", br"\.(jpg|png)$"], want);
+    assert_matches(&env, &[b"-n", b"*.jpg", b"-n", b"*.png"], want);
+    // Through the engine (a repetition is no literal form), and as globs with a
+    // class (no literal ending): the same answer.
+    assert_matches(&env, &[b"--regex", br"\.(jpg|png)$|^x{300}$"], want);
+    assert_matches(&env, &[b"-n", b"*.jp[g]", b"-n", b"*.png"], want);
+    let mut folded = want.to_vec();
+    folded.push(b"x.JPG");
+    assert_matches(&env, &[b"-i", b"--regex", br"\.(jpg|png)$"], &folded);
+}
+
 #[test]
 fn ignore_case_applies_and_case_sensitive_undoes_it() {
     let env = tree();

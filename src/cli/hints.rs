@@ -304,10 +304,6 @@ const FD_LONG: &[Hint] = &[
          --no-ignore-vcs for other rules",
     ),
     fd(
-        "require-git",
-        "pfind applies .gitignore files outside git work trees too; leave it out",
-    ),
-    fd(
         "glob",
         "pfind's patterns are globs already: use -n GLOB for names, -p GLOB for paths \
          below the root",
@@ -333,14 +329,6 @@ const FD_LONG: &[Hint] = &[
     fd(
         "error-on-fs-errors",
         "pfind's exit status is 1 after any error already; leave it out",
-    ),
-    fd(
-        "relative-path",
-        "paths are relative unless -a; leave it out",
-    ),
-    fd(
-        "no-follow",
-        "pfind follows no links unless -L; leave it out",
     ),
     fd("dereference", "use -L (--follow)"),
     fd("has-results", "use -q (--quiet)"),

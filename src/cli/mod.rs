@@ -363,7 +363,7 @@ pub struct Cli {
     /// Leave out what git ignores (.gitignore, ...).
     ///
     /// Reads .gitignore in every directory (and those above the root, up to the work
-    /// tree's top), .git/info/exclude, core.excludesFile and .ignore; files git
+    /// tree's top), .git/info/exclude, core.excludesFile, .ignore and fd's .fdignore; files git
     /// tracks are kept even where a rule matches (git's index is read), and .git is
     /// never listed: the files of `git ls-files -co --exclude-standard`. Hidden names
     /// are kept unless --no-hidden. Off by default; -I or -u turn it off again.
@@ -389,7 +389,7 @@ pub struct Cli {
     )]
     pub ignore_vcs: bool,
 
-    /// With --ignore, read .ignore files only, not git's rules or index.
+    /// With --ignore, read .ignore and .fdignore files only, not git's rules or index.
     #[arg(
         long = "no-ignore-vcs",
         hide_short_help = true,
@@ -405,13 +405,21 @@ pub struct Cli {
     )]
     pub no_ignore_parent: bool,
 
-    /// Accepted for fd users: pfind applies .gitignore outside git work trees too.
+    /// Apply .gitignore outside git work trees too (the default)
     #[arg(
         long = "no-require-git",
         hide_short_help = true,
         help_heading = "Ignore files"
     )]
     pub no_require_git: bool,
+
+    /// With --ignore, apply .gitignore only inside git work trees (fd's default)
+    #[arg(
+        long = "require-git",
+        hide_short_help = true,
+        help_heading = "Ignore files"
+    )]
+    pub require_git: bool,
 
     /// Also leave out what FILE's rules exclude.
     ///
@@ -466,8 +474,21 @@ pub struct Cli {
     ///
     /// Links are followed inside the tree and as roots; a loop is reported and not
     /// entered.
-    #[arg(short = 'L', long = "follow", help_heading = "Filters")]
+    #[arg(
+        short = 'L',
+        long = "follow",
+        overrides_with = "no_follow",
+        help_heading = "Filters"
+    )]
     pub follow: bool,
+
+    /// Do not follow symbolic links (the default); undoes an -L before it.
+    #[arg(
+        long = "no-follow",
+        overrides_with = "follow",
+        help_heading = "Filters"
+    )]
+    pub no_follow: bool,
 
     /// Stay on each root's file system.
     ///
@@ -615,8 +636,21 @@ pub struct Cli {
     /// Print absolute paths.
     ///
     /// Relative roots are joined with the current directory.
-    #[arg(short = 'a', long = "absolute-path", help_heading = "Output")]
+    #[arg(
+        short = 'a',
+        long = "absolute-path",
+        overrides_with = "relative_path",
+        help_heading = "Output"
+    )]
     pub absolute: bool,
+
+    /// Print paths as the roots are typed (the default); undoes an -a before it.
+    #[arg(
+        long = "relative-path",
+        overrides_with = "absolute",
+        help_heading = "Output"
+    )]
+    pub relative_path: bool,
 
     /// Run as if in DIR (paths relative to it).
     ///
@@ -646,13 +680,13 @@ pub struct Cli {
     ///
     /// fd's option: `--path-separator '\\'` prints `src\\main.rs`. For paths as
     /// printed and with -l; not with --format, --json or --hyperlink, whose text is
-    /// more than paths. Commands of --exec and -X still get the paths as they are.
+    /// more than paths (there only `/` itself, which changes nothing, is taken).
+    /// Commands of --exec and -X still get the paths as they are.
     #[arg(
         long = "path-separator",
         value_name = "SEP",
         allow_hyphen_values = true,
         value_parser = bytes(parse_separator),
-        conflicts_with_all = ["format", "json", "hyperlink"],
         help_heading = "Output"
     )]
     pub path_separator: Option<Box<[u8]>>,
@@ -664,14 +698,15 @@ pub struct Cli {
         long = "max-results",
         value_name = "N",
         value_parser = text(parse_max_results),
+        overrides_with = "first",
         help_heading = "Output"
     )]
     pub max_results: Option<u64>,
 
     /// Stop after the first match.
     ///
-    /// Same as --max-results 1.
-    #[arg(short = '1', conflicts_with = "max_results", help_heading = "Output")]
+    /// Same as --max-results 1 (the last of the two wins).
+    #[arg(short = '1', overrides_with = "max_results", help_heading = "Output")]
     pub first: bool,
 
     /// `--exec CMD... ;` and `-X, --exec-batch CMD... +` (see `cli/exec.rs`).
@@ -766,6 +801,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         .map(|(_, id)| id);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
         .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
+    separator_conflict(&mut cli)?;
     cli.ignore_options = crate::ignore::IgnoreOptions {
         parents: !cli.no_ignore_parent,
         files: cli.ignore_files.clone(),
@@ -864,9 +900,31 @@ fn ignore_options(matches: &clap::ArgMatches) -> crate::ignore::IgnoreOptions {
     crate::ignore::IgnoreOptions {
         vcs: ignore && vcs,
         dot_ignore: ignore,
+        require_git: resolve(&["require_git"], &["no_require_git"], false),
         skip_hidden: !hidden,
         ..Default::default()
     }
+}
+
+/// `--path-separator` applies to printed paths only, so it is refused with the outputs
+/// whose text is more than paths; `/` itself changes nothing and is taken with any
+/// (fd's tests and scripts pass `--path-separator=/` to get `/` on every system).
+fn separator_conflict(cli: &mut Cli) -> Result<(), Usage> {
+    if cli.path_separator.as_deref() == Some(b"/") {
+        cli.path_separator = None;
+    }
+    let other = match () {
+        _ if cli.format.is_some() => "--format <TEMPLATE>",
+        _ if cli.json => "--json",
+        _ if cli.hyperlink.is_some() => "--hyperlink <WHEN>",
+        _ => return Ok(()),
+    };
+    if cli.path_separator.is_none() {
+        return Ok(());
+    }
+    let message = format!("the argument '--path-separator <SEP>' cannot be used with '{other}'");
+    let err = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message);
+    Err(Usage::Clap(err))
 }
 
 /// A usage error about `value` given to the option whose field is `id`, made by
@@ -1260,9 +1318,23 @@ impl Cli {
                 lines.extend(warnings::name_glob("-E", glob));
             }
         }
+        for regex in &self.regex {
+            lines.extend(warnings::name_regex("--regex", regex));
+        }
+        if self.ignore_options.skip_hidden {
+            let globs = (self.name.iter())
+                .filter(|glob| warnings::glob_only_hidden(glob))
+                .map(|glob| warnings::only_hidden("-n", glob));
+            let regexes = (self.regex.iter())
+                .filter(|regex| regex.only_hidden())
+                .map(|regex| warnings::only_hidden("--regex", regex.as_str().as_bytes()));
+            lines.extend(globs.chain(regexes));
+        }
         for pattern in &self.and_patterns {
-            if let AndPattern::Name(glob) = pattern {
-                lines.extend(warnings::name_glob("--and", glob));
+            match pattern {
+                AndPattern::Name(glob) => lines.extend(warnings::name_glob("--and", glob)),
+                AndPattern::Regex(regex) => lines.extend(warnings::name_regex("--and", regex)),
+                _ => {}
             }
         }
         for ext in self.extensions.iter().flat_map(|list| &list.0) {
@@ -1382,7 +1454,6 @@ mod tests {
             &["-t", ""],
             &["--min-size", "+1k"],
             &["--max-size", "-1k"],
-            &["-1", "--max-results", "2"],
             &["-d", "-1"],
             &["-s", "-c"],
             &["-s", "-l"],

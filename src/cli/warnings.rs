@@ -8,7 +8,7 @@
 
 use crate::filter::glob::GlobPattern;
 use crate::filter::path::PathGlob;
-use crate::filter::regex::{ends_in_unescaped, looks_like_regex};
+use crate::filter::regex::{ends_in_unescaped, looks_like_regex, RegexPattern};
 use crate::filter::types::KindSet;
 
 /// `--hyperlink` with relative roots and no working directory to make their paths
@@ -71,6 +71,41 @@ fn every_alternative_holds_slash(pattern: &[u8]) -> bool {
         Ok(glob) => glob.alternatives().all(|one| one.contains(&b'/')),
         Err(_) => pattern.contains(&b'/'),
     }
+}
+
+/// The warning for a name regex (`--regex`, or `--and` after it) that only a string
+/// holding a `/` matches, as [`name_glob`] warns about a glob (and `find -name`).
+pub fn name_regex(option: &str, regex: &RegexPattern) -> Option<Vec<u8>> {
+    if !regex.needs_slash() {
+        return None;
+    }
+    let because = format!(
+        "' contains '/', which no file name does, so it matches nothing \
+         ({option} tests names, not paths: --path-regex RE tests the path below the root)"
+    );
+    Some(
+        [
+            quoted(option, regex.as_str().as_bytes()),
+            because.into_bytes(),
+        ]
+        .concat(),
+    )
+}
+
+/// The warning for a `-n` glob or a `--regex` (`option`, `pattern` as typed) that
+/// only names starting with `.` match, when `--no-hidden` (or `-G`) leaves those out.
+pub fn only_hidden(option: &str, pattern: &[u8]) -> Vec<u8> {
+    let because = "' matches only names starting with '.', which --no-hidden (or -G) leaves \
+                   out, so it matches nothing: add -H to keep them";
+    [quoted(option, pattern), because.as_bytes().to_vec()].concat()
+}
+
+/// True when every glob `pattern`'s brace alternatives expand to starts with a
+/// literal `.` (`\.` too): only hidden names match it.
+pub fn glob_only_hidden(pattern: &GlobPattern) -> bool {
+    pattern
+        .alternatives()
+        .all(|one| one.strip_prefix(b"\\").unwrap_or(one).starts_with(b"."))
 }
 
 /// The warning for one `-e` value as typed, if it has a glob character or a `/`.

@@ -77,6 +77,29 @@ impl RegexPattern {
         &self.text
     }
 
+    /// True when every string the pattern matches holds a `/`: on a name, which
+    /// never does, it matches nothing (`--regex 'src/.*\.rs'`, a path typed where a
+    /// name is tested). `[^/]` or `a|b/c` can still match a name.
+    pub fn needs_slash(&self) -> bool {
+        parse_hir(&self.text, false).is_ok_and(|hir| needs_byte(&hir, b'/'))
+    }
+
+    /// True when every name the pattern matches starts with `.` (`^\.git`): with
+    /// `--no-hidden` it matches nothing. Only that plain form is recognised, as fd's
+    /// check does.
+    pub fn only_hidden(&self) -> bool {
+        let Ok(hir) = parse_hir(&self.text, false) else {
+            return false;
+        };
+        let HirKind::Concat(parts) = hir.kind() else {
+            return false;
+        };
+        matches!(
+            parts.first().map(Hir::kind),
+            Some(HirKind::Look(Look::Start))
+        ) && matches!(parts.get(1).map(Hir::kind), Some(HirKind::Literal(l)) if l.0.starts_with(b"."))
+    }
+
     /// With `-i`, checks that the engine's program still fits its limit: folding
     /// case grows classes (`[a-z]{60000}` fits as typed, not with `-i`). Called once
     /// `-i` is known, so that [`compile`] cannot fail.
@@ -126,6 +149,21 @@ fn parse_hir(text: &str, ignore_case: bool) -> Result<Hir, Box<regex_syntax::Err
         .build()
         .parse(text)
         .map_err(Box::new)
+}
+
+/// True when every match of `hir` holds the byte `byte`: a literal holding it, a class
+/// of that byte alone, a sequence with one such part, a choice whose every branch is
+/// one, or a repetition of one at least once.
+fn needs_byte(hir: &Hir, byte: u8) -> bool {
+    match hir.kind() {
+        HirKind::Literal(literal) => literal.0.contains(&byte),
+        HirKind::Class(class) => class.literal().is_some_and(|l| l == [byte]),
+        HirKind::Capture(capture) => needs_byte(&capture.sub, byte),
+        HirKind::Repetition(rep) => rep.min > 0 && needs_byte(&rep.sub, byte),
+        HirKind::Concat(parts) => parts.iter().any(|part| needs_byte(part, byte)),
+        HirKind::Alternation(branches) => branches.iter().all(|b| needs_byte(b, byte)),
+        HirKind::Empty | HirKind::Look(_) => false,
+    }
 }
 
 /// One line: what is wrong, the character where (counting from 1), and the pattern
@@ -566,8 +604,16 @@ mod tests {
             "^.*$",
             "^x?.$",
             "^é.*$",
+            r"\.(jpg|png)$",
+            r"(g|\.jpg|xx\.png|a\.jpg\.b)$",
         ];
         let alphabet: &[&[u8]] = &[
+            b"jpg",
+            b"png",
+            b"JPG",
+            b".jpg",
+            b"xx",
+            b"12345678",
             b"a",
             b"b",
             b"c",
@@ -637,5 +683,37 @@ mod tests {
         // -i folds both forms.
         assert!(compile(&[parse(r"\.RS$")], true).matches(b"MAIN.rs"));
         assert!(compile(&[parse(r"^\d+X$")], true).matches(b"12x"));
+    }
+
+    #[test]
+    fn patterns_only_hidden_names_match() {
+        let only = |p: &str| RegexPattern::parse(p.as_bytes()).unwrap().only_hidden();
+        for pattern in [r"^\.gitignore", r"^\.", r"^\.git$", r"^\.a(b|c)"] {
+            assert!(only(pattern), "{pattern}");
+        }
+        for pattern in [r"\.gitignore", r"^.git", r"^[.]?x", r"^\.a|b", "^a", ""] {
+            assert!(!only(pattern), "{pattern}");
+        }
+    }
+
+    #[test]
+    fn patterns_that_need_a_slash() {
+        let needs = |p: &str| RegexPattern::parse(p.as_bytes()).unwrap().needs_slash();
+        for pattern in [
+            "a/b",
+            "/",
+            r"src/.*\.rs$",
+            "(x|y)/z",
+            "a(/)+",
+            "[/]",
+            r"\x2F",
+            "(a/|/b)",
+        ] {
+            assert!(needs(pattern), "{pattern}");
+        }
+        // Each of these can match a name.
+        for pattern in ["[^/]+", "a|b/c", "a/?", "a(/)*", "[/a]", "", "^$", r"\.rs$"] {
+            assert!(!needs(pattern), "{pattern}");
+        }
     }
 }

@@ -11,11 +11,13 @@
 //! Which rule decides, highest precedence first (as fd and ripgrep order them, and
 //! as git orders the ones it reads):
 //!
-//! 1. `.ignore` files, the entry's own directory's first, then each parent's;
-//! 2. `.gitignore` files the same way, up to the work tree's top (a nested
+//! 1. `.fdignore` files (fd's own), the entry's own directory's first, then each
+//!    parent's, so that a tree set up for fd reads the same with `-G`;
+//! 2. `.ignore` files the same way;
+//! 3. `.gitignore` files the same way, up to the work tree's top (a nested
 //!    repository or submodule starts its own chain);
-//! 3. the repository's `info/exclude`, then `core.excludesFile`;
-//! 4. `--ignore-file` files, matched against the path below the root.
+//! 4. the repository's `info/exclude`, then `core.excludesFile`;
+//! 5. `--ignore-file` files, matched against the path below the root.
 //!
 //! Within one file the last matching line decides; a `!` line keeps the entry. An
 //! excluded directory is not listed at all (git cannot re-include below one either),
@@ -52,8 +54,10 @@ use std::sync::{Arc, OnceLock};
 pub struct IgnoreOptions {
     /// `.gitignore`, `info/exclude`, `core.excludesFile` and the index.
     pub vcs: bool,
-    /// `.ignore` files.
+    /// `.ignore` and `.fdignore` files.
     pub dot_ignore: bool,
+    /// `.gitignore` files only inside a repository's work tree (`--require-git`).
+    pub require_git: bool,
     /// The rule files of directories above each root, up to the work tree's top.
     pub parents: bool,
     /// `--ignore-file`: more rule files, in gitignore syntax.
@@ -88,8 +92,14 @@ pub struct DirRules {
     /// The directory's path below the origin, with a trailing `/` (empty for the
     /// origin itself).
     path: Box<[u8]>,
+    /// Boxed: rare, and a directory's rules are moved as they are built.
+    fdignore: Option<Box<RuleList>>,
     dot_ignore: Option<RuleList>,
     gitignore: Option<RuleList>,
+    /// Whether this directory or one above has a `.fdignore`, a `.ignore`: when
+    /// not, an entry's verdict skips walking up for them.
+    fdignore_above: bool,
+    dot_ignore_above: bool,
     /// The repository the directory is in, if any.
     repo: Option<Arc<Repo>>,
     /// Where the root's own path ends in `path`: `--ignore-file` rules are matched
@@ -102,6 +112,7 @@ pub struct DirRules {
 pub struct Marks {
     pub gitignore: bool,
     pub dot_ignore: bool,
+    pub fdignore: bool,
     pub dot_git: bool,
 }
 
@@ -112,6 +123,7 @@ impl Marks {
         match name {
             b".gitignore" => self.gitignore = true,
             b".ignore" => self.dot_ignore = true,
+            b".fdignore" => self.fdignore = true,
             b".git" => self.dot_git = true,
             _ => {}
         }
@@ -174,8 +186,12 @@ impl Gate {
             root => Path::new(OsStr::from_bytes(root)),
         };
         let canonical = std::fs::canonicalize(root_path).ok();
+        // The work tree's top bounds the rule files read above the root, git's or not
+        // (`--no-ignore-vcs` still reads the `.ignore` and `.fdignore` files up to it).
         let found = match &canonical {
-            Some(canonical) if self.options.vcs => repo::discover(canonical, reporter),
+            Some(canonical) if self.options.vcs || self.options.dot_ignore => {
+                repo::discover(canonical, reporter)
+            }
             _ => None,
         };
         let canonical = canonical.unwrap_or_else(|| root_path.into());
@@ -183,17 +199,18 @@ impl Gate {
             // The origin is the root's parent: the root's path there is its name.
             None => {
                 let name = canonical.file_name().map_or(&b""[..], OsStr::as_bytes);
-                let origin = Arc::new(dir_rules(None, b"", None, (None, None)));
-                let files = self.read_by_path(&canonical, reporter);
-                dir_rules(Some(origin), name, None, files)
+                let origin = Arc::new(dir_rules(None, b"", None, (None, None, None)));
+                let (fdignore, dot_ignore, gitignore) = self.read_by_path(&canonical, reporter);
+                let gitignore = gitignore.filter(|_| !self.options.require_git);
+                dir_rules(Some(origin), name, None, (fdignore, dot_ignore, gitignore))
             }
             // The origin is the work tree's top; then each directory down to the root,
             // whose own files are read whatever --no-ignore-parent says.
             Some((top, dirs)) => {
-                let repo = Some(self.open_repo(dirs, 0, reporter));
+                let repo = (self.options.vcs).then(|| self.open_repo(dirs, 0, reporter));
                 let read = |dir: &Path| match self.options.parents || dir == canonical {
                     true => self.read_by_path(dir, reporter),
-                    false => (None, None),
+                    false => (None, None, None),
                 };
                 let below = canonical.strip_prefix(&top).unwrap_or(Path::new(""));
                 let mut rules = dir_rules(None, b"", repo.clone(), read(&top));
@@ -211,14 +228,15 @@ impl Gate {
         Arc::new(rules)
     }
 
-    /// A directory's `.ignore` and `.gitignore` rules, read by its path (roots, and
-    /// the directories above them).
+    /// A directory's `.fdignore`, `.ignore` and `.gitignore` rules, read by its path
+    /// (roots, and the directories above them).
     fn read_by_path(&self, dir: &Path, reporter: &Reporter) -> RuleFiles {
         let read = |wanted: bool, file: &str| match wanted {
             true => read_rules(&dir.join(file), reporter),
             false => None,
         };
         (
+            read(self.options.dot_ignore, ".fdignore").map(Box::new),
             read(self.options.dot_ignore, ".ignore"),
             read(self.options.vcs, ".gitignore"),
         )
@@ -262,8 +280,14 @@ impl Gate {
             false => None,
         };
         let files = (
+            read(marks.fdignore && self.options.dot_ignore, c".fdignore").map(Box::new),
             read(marks.dot_ignore && self.options.dot_ignore, c".ignore"),
-            read(marks.gitignore && self.options.vcs, c".gitignore"),
+            read(
+                marks.gitignore
+                    && self.options.vcs
+                    && (repo.is_some() || !self.options.require_git),
+                c".gitignore",
+            ),
         );
         (
             Arc::new(dir_rules(Some(parent.clone()), name, repo, files)),
@@ -321,16 +345,20 @@ impl Gate {
     ) -> Option<Verdict> {
         let below =
             |base: usize, list: &RuleList| list.verdict(&path[base..], name_start - base, is_dir);
-        let mut level = Some(rules);
-        while let Some(here) = level {
-            if let Some(verdict) = here
-                .dot_ignore
-                .as_ref()
-                .and_then(|l| below(here.path.len(), l))
-            {
-                return Some(verdict);
+        // Each kind of non-git file over every level, the nearest first, before the next kind.
+        type ListOf = fn(&DirRules) -> Option<&RuleList>;
+        let non_git: [(bool, ListOf); 2] = [
+            (rules.fdignore_above, |d| d.fdignore.as_deref()),
+            (rules.dot_ignore_above, |d| d.dot_ignore.as_ref()),
+        ];
+        for (_, list_of) in non_git.into_iter().filter(|(any, _)| *any) {
+            let mut level = Some(rules);
+            while let Some(here) = level {
+                if let Some(verdict) = list_of(here).and_then(|l| below(here.path.len(), l)) {
+                    return Some(verdict);
+                }
+                level = here.parent.as_deref();
             }
-            level = here.parent.as_deref();
         }
         let mut level = Some(rules);
         while let Some(here) = level {
@@ -368,8 +396,9 @@ impl Gate {
     }
 }
 
-/// A directory's own `.ignore` and `.gitignore`, each if it has one.
-type RuleFiles = (Option<RuleList>, Option<RuleList>);
+/// A directory's own `.fdignore`, `.ignore` and `.gitignore`, each if it has one.
+/// (`.fdignore` boxed: rare, and the tuple is moved for every directory.)
+type RuleFiles = (Option<Box<RuleList>>, Option<RuleList>, Option<RuleList>);
 
 /// The rules of the subdirectory `name` of `parent`'s directory (with no parent,
 /// the origin, whose name is empty), in `repo`, with its own rule `files`.
@@ -377,7 +406,7 @@ fn dir_rules(
     parent: Option<Arc<DirRules>>,
     name: &[u8],
     repo: Option<Arc<Repo>>,
-    (dot_ignore, gitignore): RuleFiles,
+    (fdignore, dot_ignore, gitignore): RuleFiles,
 ) -> DirRules {
     let mut path = parent.as_ref().map_or(Vec::new(), |p| p.path.to_vec());
     if !name.is_empty() {
@@ -385,9 +414,15 @@ fn dir_rules(
         path.push(b'/');
     }
     let root_len = parent.as_ref().map_or(0, |p| p.root_len);
+    let fdignore_above = fdignore.is_some() || parent.as_deref().is_some_and(|p| p.fdignore_above);
+    let dot_ignore_above =
+        dot_ignore.is_some() || parent.as_deref().is_some_and(|p| p.dot_ignore_above);
     DirRules {
+        fdignore_above,
+        dot_ignore_above,
         parent,
         path: path.into_boxed_slice(),
+        fdignore,
         dot_ignore,
         gitignore,
         repo,

@@ -36,15 +36,32 @@ impl WorkingDir {
 
 /// `-a`: `path` as an absolute path, joined with the working directory `cwd` when
 /// relative. `.` components and repeated slashes are dropped, so `pfind -a .` prints
-/// `/cwd/file` rather than `/cwd/./file`; `..` is kept, since removing it by text
-/// would be wrong when the component before it is a symbolic link.
+/// `/cwd/file` rather than `/cwd/./file`. A `..` at the start of a relative path
+/// takes the last component off `cwd` (`-a ..` prints `/home/file`): the working
+/// directory, as `getcwd` gives it, holds no symbolic link, so its parent is the
+/// text before its last `/`; so is `/..` at the start of an absolute one. A `..`
+/// after any other component is kept, since removing it by text would be wrong
+/// when that component is a symbolic link.
 pub fn absolute_path(cwd: &[u8], path: &[u8]) -> Vec<u8> {
     let base: &[u8] = if path.starts_with(b"/") { b"" } else { cwd };
     let mut out = Vec::with_capacity(base.len() + path.len() + 1);
-    for component in base.split(|&b| b == b'/').chain(path.split(|&b| b == b'/')) {
+    for component in base.split(|&b| b == b'/') {
+        if !component.is_empty() && component != b"." {
+            out.push(b'/');
+            out.extend_from_slice(component);
+        }
+    }
+    let mut leading = true;
+    for component in path.split(|&b| b == b'/') {
         if component.is_empty() || component == b"." {
             continue;
         }
+        if leading && component == b".." {
+            let parent = out.iter().rposition(|&b| b == b'/').unwrap_or(0);
+            out.truncate(parent);
+            continue;
+        }
+        leading = false;
         out.push(b'/');
         out.extend_from_slice(component);
     }
@@ -67,7 +84,13 @@ mod tests {
             ("/home/u", "dir", "/home/u/dir"),
             ("/home/u", "dir/", "/home/u/dir"),
             ("/home/u", "./a/./b//", "/home/u/a/b"),
-            ("/home/u", "../x", "/home/u/../x"),
+            ("/home/u", "../x", "/home/x"),
+            ("/home/u", "./../x", "/home/x"),
+            ("/home/u", "..", "/home"),
+            ("/home/u", "../../../x/..", "/x/.."),
+            ("/home/u", "a/../x", "/home/u/a/../x"),
+            ("/home/u", "/../x", "/x"),
+            ("/", "..", "/"),
             ("/home/u", "/abs/./x", "/abs/x"),
             ("/home/u", "/", "/"),
             ("/", ".", "/"),
