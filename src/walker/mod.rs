@@ -31,7 +31,7 @@ use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use crate::threads::workers_for_latency;
+use crate::threads::{trusted_estimate, workers_for_latency};
 use job::{identity, Inherited, Siblings};
 use loops::DirId;
 use std::os::fd::AsRawFd;
@@ -242,9 +242,15 @@ impl<'a> Walker<'a> {
             self.walk_dir(job, slot);
             let waited = self.visitor.disk_watch.waited(started.elapsed());
             if waited || self.visitor.config.assume_disk_waits {
-                pool.ask_for_worker();
-                if let Some(wanted) = self.latency_wants() {
-                    pool.ask_for_workers(wanted);
+                // On a network filesystem, what the wait asks for if it can be
+                // trusted, rather than one more worker per wait.
+                match self.latency_wants() {
+                    Some(estimate) => {
+                        if let Some(wanted) = trusted_estimate(estimate, pool.wanted_workers()) {
+                            pool.ask_for_workers(wanted);
+                        }
+                    }
+                    None => pool.ask_for_worker(),
                 }
             }
         } else {
