@@ -15,11 +15,13 @@ rg and bfs (where installed) at their default and each --latency-peer-threads.
 Every run's line count is checked against `find SOURCE -type f` on the source
 itself, and the mount's request count is recorded.
 
-The lower bound of a D is the larger of the critical path, 4 round trips (lookup,
-opendir, a readdir with the entries, the empty readdir that ends the listing)
-per level of the deepest directory, and what the client can do at all: the
-fastest pfind run at D = 0, where the FUSE request rate of the machine is the
-limit.
+The lower bound of a D is the larger of the critical path and what the client can
+do at all: the fastest pfind run at D = 0, where the FUSE request rate of the
+machine is the limit.  The critical path is 3 round trips per level of the deepest
+directory (lookup, opendir, the readdir with the entries: its subdirectories can
+be opened once that has answered, while the empty readdir that ends the listing
+is in flight) and the deepest directory's empty readdir; a walker that shares
+subdirectories only when a listing has ended pays 4 a level.
 """
 
 from __future__ import annotations
@@ -41,8 +43,10 @@ LATENCYFS_BUILD = REPO / "target" / "bench" / "latencyfs"
 DEFAULT_DELAYS_MS = (0.2, 1.0, 5.0)
 DEFAULT_PFIND_THREADS = (8, 32, 64, 128, 256)
 DEFAULT_PEER_THREADS = (16, 64, 128)
-# Round trips per level of depth on the critical path; see the module comment.
-ROUND_TRIPS_PER_LEVEL = 4
+# Round trips per level of depth on the critical path, and after the last level;
+# see the module comment.
+ROUND_TRIPS_PER_LEVEL = 3
+ROUND_TRIPS_AFTER = 1
 PEERS = ("fd", "rg", "bfs")
 MOUNT_TIMEOUT = 10.0
 
@@ -168,7 +172,7 @@ def tree_shape(source: str) -> tuple[int, int, int]:
 
 
 def lower_bound_ms(delay_ms: float, depth: int, rate_floor_ms: Optional[float]) -> float:
-    critical = ROUND_TRIPS_PER_LEVEL * (depth + 1) * delay_ms
+    critical = (ROUND_TRIPS_PER_LEVEL * (depth + 1) + ROUND_TRIPS_AFTER) * delay_ms
     return max(critical, rate_floor_ms or 0.0)
 
 

@@ -79,6 +79,10 @@ pub struct Config {
     /// spare worker, started at once rather than paced by how busy the CPUs are. Used
     /// by tests to exercise the growing pool on a warm tree.
     pub assume_disk_waits: bool,
+    /// Share the subdirectories a listing has found between two of its batches, as
+    /// on a network filesystem, whatever the roots are on. Used by tests to exercise
+    /// that path on a local tree.
+    pub share_mid_listing: bool,
     /// How many directories may be queued before the walk goes depth-first below the
     /// frontier; `None` leaves it to the walk ([`crate::queue::frontier_limit`]).
     /// Tests set it to reach every mix of the two orders on small trees.
@@ -119,6 +123,7 @@ impl Config {
             miss_hints: false,
             force_stat: false,
             assume_disk_waits: false,
+            share_mid_listing: false,
             frontier_limit: None,
         }
     }

@@ -114,7 +114,9 @@ impl Drop for Lease<'_> {
 }
 
 impl Anchor {
-    /// Keeps `fd` open as an anchor if the budget allows, or gives it back.
+    /// Keeps `fd` open as an anchor if the budget allows, or gives it back. Inlined,
+    /// as with one caller: a second one made it a call (0.6% of a local walk).
+    #[inline(always)]
     pub fn keep(fd: OwnedFd, prefix_len: usize) -> Result<Arc<Anchor>, OwnedFd> {
         if !reserve_place() {
             return Err(fd);

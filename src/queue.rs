@@ -178,6 +178,8 @@ pub struct Pool<T> {
     depth_first: AtomicBool,
     /// See [`Pool::with_latency_growth`].
     latency_growth: bool,
+    /// See [`Pool::with_latency_bound_listings`].
+    latency_bound_listings: bool,
 }
 
 /// The private half of one worker: its own deque and parker. Moved into its thread.
@@ -228,6 +230,7 @@ impl<T> Pool<T> {
             breadth_first_depth: BREADTH_FIRST_DEPTH,
             depth_first: AtomicBool::new(false),
             latency_growth: false,
+            latency_bound_listings: false,
         };
         (pool, slots)
     }
@@ -245,6 +248,27 @@ impl<T> Pool<T> {
     /// See [`Self::with_latency_growth`].
     pub fn latency_growth(&self) -> bool {
         self.latency_growth
+    }
+
+    /// The same pool, on a filesystem where every listing's batch of entries is a
+    /// round trip (a root on a network filesystem, with or without `-j`): a worker
+    /// shares the subdirectories a batch found before it asks for the next batch
+    /// (see `walker::share_mid_listing`).
+    pub fn with_latency_bound_listings(self, on: bool) -> Pool<T> {
+        Pool {
+            latency_bound_listings: on,
+            ..self
+        }
+    }
+
+    /// See [`Self::with_latency_bound_listings`].
+    pub fn latency_bound_listings(&self) -> bool {
+        self.latency_bound_listings
+    }
+
+    /// Worker slots, with a thread or not: how many may ever take a directory.
+    pub fn capacity(&self) -> usize {
+        self.slots()
     }
 
     /// The same pool with another frontier limit (see [`FRONTIER_LIMIT`]).
@@ -324,7 +348,8 @@ impl<T> Pool<T> {
     /// a peer that takes one and finishes it cannot take `dir_pending` to zero
     /// early; then wakes sleepers if there are any. They join the breadth-first
     /// frontier down to its depth and until it has reached its limit, and `slot`'s
-    /// own deque otherwise (see the module comment).
+    /// own deque otherwise (see the module comment). Inlined, as with one caller.
+    #[inline(always)]
     pub fn push_dirs(
         &self,
         slot: &WorkerSlot<T>,

@@ -149,11 +149,10 @@ pub fn run_with_reader(
             // may be printed.
             Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
             Ok((EntryKind::Dir, stat)) => {
-                // Without -j, a root on a network filesystem lets the walk grow to
-                // what the latency asks for (one statfs per root).
-                remote = remote
-                    || (!config.exact_threads
-                        && CString::new(root).is_ok_and(|path| fstype::is_remote(&path)));
+                // A root on a network filesystem (one statfs per root) shares
+                // subdirectories mid-listing and, without -j, lets the walk grow to
+                // what the latency asks for.
+                remote = remote || CString::new(root).is_ok_and(|path| fstype::is_remote(&path));
                 let mut job = DirJob::root(&printed, root_path).identified(&stat);
                 if let Some(gate) = &gate {
                     job = job.with_rules(gate.root_rules(root, reporter));
@@ -177,11 +176,12 @@ pub fn run_with_reader(
     let frontier = config
         .frontier_limit
         .unwrap_or_else(|| queue::frontier_limit(limit.is_some()));
+    let growth_on_network = remote && !config.exact_threads;
     // Without a directory to walk, there is no budget to set nor peer to start.
     let (threads, spares) = if root_dirs.is_empty() {
         (1, 0)
     } else {
-        let spares = if remote {
+        let spares = if growth_on_network {
             config
                 .spare_threads
                 .max(network_spare_threads(config.threads))
@@ -199,7 +199,8 @@ pub fn run_with_reader(
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
     let pool = pool
         .with_frontier_limit(frontier)
-        .with_latency_growth(remote);
+        .with_latency_growth(growth_on_network)
+        .with_latency_bound_listings(remote || config.share_mid_listing);
     let shallow = ShallowFirst::new(root_dirs.len());
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, DIRENT_BUFFER_SIZE);

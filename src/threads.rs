@@ -106,6 +106,27 @@ pub fn workers_for_latency(wall: Duration, cpu: Duration) -> usize {
     ratio.ceil().min(MAX_THREADS as f64) as usize
 }
 
+/// A directory's estimate ([`workers_for_latency`]) is trusted only where the
+/// workers the walk has asked for so far are at most this share of it: then the
+/// wait it measured was mostly round trips. With more workers a wait is also a wait
+/// for a CPU that the FUSE server and the other workers keep busy, so each worker
+/// added lengthens every wait and the estimate follows the workers up: on the FUSE
+/// tree, taking every estimate (their largest) grew the pool to the cap of 256 at
+/// D = 0.2 ms, where 32 to 64 workers were fastest, and at 1 ms, where 64 to 128
+/// were. A quarter: at 5 ms the estimates (several hundred) are trusted from the
+/// start and the pool reaches the cap as before; at 0.2 ms (16 to 40) the walk
+/// stays near the first of them.
+pub const TRUSTED_SHARE: f64 = 0.25;
+
+/// The workers to ask for on a network filesystem after a directory whose wait
+/// over its CPU time asked for `estimate`, where `wanted` have been asked for so
+/// far (the workers running, or soon): the estimate if it is trusted (see
+/// [`TRUSTED_SHARE`]), else none. It replaces, there, the one more worker per wait
+/// of a local disk.
+pub fn trusted_estimate(estimate: usize, wanted: usize) -> Option<usize> {
+    (wanted as f64 <= estimate as f64 * TRUSTED_SHARE).then_some(estimate)
+}
+
 /// A directory that took less than this cannot have waited for a disk read worth
 /// another worker, and is not looked at further. Well above a warm listing of a small
 /// directory (a few microseconds), so a warm walk of small directories never asks the
@@ -152,7 +173,14 @@ impl DiskWaitWatch {
             (Some(before), Some(now)) if now > before => {
                 self.blocked_in_a_row += 1;
                 if let (Some((then, cpu_then)), Some((_, cpu, at))) = (self.since, reading) {
-                    self.latency = Some((at.duration_since(then), cpu.saturating_sub(cpu_then)));
+                    let cpu = cpu.saturating_sub(cpu_then);
+                    // The CPU of one directory swings with its size far more than its
+                    // round trips do: averaged over this worker's recent ones.
+                    let average = match self.latency {
+                        Some((_, average)) => (average * 7 + cpu) / 8,
+                        None => cpu,
+                    };
+                    self.latency = Some((at.duration_since(then), average));
                 }
             }
             (Some(_), Some(_)) => self.blocked_in_a_row = 0,
@@ -614,6 +642,86 @@ mod tests {
         assert_eq!(workers_to_start(state(100, 100, 0, true), || panic!()), 0);
         // A parked worker does not hold the local growth back (today's policy).
         assert_eq!(workers_to_start(state(8, 100, 1, false), || true), 1);
+    }
+
+    #[test]
+    fn an_estimate_is_trusted_only_far_above_the_workers_asked_for() {
+        assert_eq!(trusted_estimate(32, 8), Some(32));
+        assert_eq!(trusted_estimate(400, 100), Some(400));
+        assert_eq!(
+            trusted_estimate(31, 8),
+            None,
+            "below four times the workers"
+        );
+        assert_eq!(trusted_estimate(100, 32), None);
+        assert_eq!(trusted_estimate(0, 0), Some(0));
+    }
+
+    /// The growth of a walk on a network filesystem on a simulated clock: each
+    /// directory's wait is four round trips, or, once the workers' CPU (50 us a
+    /// directory, on half a CPU: the server has the rest) takes longer than that,
+    /// the time the CPU takes for all of them. Taking every estimate grows the pool
+    /// to the cap whatever the round trip; trusting only those well above the
+    /// workers asked for stops near the knee when the round trip is short and still
+    /// reaches the cap when it is long.
+    #[test]
+    fn growth_stops_where_more_workers_would_only_wait_for_the_cpu() {
+        let cpu = Duration::from_micros(50);
+        let wait = |round_trip: Duration, workers: usize| {
+            (round_trip * 4).max(cpu * 2 * u32::try_from(workers).unwrap())
+        };
+        let grow = |round_trip: Duration, trust: bool| {
+            let mut wanted = 8;
+            for _directory in 0..1_000 {
+                let estimate = workers_for_latency(wait(round_trip, wanted), cpu);
+                let asked = if trust {
+                    trusted_estimate(estimate, wanted)
+                } else {
+                    Some(estimate)
+                };
+                if let Some(asked) = asked {
+                    wanted = wanted.max(asked).min(MAX_WORKERS_ON_NETWORK);
+                }
+            }
+            wanted
+        };
+        let us = Duration::from_micros;
+        for round_trip in [us(200), us(1_000), us(5_000)] {
+            assert_eq!(
+                grow(round_trip, false),
+                MAX_WORKERS_ON_NETWORK,
+                "{round_trip:?}"
+            );
+        }
+        // 0.2 ms: 16 workers keep the half CPU busy; the estimate, 16 with 8 asked
+        // for, is not four times that, and the walk keeps its first 8 to 32.
+        assert!(grow(us(200), true) <= 32, "{}", grow(us(200), true));
+        // 1 ms: 80 are enough, and the walk grows to them.
+        assert_eq!(grow(us(1_000), true), 80);
+        assert_eq!(grow(us(5_000), true), MAX_WORKERS_ON_NETWORK);
+    }
+
+    /// A worker's estimate divides a directory's wait by the CPU of its recent
+    /// directories, averaged, not by the last one's alone.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_cpu_behind_an_estimate_is_averaged() {
+        let slow = SLOW_DIRECTORY * 2;
+        let mut watch = DiskWaitWatch::primed();
+        std::thread::sleep(Duration::from_millis(2));
+        watch.waited(slow);
+        let (_, first) = watch.latency().expect("a blocked interval");
+        // A directory of much CPU, then a wait: the average moves an eighth of the way.
+        let until = Instant::now() + Duration::from_millis(8);
+        while Instant::now() < until {}
+        std::thread::sleep(Duration::from_millis(1));
+        watch.waited(slow);
+        let (_, average) = watch.latency().unwrap();
+        assert!(average > first, "{average:?} against {first:?}");
+        assert!(
+            average < Duration::from_millis(4),
+            "{average:?}: not averaged"
+        );
     }
 
     #[test]

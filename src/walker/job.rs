@@ -289,7 +289,10 @@ pub struct Inherited {
 
 impl Siblings {
     /// Jobs for the subdirectories `children` of `dir`, whose names are in `names`
-    /// (each followed by a NUL), sharing one `Siblings`.
+    /// (each followed by a NUL), sharing one `Siblings`. Inlined into both of its
+    /// callers (the end of a listing, and its middle on a network filesystem): left to
+    /// LLVM, a second caller made it a call, 1.6% more instructions on a local walk.
+    #[inline(always)]
     pub(super) fn queue<'c>(
         dir: &Dir<'_>,
         inherited: Inherited,

@@ -362,11 +362,17 @@ impl Visitor<'_> {
 
     /// After a directory's listing: the entries whose `stat` was put off, asked for
     /// all at once (`os::stat_many`), then visited with their kinds. If they came back
-    /// fast on average, the next listings ask one at a time again.
+    /// fast on average, the next listings ask one at a time again. The test is inlined
+    /// and the work is not, whatever the number of callers.
+    #[inline(always)]
     pub(super) fn visit_unknown(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
-        if self.unknown.ends.is_empty() {
-            return;
+        if !self.unknown.ends.is_empty() {
+            self.visit_deferred(dir, dir_fd);
         }
+    }
+
+    #[inline(never)]
+    fn visit_deferred(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
         let mut unknown = std::mem::take(&mut self.unknown);
         let started = Instant::now();
         let mut names = Vec::with_capacity(unknown.ends.len());
