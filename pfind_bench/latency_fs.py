@@ -156,8 +156,9 @@ def commands(pfind: str, pfind_extra: list[str], peers: dict[str, str], pfind_th
 
 
 def with_threads(argv: list[str], n: int) -> list[str]:
-    """A peer's argv with -j N right after the program (fd, rg and bfs take it there)."""
-    return [argv[0], "-j", str(n), *argv[1:]]
+    """A peer's argv with -jN right after the program: fd, rg and bfs take it there,
+    and bfs 4 takes the count only attached (`-j 64` is "-j needs a value")."""
+    return [argv[0], f"-j{n}", *argv[1:]]
 
 
 def tree_shape(source: str) -> tuple[int, int, int]:

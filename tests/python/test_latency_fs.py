@@ -24,8 +24,13 @@ class CommandsTest(unittest.TestCase):
         by = {c.label: c for c in cmds}
         self.assertEqual(by["pfind -j 64"].argv("/m"), ["/p", "/m", "-j", "64", "-H"])
         self.assertEqual(by["find"].argv("/m"), ["/f", "/m", "-type", "f"])
-        self.assertEqual(by["fd -j 16"].argv("/m")[:3], ["/fd", "-j", "16"])
+        self.assertEqual(by["fd -j 16"].argv("/m")[:2], ["/fd", "-j16"])
         self.assertEqual(by["fd -j 16"].argv("/m")[-1], "/m")
+
+    def test_bfs_gets_its_thread_count_attached(self):
+        # bfs 4 refuses `-j 64` ("-j needs a value"): a sweep run so printed one line.
+        (cmd,) = [c for c in lf.commands("/p", [], {"bfs": "/bfs"}, [], [64]) if c.label == "bfs -j 64"]
+        self.assertEqual(cmd.argv("/m")[:2], ["/bfs", "-j64"])
 
     def test_bound_is_the_critical_path_or_the_request_rate(self):
         # 9 levels of 3 round trips, and the last listing's empty readdir.
