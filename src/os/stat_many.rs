@@ -5,83 +5,181 @@
 //! of workers; here helper threads take the entries from a shared counter.
 
 use super::stat::lstat_at;
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 
-/// Helper threads alive at once in the whole process: requests in flight beyond the
-/// walk's own workers, each blocked in the kernel. As many as the workers a walk on
-/// a network filesystem may have (`threads::MAX_WORKERS_ON_NETWORK`): with 64, the
-/// FUSE tree without types at 5 ms took 3.4 s, most batches finding the helpers
-/// taken and asking alone; with 256, 1.1 s.
+/// Helper threads in the whole process: requests in flight beyond the walk's own
+/// workers, each blocked in the kernel. As many as the workers a walk on a network
+/// filesystem may have (`threads::MAX_WORKERS_ON_NETWORK`): with 64, the FUSE tree
+/// without types at 5 ms took 3.4 s, most batches finding the helpers taken and
+/// asking alone; with 256, 1.1 s.
 const MOST_HELPERS: usize = 256;
 
-/// Entries per helper at least: a thread costs about as much to start (tens of
-/// microseconds) as a few local `stat`s, and a slow stat costs a round trip.
+/// Entries per helper at least: a slow stat costs a round trip, and handing a few
+/// local ones to another thread costs as much as asking them.
 const ENTRIES_PER_HELPER: usize = 8;
 
 /// A helper only calls `fstatat`.
 const HELPER_STACK: usize = 64 * 1024;
 
-static HELPERS: AtomicUsize = AtomicUsize::new(0);
+/// A batch's answers by index, whether the asking thread is done (closed: a helper
+/// arriving now leaves without joining), and the helpers inside.
+type BatchState = (Vec<Option<io::Result<libc::stat>>>, bool, usize);
 
-/// `lstat_at(dir, name)` for each of `names`, in their order, with up to
-/// [`MOST_HELPERS`] helper threads (fewer while others use them) and the calling
-/// thread all asking at once. Where no helper can start (the limit is reached, or
-/// the system refuses a thread) the calling thread asks for them all itself.
-pub fn lstat_all(dir: RawFd, names: &[&CStr]) -> Vec<io::Result<libc::stat>> {
-    let wanted = names.len().div_ceil(ENTRIES_PER_HELPER).saturating_sub(1);
-    let granted = reserve(&HELPERS, wanted);
-    let next = AtomicUsize::new(0);
-    let work = || {
+/// One directory's entries to stat, shared by the thread that asks and the helpers
+/// that join it. The names are copied: helpers outlive any one call.
+struct Batch {
+    dir: RawFd,
+    names: Vec<CString>,
+    next: AtomicUsize,
+    state: Mutex<BatchState>,
+    left: Condvar,
+}
+
+impl Batch {
+    /// Takes entries until none is left; returns the answers, by index.
+    fn work(&self) -> Vec<(usize, io::Result<libc::stat>)> {
         let mut done = Vec::new();
         loop {
-            let index = next.fetch_add(1, Ordering::Relaxed);
-            let Some(name) = names.get(index) else { break };
-            done.push((index, lstat_at(dir, name)));
+            let index = self.next.fetch_add(1, Ordering::Relaxed);
+            let Some(name) = self.names.get(index) else {
+                break;
+            };
+            done.push((index, lstat_at(self.dir, name)));
         }
         done
-    };
-    let mut slots: Vec<Option<io::Result<libc::stat>>> = names.iter().map(|_| None).collect();
-    std::thread::scope(|scope| {
-        let helpers: Vec<_> = (0..granted)
-            .map_while(|_| {
-                std::thread::Builder::new()
-                    .name("pfind-stat".into())
-                    .stack_size(HELPER_STACK)
-                    .spawn_scoped(scope, work)
-                    .ok()
-            })
-            .collect();
-        let mut done = work();
-        for helper in helpers {
-            done.extend(
-                helper
-                    .join()
-                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-            );
-        }
+    }
+
+    fn record(&self, state: &mut BatchState, done: Vec<(usize, io::Result<libc::stat>)>) {
         for (index, result) in done {
-            slots[index] = Some(result);
+            state.0[index] = Some(result);
         }
+    }
+
+    /// A helper's visit: join unless the asking thread is done, work, leave.
+    fn help(&self) {
+        {
+            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+            if state.1 {
+                return;
+            }
+            state.2 += 1;
+        }
+        let done = self.work();
+        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        self.record(&mut state, done);
+        state.2 -= 1;
+        if state.2 == 0 {
+            self.left.notify_all();
+        }
+    }
+}
+
+/// The helpers: started as batches ask for them, up to [`MOST_HELPERS`], then kept,
+/// each waiting for a batch to join. Starting threads per batch instead cost the
+/// walk of the FUSE tree without types at 1 ms a thread start for every eight
+/// entries, on the CPUs that also serve the round trips.
+struct Helpers {
+    queue: Mutex<Sender<Arc<Batch>>>,
+    jobs: Arc<Mutex<Receiver<Arc<Batch>>>>,
+    started: AtomicUsize,
+    idle: Arc<AtomicUsize>,
+}
+
+fn helpers() -> &'static Helpers {
+    static HELPERS: OnceLock<Helpers> = OnceLock::new();
+    HELPERS.get_or_init(|| {
+        let (queue, jobs) = mpsc::channel();
+        Helpers {
+            queue: Mutex::new(queue),
+            jobs: Arc::new(Mutex::new(jobs)),
+            started: AtomicUsize::new(0),
+            idle: Arc::new(AtomicUsize::new(0)),
+        }
+    })
+}
+
+impl Helpers {
+    /// Offers `batch` to `wanted` helpers, starting those missing; returns how many
+    /// were offered it (0 where none exists or can start).
+    fn offer(&self, batch: &Arc<Batch>, wanted: usize) -> usize {
+        let mut free = self.idle.load(Ordering::Relaxed);
+        while free < wanted && self.start() {
+            free += 1;
+        }
+        let offers = wanted.min(self.started.load(Ordering::Relaxed));
+        let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
+        for _ in 0..offers {
+            let _ = queue.send(Arc::clone(batch));
+        }
+        offers
+    }
+
+    /// Starts one more helper, unless there are [`MOST_HELPERS`] or the system
+    /// refuses a thread.
+    fn start(&self) -> bool {
+        let claimed = self
+            .started
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
+                (n < MOST_HELPERS).then_some(n + 1)
+            });
+        if claimed.is_err() {
+            return false;
+        }
+        let (jobs, idle) = (Arc::clone(&self.jobs), Arc::clone(&self.idle));
+        let spawned = std::thread::Builder::new()
+            .name("pfind-stat".into())
+            .stack_size(HELPER_STACK)
+            .spawn(move || loop {
+                idle.fetch_add(1, Ordering::Relaxed);
+                let batch = jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                idle.fetch_sub(1, Ordering::Relaxed);
+                match batch {
+                    Ok(batch) => batch.help(),
+                    Err(_) => return,
+                }
+            });
+        if spawned.is_err() {
+            self.started.fetch_sub(1, Ordering::Relaxed);
+            return false;
+        }
+        true
+    }
+}
+
+/// `lstat_at(dir, name)` for each of `names`, in their order, with up to
+/// [`MOST_HELPERS`] helper threads and the calling thread all asking at once. Where
+/// no helper is free (all joined other batches, or the system refuses a thread) the
+/// calling thread asks for them all itself.
+pub fn lstat_all(dir: RawFd, names: &[&CStr]) -> Vec<io::Result<libc::stat>> {
+    let wanted = names.len().div_ceil(ENTRIES_PER_HELPER).saturating_sub(1);
+    let batch = Arc::new(Batch {
+        dir,
+        names: names.iter().map(|&name| name.to_owned()).collect(),
+        next: AtomicUsize::new(0),
+        state: Mutex::new((names.iter().map(|_| None).collect(), false, 0)),
+        left: Condvar::new(),
     });
-    HELPERS.fetch_sub(granted, Ordering::Relaxed);
-    slots
+    if wanted > 0 {
+        helpers().offer(&batch, wanted);
+    }
+    let done = batch.work();
+    let mut state = batch.state.lock().unwrap_or_else(|e| e.into_inner());
+    batch.record(&mut state, done);
+    // Closed: a helper still on its way leaves at once; `dir` stays open only
+    // until those inside are done.
+    state.1 = true;
+    while state.2 > 0 {
+        state = batch.left.wait(state).unwrap_or_else(|e| e.into_inner());
+    }
+    std::mem::take(&mut state.0)
         .into_iter()
         .map(|slot| slot.unwrap_or_else(|| Err(io::Error::from(io::ErrorKind::Other))))
         .collect()
-}
-
-/// Takes up to `wanted` helpers from the allowance counted in `helpers`; returns
-/// how many.
-fn reserve(helpers: &AtomicUsize, wanted: usize) -> usize {
-    let mut granted = 0;
-    let _ = helpers.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |used| {
-        granted = wanted.min(MOST_HELPERS.saturating_sub(used));
-        Some(used + granted)
-    });
-    granted
 }
 
 #[cfg(test)]
@@ -90,24 +188,25 @@ mod tests {
     use std::ffi::CString;
     use std::os::fd::AsRawFd;
 
-    #[test]
-    fn every_name_gets_its_own_answer_in_order() {
+    /// A directory of `count` entries: a directory, a file, and a name that is
+    /// missing, in turn; with the names to ask for.
+    fn entries(count: usize) -> (tempfile::TempDir, Vec<CString>) {
         let tmp = tempfile::tempdir().unwrap();
         let mut names = Vec::new();
-        for i in 0..100 {
+        for i in 0..count {
             let name = format!("e{i}");
             if i % 3 == 0 {
                 std::fs::create_dir(tmp.path().join(&name)).unwrap();
             } else if i % 3 == 1 {
                 std::fs::write(tmp.path().join(&name), "").unwrap();
             }
-            // i % 3 == 2: missing, an error.
             names.push(CString::new(name).unwrap());
         }
-        let dir = std::fs::File::open(tmp.path()).unwrap();
-        let refs: Vec<&CStr> = names.iter().map(|n| n.as_c_str()).collect();
-        let results = lstat_all(dir.as_raw_fd(), &refs);
-        assert_eq!(results.len(), 100);
+        (tmp, names)
+    }
+
+    fn check(results: &[io::Result<libc::stat>], count: usize) {
+        assert_eq!(results.len(), count);
         for (i, result) in results.iter().enumerate() {
             match i % 3 {
                 0 => assert_eq!(
@@ -124,20 +223,60 @@ mod tests {
                 ),
             }
         }
-        assert_eq!(
-            HELPERS.load(Ordering::Relaxed),
-            0,
-            "every helper given back"
-        );
     }
 
     #[test]
-    fn helpers_are_capped_for_the_whole_process() {
-        let helpers = AtomicUsize::new(0);
-        assert_eq!(reserve(&helpers, MOST_HELPERS - 10), MOST_HELPERS - 10);
-        assert_eq!(reserve(&helpers, 50), 10);
-        assert_eq!(reserve(&helpers, 5), 0);
-        helpers.fetch_sub(MOST_HELPERS, Ordering::Relaxed);
-        assert_eq!(reserve(&helpers, 3), 3);
+    fn every_name_gets_its_own_answer_in_order() {
+        let (tmp, names) = entries(100);
+        let dir = std::fs::File::open(tmp.path()).unwrap();
+        let refs: Vec<&CStr> = names.iter().map(|n| n.as_c_str()).collect();
+        check(&lstat_all(dir.as_raw_fd(), &refs), 100);
+    }
+
+    /// Many threads asking at once, more helpers wanted than may exist: every batch
+    /// is answered whole and in order (helpers busy elsewhere leave it to its asker),
+    /// and the helpers stay within their bound.
+    #[test]
+    fn batches_asked_at_once_are_each_answered_whole() {
+        let (tmp, names) = entries(3 * ENTRIES_PER_HELPER * 40);
+        let dir = std::fs::File::open(tmp.path()).unwrap();
+        let refs: Vec<&CStr> = names.iter().map(|n| n.as_c_str()).collect();
+        std::thread::scope(|scope| {
+            for _ in 0..8 {
+                scope.spawn(|| {
+                    for size in [1, 9, 100, refs.len()] {
+                        check(&lstat_all(dir.as_raw_fd(), &refs[..size]), size);
+                    }
+                });
+            }
+        });
+        let started = helpers().started.load(Ordering::Relaxed);
+        assert!((1..=MOST_HELPERS).contains(&started), "{started} helpers");
+    }
+
+    /// A helper that arrives once the asker is done leaves without touching the
+    /// batch: the asker may already have closed the directory it reads from.
+    #[test]
+    fn a_helper_arriving_after_the_asker_is_done_leaves() {
+        let (tmp, names) = entries(30);
+        let dir = std::fs::File::open(tmp.path()).unwrap();
+        let batch = Batch {
+            dir: dir.as_raw_fd(),
+            names,
+            next: AtomicUsize::new(0),
+            state: Mutex::new(((0..30).map(|_| None).collect(), false, 0)),
+            left: Condvar::new(),
+        };
+        batch.state.lock().unwrap().1 = true;
+        batch.help();
+        assert_eq!(batch.next.load(Ordering::Relaxed), 0, "no entry taken");
+        let state = batch.state.lock().unwrap();
+        assert_eq!(state.2, 0);
+        assert!(state.0.iter().all(Option::is_none));
+        drop(state);
+        // Open, the same visit answers every entry.
+        batch.state.lock().unwrap().1 = false;
+        batch.help();
+        assert!(batch.state.lock().unwrap().0.iter().all(Option::is_some));
     }
 }
