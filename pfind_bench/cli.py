@@ -467,9 +467,10 @@ def make_realistic_tree(args) -> int:
 
 
 def run_latency_fs(args) -> int:
-    """--latency-fs: the table of docs/benchmarks.md's network-filesystem section."""
+    """--latency-fs: the table of docs/benchmarks.md's network-filesystem section;
+    with --dry-run, what would be timed, and nothing built, mounted or written."""
     why = latency_fs.fuse_unavailable()
-    if why:
+    if why and not args.dry_run:
         log(f"benchmark.py: --latency-fs: {why}")
         return 2
     pfind_path = named_program(args.pfind)
@@ -491,6 +492,13 @@ def run_latency_fs(args) -> int:
             log(f"benchmark.py: --latency-baseline {args.latency_baseline} is not an executable")
             return 2
         cmds.insert(1, latency_fs.Command("baseline default", "baseline", lambda root: [baseline, root, *args.pfind_extra]))
+    if args.dry_run:
+        types = ", no file types" if args.latency_no_types else ""
+        delays = ", ".join(f"{d:g}" for d in args.latency_delays)
+        print(f"latency-fs: {args.latency_fs} through benches/latencyfs.c at D = {delays} ms{types}, {args.latency_runs} runs each, a fresh mount per run: {', '.join(c.label for c in cmds)}")
+        if why:
+            print(f"skipped latency-fs: {why}")
+        return 0
     section = latency_fs.run_latency_fs(latency_fs.build_latencyfs(), args.latency_fs, args.latency_delays, cmds, args.latency_runs, args.latency_no_types)
     section["pfind"] = tool_version([pfind_path, "--version"])
     section["peers"] = {name: tool_version([path, "--version"]) for name, path in peers.items()}

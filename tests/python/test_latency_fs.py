@@ -32,6 +32,24 @@ class CommandsTest(unittest.TestCase):
         (cmd,) = [c for c in lf.commands("/p", [], {"bfs": "/bfs"}, [], [64]) if c.label == "bfs -j 64"]
         self.assertEqual(cmd.argv("/m")[:2], ["/bfs", "-j64"])
 
+    def test_a_dry_run_times_nothing_and_writes_nothing(self):
+        import contextlib
+        import io
+        import tempfile
+
+        from pfind_bench import cli
+
+        with tempfile.TemporaryDirectory() as tmp:
+            out = io.StringIO()
+            report = os.path.join(tmp, "report.json")
+            argv = ["--pfind", "/bin/true", "--latency-fs", tmp, "--latency-delays", "1", "--latency-threads", "64", "--tools", "find", "--output", report, "--dry-run"]
+            with contextlib.redirect_stdout(out):
+                self.assertEqual(cli.main(argv), 0)
+            self.assertIn("pfind default, pfind -j 64, find", out.getvalue())
+            self.assertIn("D = 1 ms", out.getvalue())
+            self.assertFalse(os.path.exists(report))
+            self.assertEqual(os.listdir(tmp), [])
+
     def test_bound_is_the_critical_path_or_the_request_rate(self):
         # 9 levels of 3 round trips, and the last listing's empty readdir.
         self.assertEqual(lf.lower_bound_ms(5.0, 8, 100.0), (3 * 9 + 1) * 5.0)
