@@ -10,7 +10,7 @@ use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
-use std::sync::{Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock};
 
 /// Helper threads in the whole process: requests in flight beyond the walk's own
 /// workers, each blocked in the kernel. As many as the workers a walk on a network
@@ -26,9 +26,24 @@ const ENTRIES_PER_HELPER: usize = 8;
 /// A helper only calls `fstatat`.
 const HELPER_STACK: usize = 64 * 1024;
 
-/// A batch's answers by index, whether the asking thread is done (closed: a helper
-/// arriving now leaves without joining), and the helpers inside.
-type BatchState = (Vec<Option<io::Result<libc::stat>>>, bool, usize);
+/// What the asking thread and the helpers of one batch share under its lock.
+struct BatchState {
+    /// The answers, by the index of their name.
+    answers: Vec<Option<io::Result<libc::stat>>>,
+    /// The asking thread has taken every entry itself and waits: a helper arriving
+    /// now leaves without joining.
+    closed: bool,
+    /// Helpers that joined and have not left.
+    inside: usize,
+}
+
+impl BatchState {
+    fn record(&mut self, done: Vec<(usize, io::Result<libc::stat>)>) {
+        for (index, result) in done {
+            self.answers[index] = Some(result);
+        }
+    }
+}
 
 /// One directory's entries to stat, shared by the thread that asks and the helpers
 /// that join it. The names are copied: helpers outlive any one call.
@@ -41,6 +56,25 @@ struct Batch {
 }
 
 impl Batch {
+    fn new(dir: RawFd, names: Vec<CString>) -> Batch {
+        let state = BatchState {
+            answers: names.iter().map(|_| None).collect(),
+            closed: false,
+            inside: 0,
+        };
+        Batch {
+            dir,
+            names,
+            next: AtomicUsize::new(0),
+            state: Mutex::new(state),
+            left: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, BatchState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
     /// Takes entries until none is left; returns the answers, by index.
     fn work(&self) -> Vec<(usize, io::Result<libc::stat>)> {
         let mut done = Vec::new();
@@ -54,28 +88,40 @@ impl Batch {
         done
     }
 
-    fn record(&self, state: &mut BatchState, done: Vec<(usize, io::Result<libc::stat>)>) {
-        for (index, result) in done {
-            state.0[index] = Some(result);
-        }
-    }
-
     /// A helper's visit: join unless the asking thread is done, work, leave.
     fn help(&self) {
         {
-            let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-            if state.1 {
+            let mut state = self.lock();
+            if state.closed {
                 return;
             }
-            state.2 += 1;
+            state.inside += 1;
         }
         let done = self.work();
-        let mut state = self.state.lock().unwrap_or_else(|e| e.into_inner());
-        self.record(&mut state, done);
-        state.2 -= 1;
-        if state.2 == 0 {
+        let mut state = self.lock();
+        state.record(done);
+        state.inside -= 1;
+        if state.inside == 0 {
             self.left.notify_all();
         }
+    }
+
+    /// The asking thread's part: every entry left, then the answers once the
+    /// helpers inside have left.
+    fn finish(&self) -> Vec<io::Result<libc::stat>> {
+        let done = self.work();
+        let mut state = self.lock();
+        state.record(done);
+        // Closed: a helper still on its way leaves at once; `dir` stays open only
+        // until those inside are done.
+        state.closed = true;
+        while state.inside > 0 {
+            state = self.left.wait(state).unwrap_or_else(|e| e.into_inner());
+        }
+        std::mem::take(&mut state.answers)
+            .into_iter()
+            .map(|slot| slot.unwrap_or_else(|| Err(io::Error::from(io::ErrorKind::Other))))
+            .collect()
     }
 }
 
@@ -84,10 +130,11 @@ impl Batch {
 /// walk of the FUSE tree without types at 1 ms a thread start for every eight
 /// entries, on the CPUs that also serve the round trips.
 struct Helpers {
-    queue: Mutex<Sender<Arc<Batch>>>,
-    jobs: Arc<Mutex<Receiver<Arc<Batch>>>>,
+    queue: Sender<Arc<Batch>>,
+    jobs: Mutex<Receiver<Arc<Batch>>>,
     started: AtomicUsize,
-    idle: Arc<AtomicUsize>,
+    /// Helpers waiting for a batch.
+    idle: AtomicUsize,
 }
 
 fn helpers() -> &'static Helpers {
@@ -95,33 +142,30 @@ fn helpers() -> &'static Helpers {
     HELPERS.get_or_init(|| {
         let (queue, jobs) = mpsc::channel();
         Helpers {
-            queue: Mutex::new(queue),
-            jobs: Arc::new(Mutex::new(jobs)),
+            queue,
+            jobs: Mutex::new(jobs),
             started: AtomicUsize::new(0),
-            idle: Arc::new(AtomicUsize::new(0)),
+            idle: AtomicUsize::new(0),
         }
     })
 }
 
 impl Helpers {
-    /// Offers `batch` to `wanted` helpers, starting those missing; returns how many
-    /// were offered it (0 where none exists or can start).
-    fn offer(&self, batch: &Arc<Batch>, wanted: usize) -> usize {
+    /// Offers `batch` to `wanted` helpers, starting those missing (none where none
+    /// exists or can start).
+    fn offer(&'static self, batch: &Arc<Batch>, wanted: usize) {
         let mut free = self.idle.load(Ordering::Relaxed);
         while free < wanted && self.start() {
             free += 1;
         }
-        let offers = wanted.min(self.started.load(Ordering::Relaxed));
-        let queue = self.queue.lock().unwrap_or_else(|e| e.into_inner());
-        for _ in 0..offers {
-            let _ = queue.send(Arc::clone(batch));
+        for _ in 0..wanted.min(self.started.load(Ordering::Relaxed)) {
+            let _ = self.queue.send(Arc::clone(batch));
         }
-        offers
     }
 
     /// Starts one more helper, unless there are [`MOST_HELPERS`] or the system
     /// refuses a thread.
-    fn start(&self) -> bool {
+    fn start(&'static self) -> bool {
         let claimed = self
             .started
             .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
@@ -130,14 +174,13 @@ impl Helpers {
         if claimed.is_err() {
             return false;
         }
-        let (jobs, idle) = (Arc::clone(&self.jobs), Arc::clone(&self.idle));
         let spawned = std::thread::Builder::new()
             .name("pfind-stat".into())
             .stack_size(HELPER_STACK)
             .spawn(move || loop {
-                idle.fetch_add(1, Ordering::Relaxed);
-                let batch = jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
-                idle.fetch_sub(1, Ordering::Relaxed);
+                self.idle.fetch_add(1, Ordering::Relaxed);
+                let batch = self.jobs.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                self.idle.fetch_sub(1, Ordering::Relaxed);
                 match batch {
                     Ok(batch) => batch.help(),
                     Err(_) => return,
@@ -157,29 +200,14 @@ impl Helpers {
 /// calling thread asks for them all itself.
 pub fn lstat_all(dir: RawFd, names: &[&CStr]) -> Vec<io::Result<libc::stat>> {
     let wanted = names.len().div_ceil(ENTRIES_PER_HELPER).saturating_sub(1);
-    let batch = Arc::new(Batch {
+    let batch = Arc::new(Batch::new(
         dir,
-        names: names.iter().map(|&name| name.to_owned()).collect(),
-        next: AtomicUsize::new(0),
-        state: Mutex::new((names.iter().map(|_| None).collect(), false, 0)),
-        left: Condvar::new(),
-    });
+        names.iter().map(|&name| name.to_owned()).collect(),
+    ));
     if wanted > 0 {
         helpers().offer(&batch, wanted);
     }
-    let done = batch.work();
-    let mut state = batch.state.lock().unwrap_or_else(|e| e.into_inner());
-    batch.record(&mut state, done);
-    // Closed: a helper still on its way leaves at once; `dir` stays open only
-    // until those inside are done.
-    state.1 = true;
-    while state.2 > 0 {
-        state = batch.left.wait(state).unwrap_or_else(|e| e.into_inner());
-    }
-    std::mem::take(&mut state.0)
-        .into_iter()
-        .map(|slot| slot.unwrap_or_else(|| Err(io::Error::from(io::ErrorKind::Other))))
-        .collect()
+    batch.finish()
 }
 
 #[cfg(test)]
@@ -260,23 +288,17 @@ mod tests {
     fn a_helper_arriving_after_the_asker_is_done_leaves() {
         let (tmp, names) = entries(30);
         let dir = std::fs::File::open(tmp.path()).unwrap();
-        let batch = Batch {
-            dir: dir.as_raw_fd(),
-            names,
-            next: AtomicUsize::new(0),
-            state: Mutex::new(((0..30).map(|_| None).collect(), false, 0)),
-            left: Condvar::new(),
-        };
-        batch.state.lock().unwrap().1 = true;
+        let batch = Batch::new(dir.as_raw_fd(), names);
+        batch.lock().closed = true;
         batch.help();
         assert_eq!(batch.next.load(Ordering::Relaxed), 0, "no entry taken");
-        let state = batch.state.lock().unwrap();
-        assert_eq!(state.2, 0);
-        assert!(state.0.iter().all(Option::is_none));
+        let state = batch.lock();
+        assert_eq!(state.inside, 0);
+        assert!(state.answers.iter().all(Option::is_none));
         drop(state);
         // Open, the same visit answers every entry.
-        batch.state.lock().unwrap().1 = false;
+        batch.lock().closed = false;
         batch.help();
-        assert!(batch.state.lock().unwrap().0.iter().all(Option::is_some));
+        assert!(batch.lock().answers.iter().all(Option::is_some));
     }
 }
