@@ -200,16 +200,15 @@ impl Gate {
             None => {
                 let name = canonical.file_name().map_or(&b""[..], OsStr::as_bytes);
                 let origin = Arc::new(dir_rules(None, b"", None, (None, None, None)));
-                let (fdignore, dot_ignore, gitignore) = self.read_by_path(&canonical, reporter);
-                let gitignore = gitignore.filter(|_| !self.options.require_git);
-                dir_rules(Some(origin), name, None, (fdignore, dot_ignore, gitignore))
+                let files = self.read_by_path(&canonical, false, reporter);
+                dir_rules(Some(origin), name, None, files)
             }
             // The origin is the work tree's top; then each directory down to the root,
             // whose own files are read whatever --no-ignore-parent says.
             Some((top, dirs)) => {
                 let repo = (self.options.vcs).then(|| self.open_repo(dirs, 0, reporter));
                 let read = |dir: &Path| match self.options.parents || dir == canonical {
-                    true => self.read_by_path(dir, reporter),
+                    true => self.read_by_path(dir, true, reporter),
                     false => (None, None, None),
                 };
                 let below = canonical.strip_prefix(&top).unwrap_or(Path::new(""));
@@ -228,9 +227,15 @@ impl Gate {
         Arc::new(rules)
     }
 
+    /// Whether `.gitignore` files apply in a directory, inside a work tree or not
+    /// (`--require-git` keeps them to work trees).
+    fn reads_gitignore(&self, in_work_tree: bool) -> bool {
+        self.options.vcs && (in_work_tree || !self.options.require_git)
+    }
+
     /// A directory's `.fdignore`, `.ignore` and `.gitignore` rules, read by its path
     /// (roots, and the directories above them).
-    fn read_by_path(&self, dir: &Path, reporter: &Reporter) -> RuleFiles {
+    fn read_by_path(&self, dir: &Path, in_work_tree: bool, reporter: &Reporter) -> RuleFiles {
         let read = |wanted: bool, file: &str| match wanted {
             true => read_rules(&dir.join(file), reporter),
             false => None,
@@ -238,7 +243,7 @@ impl Gate {
         (
             read(self.options.dot_ignore, ".fdignore").map(Box::new),
             read(self.options.dot_ignore, ".ignore"),
-            read(self.options.vcs, ".gitignore"),
+            read(self.reads_gitignore(in_work_tree), ".gitignore"),
         )
     }
 
@@ -283,9 +288,7 @@ impl Gate {
             read(marks.fdignore && self.options.dot_ignore, c".fdignore").map(Box::new),
             read(marks.dot_ignore && self.options.dot_ignore, c".ignore"),
             read(
-                marks.gitignore
-                    && self.options.vcs
-                    && (repo.is_some() || !self.options.require_git),
+                marks.gitignore && self.reads_gitignore(repo.is_some()),
                 c".gitignore",
             ),
         );
