@@ -373,12 +373,7 @@ impl<'a> Walker<'a> {
             visitor.reporter.path_error(dir.display_path(), &err);
         }
         if !visitor.children.is_empty() {
-            // Keep this directory open for its children if the budget allows; otherwise
-            // they are opened relative to our own anchor by a longer path.
-            let (anchor, anchor_is_parent) = match Anchor::keep(dir_fd, dir.prefix.len()) {
-                Ok(anchor) => (Some(anchor), true),
-                Err(_closed_on_drop) => (job.anchor().cloned(), false),
-            };
+            let (anchor, anchor_is_parent) = children_anchor(Ok(dir_fd), &dir, job);
             let inherited = Inherited {
                 anchor,
                 anchor_is_parent,
@@ -521,9 +516,8 @@ fn share_mid_listing(latency_bound: bool, found: usize, capacity: usize) -> bool
 }
 
 /// The anchor of subdirectories shared before the listing of `dir` (open as `fd`)
-/// ends: a duplicate of its descriptor, since the listing goes on with this one,
-/// when the budget allows (then the rest of its subdirectories share it too); else
-/// the anchor its own job was opened from.
+/// ends: a duplicate of its descriptor, since the listing goes on with this one
+/// (then the rest of its subdirectories share it too); see [`children_anchor`].
 fn sharing_anchor(
     fd: std::os::fd::RawFd,
     dir: &job::Dir<'_>,
@@ -532,12 +526,21 @@ fn sharing_anchor(
     // SAFETY: `fd` is the descriptor of the directory being listed, which its owner
     // keeps open for the whole listing, and so for this call.
     let dir_fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    match dir_fd
-        .try_clone_to_owned()
-        .map(|copy| Anchor::keep(copy, dir.prefix.len()))
-    {
+    children_anchor(dir_fd.try_clone_to_owned(), dir, job)
+}
+
+/// The anchor the subdirectories of `dir` are opened from, and whether it is their
+/// parent: `dir_fd` kept open for them if there is one and the descriptor budget
+/// allows; otherwise the anchor `job` was opened from, by a longer path.
+#[inline(always)]
+fn children_anchor(
+    dir_fd: std::io::Result<std::os::fd::OwnedFd>,
+    dir: &job::Dir<'_>,
+    job: &DirJob,
+) -> (Option<Arc<Anchor>>, bool) {
+    match dir_fd.map(|fd| Anchor::keep(fd, dir.prefix.len())) {
         Ok(Ok(anchor)) => (Some(anchor), true),
-        _ => (job.anchor().cloned(), false),
+        _closed_on_drop => (job.anchor().cloned(), false),
     }
 }
 
