@@ -79,6 +79,10 @@ pub struct Config {
     /// spare worker, started at once rather than paced by how busy the CPUs are. Used
     /// by tests to exercise the growing pool on a warm tree.
     pub assume_disk_waits: bool,
+    /// Take every root as one on a network filesystem, so that a walk without `-j`
+    /// grows as the latency asks (`threads::latency_step`), its steps taken by a
+    /// thread of their own. Used by tests to exercise that path on a local tree.
+    pub assume_network: bool,
     /// Share the subdirectories a listing has found between two of its batches, as
     /// on a network filesystem, whatever the roots are on. Used by tests to exercise
     /// that path on a local tree.
@@ -123,6 +127,7 @@ impl Config {
             miss_hints: false,
             force_stat: false,
             assume_disk_waits: false,
+            assume_network: false,
             share_mid_listing: false,
             frontier_limit: None,
         }

@@ -102,6 +102,7 @@
 //! `quit` and return, and the scope then re-raises the panic instead of hanging
 //! (ripgrep's `ignore` crate hung exactly this way, its issue 3009).
 
+use crate::threads::LatencyTally;
 use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
@@ -176,8 +177,8 @@ pub struct Pool<T> {
     /// Raised once the frontier has reached the limit: every directory found from
     /// then on is walked depth-first.
     depth_first: AtomicBool,
-    /// See [`Pool::with_latency_growth`].
-    latency_growth: bool,
+    /// See [`Pool::with_latency_growth`]: what the workers measure, on a network root.
+    latency: Option<LatencyTally>,
     /// See [`Pool::with_latency_bound_listings`].
     latency_bound_listings: bool,
 }
@@ -229,7 +230,7 @@ impl<T> Pool<T> {
             frontier_limit: FRONTIER_LIMIT,
             breadth_first_depth: BREADTH_FIRST_DEPTH,
             depth_first: AtomicBool::new(false),
-            latency_growth: false,
+            latency: None,
             latency_bound_listings: false,
         };
         (pool, slots)
@@ -240,14 +241,19 @@ impl<T> Pool<T> {
     /// `threads::workers_for_latency`).
     pub fn with_latency_growth(self, on: bool) -> Pool<T> {
         Pool {
-            latency_growth: on,
+            latency: on.then(LatencyTally::new),
             ..self
         }
     }
 
     /// See [`Self::with_latency_growth`].
     pub fn latency_growth(&self) -> bool {
-        self.latency_growth
+        self.latency.is_some()
+    }
+
+    /// With latency growth, where the workers' measurements are summed.
+    pub fn latency_tally(&self) -> Option<&LatencyTally> {
+        self.latency.as_ref()
     }
 
     /// The same pool, on a filesystem where every listing's batch of entries is a

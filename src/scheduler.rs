@@ -26,14 +26,16 @@ use crate::output::{Output, OutputMode};
 use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::threads::{
-    cpus_within_quota, network_spare_threads, workers_to_start, CpuSpread, GrowthGate, PoolState,
-    COLD_START_PER_CPU,
+    cpus_within_quota, latency_step, network_spare_threads, workers_for_latency, workers_to_start,
+    CpuSpread, GrowthGate, PoolState, COLD_START_PER_CPU, GROWTH_INTERVAL, LEAST_INTERVALS,
+    NETWORK_START_PER_CPU,
 };
 use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant};
 
@@ -122,7 +124,7 @@ pub fn run_with_reader(
     let mut root_dirs = Vec::new();
     let mut root_entries = Vec::new();
     let root_path = config.filter.root_path();
-    let mut remote = false;
+    let mut remote = config.assume_network;
     let gate = config
         .ignore
         .is_active()
@@ -250,9 +252,14 @@ pub fn run_with_reader(
     // enough workers to keep several reads in flight rather than ramp up to them.
     if first.listed_cold() {
         pool.ask_for_workers(first_workers * COLD_START_PER_CPU);
-        // On a network filesystem, what the first listings' round trips ask for.
-        if let Some(wanted) = first.latency_wants() {
-            pool.ask_for_workers(wanted);
+        // On a network filesystem, more at once, or what the first listings' round
+        // trips ask for if that is more.
+        if let Some(tally) = pool.latency_tally() {
+            pool.ask_for_workers(first_workers * NETWORK_START_PER_CPU);
+            let sums = tally.restart(Instant::now());
+            if sums.intervals > 0 {
+                pool.ask_for_workers(workers_for_latency(sums.wall, sums.cpu));
+            }
         }
     }
     // Workers that have begun to run, for `Crew::place`.
@@ -292,11 +299,59 @@ pub fn run_with_reader(
             unplaced: None,
         };
         crew.start_first();
-        // Workers asked for later (directories waiting on the disk) are started by
-        // this thread between its own directories.
-        let mut found = vec![first.run_and_serve(&first_slot, || crew.serve())];
-        found.extend(crew.join());
-        found
+        if !pool.latency_growth() {
+            // Workers asked for later (directories waiting on the disk) are started
+            // by this thread between its own directories.
+            let mut found = vec![first.run_and_serve(&first_slot, || crew.serve())];
+            found.extend(crew.join());
+            return found;
+        }
+        // On a network filesystem this thread can spend a long time in one
+        // directory (one round trip per batch of entries: 100 ms and more for a
+        // large one at 5 ms), while the workers' measurements ask for a step every
+        // few directories. So a thread of its own takes the steps and starts the
+        // workers, looking every `GROWTH_INTERVAL` until the walk is over (or has
+        // stopped: a panicking worker stops the pool). The crew is handed over once
+        // that thread runs; where it cannot start, this thread serves as elsewhere.
+        crew.unplaced = None;
+        let (handover, handed) = mpsc::sync_channel(1);
+        let pool = &pool;
+        let starter = std::thread::Builder::new()
+            .name("pfind-starter".to_owned())
+            .spawn_scoped(scope, move || {
+                let Ok::<Crew<_>, _>(mut crew) = handed.recv() else {
+                    return Vec::new();
+                };
+                while !pool.is_stopped() {
+                    crew.serve();
+                    std::thread::park_timeout(GROWTH_INTERVAL);
+                }
+                crew.join()
+            });
+        let starter = match starter {
+            Ok(starter) => handover
+                .send(crew)
+                .map(|()| starter)
+                .map_err(|returned| returned.0),
+            Err(_) => Err(crew),
+        };
+        match starter {
+            Ok(starter) => {
+                let mut found = vec![first.run(&first_slot)];
+                starter.thread().unpark();
+                found.extend(
+                    starter
+                        .join()
+                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+                );
+                found
+            }
+            Err(mut crew) => {
+                let mut found = vec![first.run_and_serve(&first_slot, || crew.serve())];
+                found.extend(crew.join());
+                found
+            }
+        }
     });
     for found in per_worker {
         summary.add(found);
@@ -382,6 +437,7 @@ where
     /// the disk) and the CPUs have room for it. One relaxed load when nothing was asked.
     fn serve(&mut self) -> bool {
         let moved = self.place();
+        self.step_on_latency();
         if !self.short_handed() {
             return moved;
         }
@@ -402,6 +458,23 @@ where
             }
         }
         moved
+    }
+
+    /// On a network filesystem, once the workers have measured enough directories
+    /// since the last step, asks for what they measured asks for
+    /// (`threads::latency_step`) and begins the next step.
+    fn step_on_latency(&mut self) {
+        let Some(tally) = self.pool.latency_tally() else {
+            return;
+        };
+        let running = self.handles.len() + 1;
+        if !self.pool.can_grow() || tally.intervals() < LEAST_INTERVALS.min(running) {
+            return;
+        }
+        let sums = tally.restart(Instant::now());
+        if let Some(wanted) = latency_step(&sums, running) {
+            self.pool.ask_for_workers(wanted);
+        }
     }
 
     /// Starts a worker on the next free slot; false if none could be started.

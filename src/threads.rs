@@ -32,6 +32,7 @@
 //! it last looked: that is what blocking on I/O is, where being preempted by another
 //! process is an involuntary one. [`DiskWaitWatch`] keeps that count.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 /// Highest `-j` accepted. Far above any useful value; it exists so that a typo such as
@@ -92,13 +93,13 @@ pub fn network_spare_threads(threads: usize) -> usize {
 /// Below this CPU time per interval, a reading is too coarse to divide by.
 const LEAST_CPU: Duration = Duration::from_micros(5);
 
-/// The workers a walk on a network filesystem asks for when a directory waited
-/// `wall` and cost its worker `cpu` of CPU: each worker keeps one request in flight
-/// and uses `cpu / wall` of a CPU, so `wall / cpu` workers keep one CPU busy with
-/// the answers. One CPU's worth, not all of them: on the machine measured the other
-/// CPU was busy serving the requests (a local FUSE server), and there the ratio
-/// (27, 74 and 219 at 0.2, 1 and 5 ms) matched the best `-j` (32, 64-128, 256). The
-/// CPU gate ([`GrowthGate`]) stops the growth short of it when the CPUs are busy.
+/// The workers a walk on a network filesystem asks for when its blocked intervals
+/// waited `wall` in all and cost their workers `cpu` of CPU: each worker keeps one
+/// request in flight and uses `cpu / wall` of a CPU, so `wall / cpu` workers keep
+/// one CPU busy with the answers. One CPU's worth, not all of them: where the
+/// estimate is trusted ([`TRUSTED_SHARE`]) the walk may grow to it, and the
+/// time its workers spend queued for a CPU ([`CPU_QUEUE_LIMIT`]) and the CPU gate
+/// ([`GrowthGate`]) stop it short when the CPUs are busy.
 pub fn workers_for_latency(wall: Duration, cpu: Duration) -> usize {
     let cpu = cpu.max(LEAST_CPU);
     let ratio = wall.as_secs_f64() / cpu.as_secs_f64();
@@ -106,25 +107,147 @@ pub fn workers_for_latency(wall: Duration, cpu: Duration) -> usize {
     ratio.ceil().min(MAX_THREADS as f64) as usize
 }
 
-/// A directory's estimate ([`workers_for_latency`]) is trusted only where the
-/// workers the walk has asked for so far are at most this share of it: then the
-/// wait it measured was mostly round trips. With more workers a wait is also a wait
-/// for a CPU that the FUSE server and the other workers keep busy, so each worker
-/// added lengthens every wait and the estimate follows the workers up: on the FUSE
-/// tree, taking every estimate (their largest) grew the pool to the cap of 256 at
-/// D = 0.2 ms, where 32 to 64 workers were fastest, and at 1 ms, where 64 to 128
-/// were. A quarter: at 5 ms the estimates (several hundred) are trusted from the
-/// start and the pool reaches the cap as before; at 0.2 ms (16 to 40) the walk
-/// stays near the first of them.
-pub const TRUSTED_SHARE: f64 = 0.25;
+/// An estimate ([`workers_for_latency`]) is trusted only where the workers running
+/// are at most this share of it: then the waits it measured were mostly round trips.
+/// With more workers a wait is also a wait for a CPU, or for a server, that the
+/// workers keep busy, so each worker added lengthens every wait and the estimate
+/// follows the workers up. On the FUSE tree the estimates of successive steps (sums
+/// over every interval of a step) were, by workers running: at D = 1 ms 41, 37 and
+/// 58 with 8, 16 and 32 workers, 45-70 with 48 to 64, then 101 with 73 and 167 with
+/// 101; at 5 ms 122-196 with 31 to 54, 208-293 with 56 to 136, 233-331 with 211 to
+/// 238; at 0.2 ms 12-18 with 8, 22-35 with 14 to 32, 52-68 with 52. From the
+/// 64 workers a walk starts with ([`NETWORK_START_PER_CPU`]), two thirds keeps the
+/// 64 at 0.2 and 1 ms (-j 64 was the fastest setting at 1 ms, within the noise of
+/// -j 32 at 0.2) and follows the estimates to the cap at 5 ms (-j 256 the fastest).
+pub const TRUSTED_SHARE: f64 = 2.0 / 3.0;
 
-/// The workers to ask for on a network filesystem after a directory whose wait
-/// over its CPU time asked for `estimate`, where `wanted` have been asked for so
-/// far (the workers running, or soon): the estimate if it is trusted (see
-/// [`TRUSTED_SHARE`]), else none. It replaces, there, the one more worker per wait
-/// of a local disk.
-pub fn trusted_estimate(estimate: usize, wanted: usize) -> Option<usize> {
-    (wanted as f64 <= estimate as f64 * TRUSTED_SHARE).then_some(estimate)
+/// `estimate` if it is trusted with `running` workers (see [`TRUSTED_SHARE`]).
+pub fn trusted_estimate(estimate: usize, running: usize) -> Option<usize> {
+    (running as f64 <= estimate as f64 * TRUSTED_SHARE).then_some(estimate)
+}
+
+/// Past this share of their time spent waiting for a CPU, the workers on a network
+/// filesystem ask for no more: the CPUs are what the walk is short of, and each
+/// worker added lengthens every wait. Measured on the FUSE tree (two CPUs, the
+/// server on them too), over every directory of a walk at a fixed `-j`: at D = 1 ms
+/// 0.05 with 32 workers, 0.13 with 64 (the fastest), 0.3 with 128; at D = 0.2 ms 0.15
+/// with 16, 0.33 with 32, 0.43 with 64 (16 to 48 within the noise of each other).
+pub const CPU_QUEUE_LIMIT: f64 = 0.15;
+
+/// Intervals a [`LatencyTally`] needs before a step is taken on what it measured,
+/// where the walk has at least as many workers: enough to average over directories
+/// of every size, few enough that at D = 5 ms (a directory every 20-30 ms per
+/// worker) a step still takes only about one directory's time.
+pub const LEAST_INTERVALS: usize = 16;
+
+/// What the workers on a network filesystem measured since the last step: the sums
+/// of their blocked intervals ([`Interval`]) that began after it. Shared by the
+/// workers (who add) and the thread that starts workers (which takes); one set of
+/// relaxed atomics, touched once per slow directory.
+#[derive(Debug)]
+pub struct LatencyTally {
+    /// What step times are counted from.
+    origin: Instant,
+    /// When the current step began (nanoseconds after `origin`): intervals that
+    /// began earlier were measured under the load before it, and are left out.
+    since: AtomicU64,
+    wall: AtomicU64,
+    cpu: AtomicU64,
+    queued: AtomicU64,
+    intervals: AtomicU64,
+    /// Of `intervals`, those that said how long they queued for a CPU.
+    with_queue: AtomicU64,
+}
+
+/// What a [`LatencyTally`] measured over one step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LatencySums {
+    pub wall: Duration,
+    pub cpu: Duration,
+    /// The time queued for a CPU, if every interval said.
+    pub queued: Option<Duration>,
+    pub intervals: usize,
+}
+
+impl LatencyTally {
+    pub fn new() -> LatencyTally {
+        LatencyTally {
+            origin: Instant::now(),
+            since: AtomicU64::new(0),
+            wall: AtomicU64::new(0),
+            cpu: AtomicU64::new(0),
+            queued: AtomicU64::new(0),
+            intervals: AtomicU64::new(0),
+            with_queue: AtomicU64::new(0),
+        }
+    }
+
+    fn nanos(duration: Duration) -> u64 {
+        u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+    }
+
+    /// Counts one worker's interval, if it began since the current step did.
+    pub fn add(&self, interval: &Interval) {
+        let began = Self::nanos(interval.started.saturating_duration_since(self.origin));
+        if began < self.since.load(Ordering::Relaxed) {
+            return;
+        }
+        self.wall
+            .fetch_add(Self::nanos(interval.wall), Ordering::Relaxed);
+        self.cpu
+            .fetch_add(Self::nanos(interval.cpu), Ordering::Relaxed);
+        if let Some(queued) = interval.queued {
+            self.queued
+                .fetch_add(Self::nanos(queued), Ordering::Relaxed);
+            self.with_queue.fetch_add(1, Ordering::Relaxed);
+        }
+        self.intervals.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Intervals counted in the current step.
+    pub fn intervals(&self) -> usize {
+        usize::try_from(self.intervals.load(Ordering::Relaxed)).unwrap_or(usize::MAX)
+    }
+
+    /// What the current step measured; a new step begins at `now`. (Workers adding
+    /// meanwhile may see their interval split between two steps: a sample's worth of
+    /// error in a sum of many.)
+    pub fn restart(&self, now: Instant) -> LatencySums {
+        let since = Self::nanos(now.saturating_duration_since(self.origin));
+        self.since.store(since, Ordering::Relaxed);
+        let take = |sum: &AtomicU64| Duration::from_nanos(sum.swap(0, Ordering::Relaxed));
+        let intervals = self.intervals.swap(0, Ordering::Relaxed);
+        let with_queue = self.with_queue.swap(0, Ordering::Relaxed);
+        let queued = take(&self.queued);
+        LatencySums {
+            wall: take(&self.wall),
+            cpu: take(&self.cpu),
+            queued: (with_queue == intervals).then_some(queued),
+            intervals: usize::try_from(intervals).unwrap_or(usize::MAX),
+        }
+    }
+}
+
+impl Default for LatencyTally {
+    fn default() -> LatencyTally {
+        LatencyTally::new()
+    }
+}
+
+/// The workers to ask for on a network filesystem after a step that measured `sums`
+/// with `running` workers: what the latency over the CPU asks for
+/// ([`workers_for_latency`], on the sums: a ratio over every interval measured) if
+/// it is trusted ([`trusted_estimate`]), at most [`LATENCY_STEP`] times
+/// `running`; none while the workers spent [`CPU_QUEUE_LIMIT`] or more of their time
+/// waiting for a CPU.
+pub fn latency_step(sums: &LatencySums, running: usize) -> Option<usize> {
+    if let Some(queued) = sums.queued {
+        if queued.as_secs_f64() >= sums.wall.as_secs_f64() * CPU_QUEUE_LIMIT {
+            return None;
+        }
+    }
+    let estimate = workers_for_latency(sums.wall, sums.cpu);
+    trusted_estimate(estimate, running).map(|wanted| wanted.min(running * LATENCY_STEP))
 }
 
 /// A directory that took less than this cannot have waited for a disk read worth
@@ -152,11 +275,28 @@ pub struct DiskWaitWatch {
     switches: Option<u64>,
     /// Slow directories in a row, up to the last one looked at, that blocked.
     blocked_in_a_row: u32,
-    /// When the count was last read and the thread's CPU time then: the start of the
-    /// interval that the next look measures (see [`Self::latency`]).
-    since: Option<(Instant, Duration)>,
-    /// The last interval that blocked: its wall time and the thread's CPU time in it.
-    latency: Option<(Duration, Duration)>,
+    /// When the count was last read, the thread's CPU time then and its time queued
+    /// for a CPU: the start of the interval that the next look measures (see
+    /// [`Self::latency`]).
+    since: Option<(Instant, Duration, Option<Duration>)>,
+    /// The last interval between two looks in which the thread blocked, until taken.
+    interval: Option<Interval>,
+    /// On a network filesystem, the thread's clock of time spent waiting for a CPU.
+    queue_clock: Option<CpuQueueClock>,
+}
+
+/// One interval between two looks of a [`DiskWaitWatch`] in which the thread
+/// blocked: on a network filesystem, what a directory waits against what it costs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Interval {
+    /// When it began.
+    pub started: Instant,
+    pub wall: Duration,
+    /// The thread's CPU time in it.
+    pub cpu: Duration,
+    /// The time the thread spent in it runnable but waiting for a CPU; `None` where
+    /// the kernel does not say ([`CpuQueueClock`]).
+    pub queued: Option<Duration>,
 }
 
 impl DiskWaitWatch {
@@ -167,20 +307,29 @@ impl DiskWaitWatch {
         if elapsed < SLOW_DIRECTORY {
             return false;
         }
+        self.look()
+    }
+
+    /// [`Self::waited`] without the test of the time: also called between the
+    /// batches of a listing on a network filesystem, each a round trip.
+    pub fn look(&mut self) -> bool {
         let reading = thread_reading();
+        let queued = self.queue_clock.as_ref().and_then(CpuQueueClock::read);
         let now = reading.map(|r| r.0);
         match (self.switches, now) {
             (Some(before), Some(now)) if now > before => {
                 self.blocked_in_a_row += 1;
-                if let (Some((then, cpu_then)), Some((_, cpu, at))) = (self.since, reading) {
-                    let cpu = cpu.saturating_sub(cpu_then);
-                    // The CPU of one directory swings with its size far more than its
-                    // round trips do: averaged over this worker's recent ones.
-                    let average = match self.latency {
-                        Some((_, average)) => (average * 7 + cpu) / 8,
-                        None => cpu,
-                    };
-                    self.latency = Some((at.duration_since(then), average));
+                if let (Some((then, cpu_then, queued_then)), Some((_, cpu, at))) =
+                    (self.since, reading)
+                {
+                    self.interval = Some(Interval {
+                        started: then,
+                        wall: at.duration_since(then),
+                        cpu: cpu.saturating_sub(cpu_then),
+                        queued: queued
+                            .zip(queued_then)
+                            .map(|(now, then)| now.saturating_sub(then)),
+                    });
                 }
             }
             (Some(_), Some(_)) => self.blocked_in_a_row = 0,
@@ -188,25 +337,29 @@ impl DiskWaitWatch {
             _ => {}
         }
         self.switches = now;
-        self.since = reading.map(|(_, cpu, at)| (at, cpu));
+        self.since = reading.map(|(_, cpu, at)| (at, cpu, queued));
         self.blocked_in_a_row >= WAITS_IN_A_ROW
     }
 
     /// A watch that has read the count already, so that the very first slow
-    /// directory can be judged (the first worker's, before any other starts).
-    pub fn primed() -> DiskWaitWatch {
+    /// directory can be judged (the first worker's, before any other starts). With
+    /// `on_network`, it also measures the thread's time queued for a CPU (one more
+    /// read per slow directory), which only a network filesystem's growth uses.
+    pub fn primed(on_network: bool) -> DiskWaitWatch {
+        let queue_clock = on_network.then(CpuQueueClock::for_this_thread).flatten();
         let reading = thread_reading();
+        let queued = queue_clock.as_ref().and_then(CpuQueueClock::read);
         DiskWaitWatch {
             switches: reading.map(|r| r.0),
-            since: reading.map(|(_, cpu, at)| (at, cpu)),
+            since: reading.map(|(_, cpu, at)| (at, cpu, queued)),
+            queue_clock,
             ..DiskWaitWatch::default()
         }
     }
 
-    /// The wall time and this thread's CPU time of the last interval between two
-    /// looks in which it blocked: what a directory waits against what it costs.
-    pub fn latency(&self) -> Option<(Duration, Duration)> {
-        self.latency
+    /// The last interval between two looks in which the thread blocked, once.
+    pub fn take_interval(&mut self) -> Option<Interval> {
+        self.interval.take()
     }
 
     /// True when the last slow directory blocked: one directory's worth of evidence,
@@ -222,12 +375,63 @@ impl DiskWaitWatch {
     }
 }
 
+/// The time the calling thread has spent runnable but waiting for a CPU, as Linux
+/// keeps it per task (`/proc/thread-self/schedstat`, its second field, in
+/// nanoseconds; there with `CONFIG_SCHED_INFO`, which distribution kernels have).
+/// The file stays open, so a reading is one `pread`. Where the wait for a round trip
+/// grows only because the CPUs are busy, this is the time that grew.
+#[derive(Debug)]
+pub struct CpuQueueClock {
+    file: std::fs::File,
+}
+
+impl CpuQueueClock {
+    /// The clock of the calling thread, if the kernel keeps one.
+    pub fn for_this_thread() -> Option<CpuQueueClock> {
+        // /proc/thread-self names the thread that opens it; the open file stays
+        // that thread's.
+        let clock = CpuQueueClock {
+            file: std::fs::File::open("/proc/thread-self/schedstat").ok()?,
+        };
+        clock.read().map(|_| clock)
+    }
+
+    /// The time queued so far.
+    pub fn read(&self) -> Option<Duration> {
+        use std::os::unix::fs::FileExt;
+        let mut text = [0u8; 96];
+        let len = self.file.read_at(&mut text, 0).ok()?;
+        parse_queued(&text[..len])
+    }
+}
+
+/// The second field of a schedstat line (`run_ns queued_ns timeslices`).
+fn parse_queued(line: &[u8]) -> Option<Duration> {
+    let field = line
+        .split(|b| b.is_ascii_whitespace())
+        .filter(|f| !f.is_empty())
+        .nth(1)?;
+    let nanos = std::str::from_utf8(field).ok()?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
 /// Workers per CPU that a walk starts with when its first listing waited on the disk.
 /// Growing from one per CPU one worker at a time took long enough on `medium` (100
 /// directories, cold) to cost 13% against `-j 6`; four per CPU sits in the flat
 /// stretch of that tree's curve (`-j 6` to `-j 12` within 3% of each other) and still
 /// leaves `/usr`, which wants more, to grow.
 pub const COLD_START_PER_CPU: usize = 4;
+
+/// Workers per CPU that a walk starts with when its root is on a network
+/// filesystem and its first listing waited. Every directory there costs at least
+/// three round trips (open, a batch of entries, the empty batch that ends the
+/// listing) against some 50 us of CPU, so at any round trip of 0.2 ms or more one CPU
+/// keeps at least a dozen workers busy; on the FUSE tree the fastest settings were
+/// -j 32 to 48 at D = 0.2 ms, -j 64 at 1 ms and -j 256 at 5 ms. The first listing's
+/// own estimate ([`workers_for_latency`]) asks for too few: its CPU time is the
+/// process's first (400-600 us, where later intervals cost 20-60), and it asked for
+/// 2, 8 and 31 there; it counts where it asks for more (a slower link).
+pub const NETWORK_START_PER_CPU: usize = 32;
 
 /// How often a pool that was asked for more workers may start one.
 pub const GROWTH_INTERVAL: Duration = Duration::from_millis(1);
@@ -242,8 +446,8 @@ pub const BUSY_SHARE: f64 = 0.8;
 
 /// Each growth step on a network filesystem at most multiplies the workers by this,
 /// so that the count asked for is measured again under the load of the workers the
-/// last step started, and a step is taken only while all of them are busy (see
-/// [`workers_to_start`]). From 8, three steps reach 256.
+/// last step started ([`latency_step`]), and a step is taken only while all of them
+/// are busy (see [`workers_to_start`]). From 64, two steps reach 256.
 pub const LATENCY_STEP: usize = 4;
 
 /// What the pool looks like to [`workers_to_start`].
@@ -263,11 +467,9 @@ pub struct PoolState {
 
 /// How many workers to start now: up to one per CPU at once; past that, only when
 /// the CPU gate is open (`gate_open`, asked only then), and then one. On a network
-/// filesystem the count asked for was measured ([`workers_for_latency`]) and the
-/// thread that starts workers comes back only after its next directory, several
-/// round trips later, so a step starts many: up to [`LATENCY_STEP`] times those
-/// running, but none while a worker is parked, since then directories, not workers,
-/// are what the walk is short of.
+/// filesystem the count asked for was measured ([`latency_step`]), so a step starts
+/// many: up to [`LATENCY_STEP`] times those running, but none while a worker is
+/// parked, since then directories, not workers, are what the walk is short of.
 pub fn workers_to_start(state: PoolState, gate_open: impl FnOnce() -> bool) -> usize {
     let PoolState {
         running,
@@ -559,24 +761,129 @@ mod tests {
     #[test]
     fn a_blocked_interval_is_measured_and_a_busy_one_is_not() {
         let slow = SLOW_DIRECTORY * 2;
-        let mut watch = DiskWaitWatch::primed();
-        assert_eq!(watch.latency(), None);
+        let mut watch = DiskWaitWatch::primed(false);
+        assert_eq!(watch.take_interval(), None);
         // Spinning: no block, no measurement.
         let until = Instant::now() + Duration::from_millis(2);
         while Instant::now() < until {}
         watch.waited(slow);
-        assert_eq!(watch.latency(), None);
+        assert_eq!(watch.take_interval(), None);
         // Sleeping 5 ms: a wait far longer than the CPU it cost.
+        let before = Instant::now();
         std::thread::sleep(Duration::from_millis(5));
         watch.waited(slow);
-        let (wall, cpu) = watch.latency().expect("a blocked interval");
-        assert!(wall >= Duration::from_millis(5), "{wall:?}");
-        assert!(cpu < wall, "{cpu:?} against {wall:?}");
+        let interval = watch.take_interval().expect("a blocked interval");
+        assert!(interval.wall >= Duration::from_millis(5), "{interval:?}");
+        assert!(interval.cpu < interval.wall, "{interval:?}");
+        assert!(interval.started <= before, "{interval:?}");
+        assert_eq!(interval.queued, None, "not measured off a network root");
+        assert_eq!(watch.take_interval(), None, "taken once");
         // After a reset (a wait of our own), the next look only starts an interval.
         watch.reset();
         std::thread::sleep(Duration::from_millis(1));
         watch.waited(slow);
-        assert_eq!(watch.latency().unwrap().0, wall, "unchanged");
+        assert_eq!(watch.take_interval(), None);
+        // Between a listing's batches the look has no time to test.
+        std::thread::sleep(Duration::from_millis(1));
+        watch.look();
+        assert!(watch.take_interval().is_some());
+    }
+
+    /// On a network root the watch also reads the thread's time queued for a CPU:
+    /// kept apart from its wait for the disk or the network.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_time_queued_for_a_cpu_is_read_on_a_network_root() {
+        let Some(clock) = CpuQueueClock::for_this_thread() else {
+            eprintln!("skipped: no /proc/thread-self/schedstat (CONFIG_SCHED_INFO)");
+            return;
+        };
+        let first = clock.read().expect("a reading");
+        assert!(clock.read().expect("a second reading") >= first);
+        let mut watch = DiskWaitWatch::primed(true);
+        std::thread::sleep(Duration::from_millis(2));
+        watch.look();
+        let interval = watch.take_interval().expect("a blocked interval");
+        let queued = interval.queued.expect("measured on a network root");
+        assert!(queued <= interval.wall, "{interval:?}");
+    }
+
+    #[test]
+    fn a_schedstat_line_gives_its_second_field() {
+        assert_eq!(
+            parse_queued(b"105276 84857 2\n"),
+            Some(Duration::from_nanos(84_857))
+        );
+        assert_eq!(parse_queued(b"  1  2  3"), Some(Duration::from_nanos(2)));
+        assert_eq!(parse_queued(b"105276\n"), None);
+        assert_eq!(parse_queued(b"1 x 2"), None);
+        assert_eq!(parse_queued(b""), None);
+    }
+
+    fn interval(started: Instant, wall_us: u64, cpu_us: u64, queued_us: Option<u64>) -> Interval {
+        Interval {
+            started,
+            wall: Duration::from_micros(wall_us),
+            cpu: Duration::from_micros(cpu_us),
+            queued: queued_us.map(Duration::from_micros),
+        }
+    }
+
+    #[test]
+    fn a_tally_sums_the_intervals_of_its_step_only() {
+        let tally = LatencyTally::new();
+        let before = tally.origin;
+        tally.add(&interval(before, 4_000, 50, Some(10)));
+        tally.add(&interval(before, 2_000, 30, Some(20)));
+        assert_eq!(tally.intervals(), 2);
+        let step = before + Duration::from_millis(1);
+        let sums = tally.restart(step);
+        assert_eq!(
+            sums,
+            LatencySums {
+                wall: Duration::from_micros(6_000),
+                cpu: Duration::from_micros(80),
+                queued: Some(Duration::from_micros(30)),
+                intervals: 2,
+            }
+        );
+        // An interval that began before the step was measured under the load before
+        // it: left out. One that began at or after it counts.
+        tally.add(&interval(before, 9_000, 90, Some(0)));
+        assert_eq!(tally.intervals(), 0);
+        tally.add(&interval(step, 1_000, 10, None));
+        tally.add(&interval(step, 1_000, 10, Some(5)));
+        let sums = tally.restart(step + Duration::from_millis(1));
+        assert_eq!(sums.intervals, 2);
+        assert_eq!(sums.wall, Duration::from_micros(2_000));
+        assert_eq!(sums.queued, None, "not every interval said");
+        assert_eq!(tally.restart(step).intervals, 0, "emptied");
+    }
+
+    #[test]
+    fn a_step_follows_a_trusted_estimate_while_the_cpus_keep_up() {
+        let sums = |wall_us, cpu_us, queued_us: Option<u64>| LatencySums {
+            wall: Duration::from_micros(wall_us),
+            cpu: Duration::from_micros(cpu_us),
+            queued: queued_us.map(Duration::from_micros),
+            intervals: 16,
+        };
+        // 20 ms of waits for 100 us of CPU asks for 200: trusted with 64 running
+        // (64 <= 133), and taken at once, being less than four times 64.
+        assert_eq!(latency_step(&sums(20_000, 100, Some(100)), 64), Some(200));
+        // At most four times the workers running.
+        assert_eq!(latency_step(&sums(20_000, 50, Some(0)), 64), Some(256));
+        assert_eq!(latency_step(&sums(20_000, 50, Some(0)), 32), Some(128));
+        // An estimate not well ahead of the workers is not trusted: 90 with 64.
+        assert_eq!(latency_step(&sums(9_000, 100, Some(0)), 64), None);
+        assert_eq!(latency_step(&sums(9_600, 100, Some(0)), 64), Some(96));
+        // Workers queued for a CPU 15% of their time or more: no step, whatever
+        // the estimate.
+        assert_eq!(latency_step(&sums(20_000, 100, Some(3_000)), 64), None);
+        assert_eq!(latency_step(&sums(20_000, 100, Some(2_900)), 64), Some(200));
+        // Where the kernel does not say, the estimate alone decides.
+        assert_eq!(latency_step(&sums(20_000, 100, None), 64), Some(200));
+        assert_eq!(latency_step(&sums(9_000, 100, None), 64), None);
     }
 
     /// The growth decisions of a walk on a simulated clock: the gate's CPU readings
@@ -645,45 +952,53 @@ mod tests {
     }
 
     #[test]
-    fn an_estimate_is_trusted_only_far_above_the_workers_asked_for() {
-        assert_eq!(trusted_estimate(32, 8), Some(32));
+    fn an_estimate_is_trusted_only_well_above_the_workers_running() {
+        assert_eq!(trusted_estimate(96, 64), Some(96));
         assert_eq!(trusted_estimate(400, 100), Some(400));
         assert_eq!(
-            trusted_estimate(31, 8),
+            trusted_estimate(95, 64),
             None,
-            "below four times the workers"
+            "below one and a half times the workers"
         );
-        assert_eq!(trusted_estimate(100, 32), None);
+        assert_eq!(trusted_estimate(64, 64), None);
         assert_eq!(trusted_estimate(0, 0), Some(0));
     }
 
-    /// The growth of a walk on a network filesystem on a simulated clock: each
-    /// directory's wait is four round trips, or, once the workers' CPU (50 us a
-    /// directory, on half a CPU: the server has the rest) takes longer than that,
-    /// the time the CPU takes for all of them. Taking every estimate grows the pool
-    /// to the cap whatever the round trip; trusting only those well above the
-    /// workers asked for stops near the knee when the round trip is short and still
-    /// reaches the cap when it is long.
+    /// The growth of a walk on a network filesystem, step by step, on a simulated
+    /// clock: each directory's wait is four round trips, or, once the workers' CPU
+    /// (50 us a directory, on half a CPU: the server has the rest) takes longer than
+    /// that, the time the CPU takes for all of them, which the workers spend queued
+    /// for it. Taking every estimate grows the pool to the cap whatever the round
+    /// trip; with the queue and the trust tests the walk keeps the workers it starts
+    /// with where the CPU is the limit and reaches the cap where the round trip is.
     #[test]
     fn growth_stops_where_more_workers_would_only_wait_for_the_cpu() {
         let cpu = Duration::from_micros(50);
-        let wait = |round_trip: Duration, workers: usize| {
-            (round_trip * 4).max(cpu * 2 * u32::try_from(workers).unwrap())
+        let step = |round_trip: Duration, workers: usize| {
+            let trips = round_trip * 4;
+            let wall = trips.max(cpu * 2 * u32::try_from(workers).unwrap());
+            // A step of 16 such directories.
+            LatencySums {
+                wall: wall * 16,
+                cpu: cpu * 16,
+                queued: Some(wall.saturating_sub(trips) * 16),
+                intervals: 16,
+            }
         };
-        let grow = |round_trip: Duration, trust: bool| {
-            let mut wanted = 8;
-            for _directory in 0..1_000 {
-                let estimate = workers_for_latency(wait(round_trip, wanted), cpu);
-                let asked = if trust {
-                    trusted_estimate(estimate, wanted)
+        let grow = |round_trip: Duration, checked: bool| {
+            let mut running = 2 * NETWORK_START_PER_CPU;
+            for _step in 0..20 {
+                let sums = step(round_trip, running);
+                let asked = if checked {
+                    latency_step(&sums, running)
                 } else {
-                    Some(estimate)
+                    Some(workers_for_latency(sums.wall, sums.cpu))
                 };
                 if let Some(asked) = asked {
-                    wanted = wanted.max(asked).min(MAX_WORKERS_ON_NETWORK);
+                    running = running.max(asked).min(MAX_WORKERS_ON_NETWORK);
                 }
             }
-            wanted
+            running
         };
         let us = Duration::from_micros;
         for round_trip in [us(200), us(1_000), us(5_000)] {
@@ -693,35 +1008,17 @@ mod tests {
                 "{round_trip:?}"
             );
         }
-        // 0.2 ms: 16 workers keep the half CPU busy; the estimate, 16 with 8 asked
-        // for, is not four times that, and the walk keeps its first 8 to 32.
-        assert!(grow(us(200), true) <= 32, "{}", grow(us(200), true));
-        // 1 ms: 80 are enough, and the walk grows to them.
-        assert_eq!(grow(us(1_000), true), 80);
+        // 0.2 and 1 ms: the 64 workers keep the half CPU busy, and queue for it.
+        assert_eq!(grow(us(200), true), 64);
+        assert_eq!(grow(us(1_000), true), 64);
+        // 5 ms: the estimate (400) is trusted and the walk grows to the cap.
         assert_eq!(grow(us(5_000), true), MAX_WORKERS_ON_NETWORK);
-    }
-
-    /// A worker's estimate divides a directory's wait by the CPU of its recent
-    /// directories, averaged, not by the last one's alone.
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn the_cpu_behind_an_estimate_is_averaged() {
-        let slow = SLOW_DIRECTORY * 2;
-        let mut watch = DiskWaitWatch::primed();
-        std::thread::sleep(Duration::from_millis(2));
-        watch.waited(slow);
-        let (_, first) = watch.latency().expect("a blocked interval");
-        // A directory of much CPU, then a wait: the average moves an eighth of the way.
-        let until = Instant::now() + Duration::from_millis(8);
-        while Instant::now() < until {}
-        std::thread::sleep(Duration::from_millis(1));
-        watch.waited(slow);
-        let (_, average) = watch.latency().unwrap();
-        assert!(average > first, "{average:?} against {first:?}");
-        assert!(
-            average < Duration::from_millis(4),
-            "{average:?}: not averaged"
-        );
+        // 2 ms, with nothing queued (a CPU to spare): the estimate, 160, is taken.
+        let sums = LatencySums {
+            queued: Some(Duration::ZERO),
+            ..step(us(2_000), 64)
+        };
+        assert_eq!(latency_step(&sums, 64), Some(160));
     }
 
     #[test]

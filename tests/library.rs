@@ -237,3 +237,31 @@ fn a_local_root_never_gets_the_network_cap() {
         summary.workers
     );
 }
+
+/// Under a root on a network filesystem (here one taken as such), the walk's growth
+/// steps are taken, and its workers started, by a thread of their own while the
+/// first worker walks: every file is still printed exactly once, and the walk ends
+/// with every worker joined, at each CPU count the pool may start from.
+#[test]
+fn a_network_root_is_walked_exactly_once_with_its_own_starting_thread() {
+    use pfind::threads::MAX_WORKERS_ON_NETWORK;
+    let tmp = tempfile::tempdir().unwrap();
+    random_tree(tmp.path(), 17, 2_000);
+    let root = tmp.path().as_os_str().to_owned();
+    let expected = oracle_files(root.as_bytes());
+    for threads in [1, 2, 4] {
+        let mut config = Config::new(vec![root.clone()]);
+        config.output = OutputMode::Paths { terminator: 0 };
+        config.threads = threads;
+        config.assume_network = true;
+        config.share_mid_listing = true;
+        let captured = Captured::default();
+        let output = Output::to_writer(Box::new(captured.clone()));
+        let reporter = Reporter::new();
+        let summary = pfind::run(&config, &output, &reporter);
+        assert!(!reporter.errored());
+        let paths = split_records(&captured.0.lock().unwrap(), 0);
+        assert_same_records(&format!("{threads} CPUs"), &paths, &expected);
+        assert!(summary.workers <= MAX_WORKERS_ON_NETWORK as u64);
+    }
+}

@@ -31,7 +31,7 @@ use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use crate::threads::{trusted_estimate, workers_for_latency};
+use crate::threads::LatencyTally;
 use job::{identity, Inherited, Siblings};
 use loops::DirId;
 use std::os::fd::AsRawFd;
@@ -209,16 +209,6 @@ impl<'a> Walker<'a> {
         self.watch_disk && self.visitor.disk_watch.last_blocked()
     }
 
-    /// On a network filesystem, the workers that the last directory's wait over its
-    /// CPU time asks for (`threads::workers_for_latency`); elsewhere none.
-    pub fn latency_wants(&self) -> Option<usize> {
-        if !self.visitor.pool.latency_growth() {
-            return None;
-        }
-        let (wall, cpu) = self.visitor.disk_watch.latency()?;
-        Some(workers_for_latency(wall, cpu))
-    }
-
     /// Hands what this worker has buffered to the output now (the scheduler prints
     /// the roots given as files before the walk starts).
     pub fn flush(&mut self) {
@@ -241,17 +231,13 @@ impl<'a> Walker<'a> {
             let started = Instant::now();
             self.walk_dir(job, slot);
             let waited = self.visitor.disk_watch.waited(started.elapsed());
-            if waited || self.visitor.config.assume_disk_waits {
-                // On a network filesystem, what the wait asks for if it can be
-                // trusted, rather than one more worker per wait.
-                match self.latency_wants() {
-                    Some(estimate) => {
-                        if let Some(wanted) = trusted_estimate(estimate, pool.wanted_workers()) {
-                            pool.ask_for_workers(wanted);
-                        }
-                    }
-                    None => pool.ask_for_worker(),
-                }
+            match pool.latency_tally() {
+                // On a network filesystem every blocked interval is counted, and the
+                // thread that starts workers steps on the sums
+                // (`threads::latency_step`) rather than one more worker per wait.
+                Some(tally) => count_interval(&mut self.visitor, tally),
+                None if waited || self.visitor.config.assume_disk_waits => pool.ask_for_worker(),
+                None => {}
             }
         } else {
             self.walk_dir(job, slot);
@@ -458,6 +444,14 @@ fn list_sharing(
     loop {
         let more = reader.read_batch(fd, pool.stop_flag(), |entry| visitor.visit(dir, fd, entry));
         visitor.visit_unknown(dir, fd);
+        // Each batch is a round trip: measured for the growth as a directory is
+        // elsewhere, so that the steps need not wait for large directories' ends.
+        if let Some(tally) = pool.latency_tally().filter(|_| pool.can_grow()) {
+            if more.as_ref().is_ok_and(|&more| more) {
+                visitor.disk_watch.look();
+                count_interval(visitor, tally);
+            }
+        }
         let found = visitor.children.len();
         if share_mid_listing(pool.latency_bound_listings(), found, pool.capacity()) {
             let (anchor, anchor_is_parent) =
@@ -476,6 +470,13 @@ fn list_sharing(
         if !more? {
             return Ok(());
         }
+    }
+}
+
+/// Adds the interval the worker's last look measured, if it blocked, to `tally`.
+fn count_interval(visitor: &mut Visitor<'_>, tally: &LatencyTally) {
+    if let Some(interval) = visitor.disk_watch.take_interval() {
+        tally.add(&interval);
     }
 }
 
@@ -629,6 +630,8 @@ mod tests {
     /// `getdents64` fail after a successful `open` (the kernel answers ENOENT for a
     /// directory removed while open).
     static REMOVE_AFTER_OPEN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+    /// A directory whose opening makes its worker panic (`a_panic_on_a_network_root_ends_the_walk`).
+    static PANIC_AFTER_OPEN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
 
     /// How many entries each directory (by printed path) had visited when its listing
     /// ended, for the tests of the early stop.
@@ -850,6 +853,9 @@ mod tests {
     }
 
     pub(super) fn after_open(path: &[u8]) {
+        if PANIC_AFTER_OPEN.lock().unwrap().as_deref() == Some(path) {
+            panic!("a worker panics under test");
+        }
         let target = REMOVE_AFTER_OPEN.lock().unwrap();
         if target.as_deref() == Some(path) {
             let path = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
@@ -883,6 +889,32 @@ mod tests {
             assert!(!doomed.exists());
         }
         *REMOVE_AFTER_OPEN.lock().unwrap() = None;
+    }
+
+    /// A worker that panics on a network root, where a thread of its own starts the
+    /// workers until the walk is over: the walk ends with the panic, it does not wait
+    /// for that thread forever. One CPU, so that the panicking worker is the first.
+    #[test]
+    fn a_panic_on_a_network_root_ends_the_walk() {
+        use crate::output::Output;
+        use crate::output::OutputMode;
+        use crate::report::Reporter;
+        let tmp = tempfile::tempdir().unwrap();
+        for dir in ["a/deep", "b", "c"] {
+            std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
+        }
+        let doomed = tmp.path().join("a/deep");
+        *PANIC_AFTER_OPEN.lock().unwrap() = Some(doomed.as_os_str().as_bytes().to_vec());
+        let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+        config.output = OutputMode::Count;
+        config.threads = 1;
+        config.assume_network = true;
+        let walk = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let output = Output::to_writer(Box::new(std::io::sink()));
+            crate::scheduler::run(&config, &output, &Reporter::new())
+        }));
+        *PANIC_AFTER_OPEN.lock().unwrap() = None;
+        assert!(walk.is_err(), "the worker's panic is the walk's");
     }
 
     #[test]

@@ -192,7 +192,7 @@ impl<'a> Visitor<'a> {
             pacing: Pacing::new(config.flush_per_directory),
             shallow,
             disk_watch: if watch_disk {
-                DiskWaitWatch::primed()
+                DiskWaitWatch::primed(pool.latency_growth())
             } else {
                 DiskWaitWatch::default()
             },
