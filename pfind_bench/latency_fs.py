@@ -22,6 +22,9 @@ directory (lookup, opendir, the readdir with the entries: its subdirectories can
 be opened once that has answered, while the empty readdir that ends the listing
 is in flight) and the deepest directory's empty readdir; a walker that shares
 subdirectories only when a listing has ended pays 4 a level.
+
+The mount is measure_on's parameter: sshfs.py (--sshfs) times the same commands
+on sshfs mounts, a FuseMount like latencyfs's, and prints them with results_table.
 """
 
 from __future__ import annotations
