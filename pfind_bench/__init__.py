@@ -23,6 +23,8 @@ draws them (--plot).
     first_path.py   --first-path: cold first byte and end, on a direct-I/O loop device
     ignore_view.py  --ignore-view: git's answer, the set checks, the view's commands
     realistic.py    --make-realistic: a clone with build output, packages, untracked files
+    latency_fs.py   --latency-fs: latencyfs mounts, the commands, measure_on, the table
+    sshfs.py        --sshfs: the harness's own sshd on 127.0.0.1, sshfs mounts of it
     report/         schema.py: the JSON report (REPORT_SCHEMA); tables.py: the text
     charts.py       --plot: SVG charts (matplotlib, only there)
     tools.py        the scenarios, each tool's command line and version

@@ -11,12 +11,13 @@ import contextlib
 import functools
 import os
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Optional
 
-from . import early_quit, first_path, ignore_view, latency_fs, order
+from . import early_quit, first_path, ignore_view, latency_fs, order, sshfs
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
@@ -127,12 +128,13 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
 
     g = p.add_argument_group("network filesystems (docs/benchmarks.md, 'Network and FUSE filesystems')")
     g.add_argument("--latency-fs", metavar="SOURCE", help="only time the walkers on a FUSE passthrough of SOURCE (benches/latencyfs.c, built with gcc) that holds every request --latency-delays, mounted afresh for every run, then exit")
-    g.add_argument("--latency-delays", nargs="+", type=float, default=list(latency_fs.DEFAULT_DELAYS_MS), metavar="MS", help="delays per request in ms (default: %(default)s)")
+    g.add_argument("--latency-delays", nargs="*", type=float, default=list(latency_fs.DEFAULT_DELAYS_MS), metavar="MS", help="delays per request in ms; none: time only --sshfs (default: %(default)s)")
     g.add_argument("--latency-runs", type=int, default=3, metavar="N", help="runs per command and delay; figures are medians (default: %(default)s)")
     g.add_argument("--latency-threads", nargs="*", type=int, default=list(latency_fs.DEFAULT_PFIND_THREADS), metavar="N", help="pfind's -j sweep (default: %(default)s)")
     g.add_argument("--latency-peer-threads", nargs="*", type=int, default=list(latency_fs.DEFAULT_PEER_THREADS), metavar="N", help="fd's, rg's and bfs's -j sweep (default: %(default)s)")
     g.add_argument("--latency-baseline", metavar="PATH", help="also time this other pfind build at its default -j, side by side (e.g. the build before a change)")
     g.add_argument("--latency-no-types", action="store_true", help="the filesystem gives no file types in readdir (DT_UNKNOWN)")
+    g.add_argument("--sshfs", action="store_true", help="with --latency-fs: also time the same commands, --latency-runs times each, on SOURCE mounted afresh for every run with sshfs from an sshd of the harness's own on 127.0.0.1 (throwaway keys; skipped with a message where sshfs or sshd is missing)")
 
     g = p.add_argument_group("files and output")
     g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
@@ -177,6 +179,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         p.error("--latency-runs and the --latency-threads values must be at least 1, --latency-delays at least 0")
     if args.latency_fs and not os.path.isdir(args.latency_fs):
         p.error(f"{args.latency_fs}: not a directory (--latency-fs)")
+    if args.sshfs and not args.latency_fs:
+        p.error("--sshfs times the commands of --latency-fs SOURCE on SOURCE: give --latency-fs SOURCE")
+    if args.latency_fs and not args.latency_delays and not args.sshfs:
+        p.error("--latency-delays with no value times only --sshfs: give --sshfs or a delay")
     if args.ignore_view_runs < 1 or args.ignore_view_warmup < 0:
         p.error("--ignore-view-runs must be at least 1 and --ignore-view-warmup at least 0")
     if not args.realistic_scale > 0:
@@ -467,12 +473,19 @@ def make_realistic_tree(args) -> int:
 
 
 def run_latency_fs(args) -> int:
-    """--latency-fs: the table of docs/benchmarks.md's network-filesystem section;
+    """--latency-fs: the tables of docs/benchmarks.md's network-filesystem section,
+    latencyfs at each --latency-delays and, with --sshfs, sshfs over localhost;
     with --dry-run, what would be timed, and nothing built, mounted or written."""
-    why = latency_fs.fuse_unavailable()
+    why = latency_fs.fuse_unavailable() if args.latency_delays else None
     if why and not args.dry_run:
         log(f"benchmark.py: --latency-fs: {why}")
         return 2
+    why_sshfs = sshfs.sshfs_unavailable() if args.sshfs else None
+    if why_sshfs and not args.dry_run:
+        # Where sshfs was all there was to time, there is nothing left.
+        log(f"benchmark.py: --sshfs: skipped: {why_sshfs}")
+        if not args.latency_delays:
+            return 2
     pfind_path = named_program(args.pfind)
     if pfind_path is None:
         log(f"benchmark.py: pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
@@ -493,19 +506,40 @@ def run_latency_fs(args) -> int:
             return 2
         cmds.insert(1, latency_fs.Command("baseline default", "baseline", lambda root: [baseline, root, *args.pfind_extra]))
     if args.dry_run:
-        types = ", no file types" if args.latency_no_types else ""
-        delays = ", ".join(f"{d:g}" for d in args.latency_delays)
-        print(f"latency-fs: {args.latency_fs} through benches/latencyfs.c at D = {delays} ms{types}, {args.latency_runs} runs each, a fresh mount per run: {', '.join(c.label for c in cmds)}")
-        if why:
-            print(f"skipped latency-fs: {why}")
+        if args.latency_delays:
+            types = ", no file types" if args.latency_no_types else ""
+            delays = ", ".join(f"{d:g}" for d in args.latency_delays)
+            print(f"latency-fs: {args.latency_fs} through benches/latencyfs.c at D = {delays} ms{types}, {args.latency_runs} runs each, a fresh mount per run: {', '.join(c.label for c in cmds)}")
+            if why:
+                print(f"skipped latency-fs: {why}")
+        if args.sshfs:
+            print(sshfs.plan(args.latency_fs, args.latency_runs, cmds))
+            if why_sshfs:
+                print(f"skipped sshfs: {why_sshfs}")
         return 0
-    section = latency_fs.run_latency_fs(latency_fs.build_latencyfs(), args.latency_fs, args.latency_delays, cmds, args.latency_runs, args.latency_no_types)
-    section["pfind"] = tool_version([pfind_path, "--version"])
-    section["peers"] = {name: tool_version([path, "--version"]) for name, path in peers.items()}
-    write_json_atomic(args.output, {"latency_fs": section, "machine": machine_info(args.data_dir)})
-    print(latency_fs.table(section))
-    log(f"report written to {args.output}")
-    return 0 if latency_fs.all_correct(section) else 1
+    versions = {"pfind": tool_version([pfind_path, "--version"]), "peers": {name: tool_version([path, "--version"]) for name, path in peers.items()}}
+    report, tables, status = {}, [], 0
+    if args.latency_delays:
+        section = latency_fs.run_latency_fs(latency_fs.build_latencyfs(), args.latency_fs, args.latency_delays, cmds, args.latency_runs, args.latency_no_types)
+        report["latency_fs"] = section | versions
+        tables.append(latency_fs.table(section))
+        status = 0 if latency_fs.all_correct(section) else 1
+    if args.sshfs and not why_sshfs:
+        try:
+            section = sshfs.run_sshfs(args.latency_fs, cmds, args.latency_runs)
+        except (RuntimeError, OSError, subprocess.CalledProcessError) as e:
+            # The latencyfs section, if any, is still written.
+            log(f"benchmark.py: --sshfs: {e}")
+            status = 2
+        else:
+            report["sshfs"] = section | versions
+            tables.append(sshfs.table(section))
+            status = max(status, 0 if sshfs.all_correct(section) else 1)
+    if report:
+        write_json_atomic(args.output, report | {"machine": machine_info(args.data_dir)})
+        print("\n\n".join(tables))
+        log(f"report written to {args.output}")
+    return status
 
 
 def main(argv: Optional[list[str]] = None) -> int:

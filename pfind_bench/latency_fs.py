@@ -22,6 +22,9 @@ directory (lookup, opendir, the readdir with the entries: its subdirectories can
 be opened once that has answered, while the empty readdir that ends the listing
 is in flight) and the deepest directory's empty readdir; a walker that shares
 subdirectories only when a listing has ended pays 4 a level.
+
+The mount is measure_on's parameter: sshfs.py (--sshfs) times the same commands
+on sshfs mounts, a FuseMount like latencyfs's, and prints them with results_table.
 """
 
 from __future__ import annotations
@@ -58,14 +61,22 @@ class Command:
     argv: Callable[[str], list[str]]
 
 
-def fuse_unavailable() -> Optional[str]:
-    """Why a FUSE filesystem cannot be mounted here, or None."""
+def fuse_mount_unavailable() -> Optional[str]:
+    """Why no FUSE filesystem (latencyfs or sshfs) can be mounted here, or None."""
     if not os.path.exists("/dev/fuse"):
         return "/dev/fuse does not exist (no FUSE in this kernel or container)"
     if not os.access("/dev/fuse", os.R_OK | os.W_OK):
         return "/dev/fuse is not readable and writable by this user"
     if which("fusermount3") is None:
         return "fusermount3 not found (apt-get install fuse3)"
+    return None
+
+
+def fuse_unavailable() -> Optional[str]:
+    """Why latencyfs cannot be built and mounted here, or None."""
+    why = fuse_mount_unavailable()
+    if why:
+        return why
     if which("gcc") is None:
         return "gcc is needed to build benches/latencyfs.c"
     if not Path("/usr/include/fuse3/fuse.h").exists():
@@ -78,30 +89,35 @@ def build_latencyfs(dest: Path = LATENCYFS_BUILD) -> str:
     return build_floor(dest, LATENCYFS_SOURCE, ["-I/usr/include/fuse3", "-lfuse3", "-Wl,--export-dynamic-symbol=writev"])
 
 
-class LatencyMount:
-    """A fresh mount of ``source`` with every request held ``delay_us``; the
-    request count and the most requests held at once are read at unmount into
-    ``requests`` and ``peak``."""
+class FuseMount:
+    """A FUSE filesystem served by a process of ours in the foreground, mounted
+    on a fresh directory for one ``with`` (so the kernel's caches of the mount
+    start empty) and unmounted after.  A subclass gives the command; a filesystem
+    that counts its requests reads them in ``collect`` into ``requests`` and
+    ``peak`` (the most held at once), which stay None otherwise."""
 
-    def __init__(self, binary: str, source: str, delay_us: int, no_types: bool = False):
-        self.binary, self.source, self.delay_us, self.no_types = binary, source, delay_us, no_types
-        self.requests: Optional[int] = None
-        self.peak: Optional[int] = None
+    name = "FUSE filesystem"
+    source = ""
+    requests: Optional[int] = None
+    peak: Optional[int] = None
+
+    def argv(self, workdir: str, point: str) -> list[str]:
+        raise NotImplementedError
+
+    def collect(self, workdir: str) -> None:
+        pass
 
     def __enter__(self) -> str:
-        self._dir = tempfile.TemporaryDirectory(prefix="pfind-latencyfs-")
+        self._dir = tempfile.TemporaryDirectory(prefix=f"pfind-{self.name}-")
         self.point = os.path.join(self._dir.name, "mnt")
-        self.count_file = os.path.join(self._dir.name, "requests")
         os.mkdir(self.point)
-        argv = [self.binary, "-d", str(self.delay_us), "-c", self.count_file]
-        argv += ["-u"] if self.no_types else []
-        self.proc = subprocess.Popen(argv + [self.source, self.point], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(self.argv(self._dir.name, self.point), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + MOUNT_TIMEOUT
         while not os.path.ismount(self.point):
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 err = self.proc.stderr.read().decode(errors="replace").strip() if self.proc.poll() is not None else "timed out"
                 self._stop()
-                raise RuntimeError(f"latencyfs did not mount {self.source}: {err}")
+                raise RuntimeError(f"{self.name} did not mount {self.source}: {err}")
             time.sleep(0.002)
         return self.point
 
@@ -118,11 +134,30 @@ class LatencyMount:
             self.proc.kill()
             self.proc.wait()
         self.proc.stderr.close()
+        self.collect(self._dir.name)
+        self._dir.cleanup()
+
+
+class LatencyMount(FuseMount):
+    """A fresh mount of ``source`` through latencyfs with every request held
+    ``delay_us``; the request count and the most requests held at once are read
+    at unmount into ``requests`` and ``peak``."""
+
+    name = "latencyfs"
+
+    def __init__(self, binary: str, source: str, delay_us: int, no_types: bool = False):
+        self.binary, self.source, self.delay_us, self.no_types = binary, source, delay_us, no_types
+
+    def argv(self, workdir: str, point: str) -> list[str]:
+        argv = [self.binary, "-d", str(self.delay_us), "-c", os.path.join(workdir, "requests")]
+        argv += ["-u"] if self.no_types else []
+        return argv + [self.source, point]
+
+    def collect(self, workdir: str) -> None:
         try:
-            self.requests, self.peak = map(int, Path(self.count_file).read_text().split())
+            self.requests, self.peak = map(int, Path(workdir, "requests").read_text().split())
         except (OSError, ValueError):
             self.requests, self.peak = None, None
-        self._dir.cleanup()
 
 
 def time_lines(argv: list[str]) -> tuple[float, int, int]:
@@ -178,11 +213,18 @@ def lower_bound_ms(delay_ms: float, depth: int, rate_floor_ms: Optional[float]) 
 
 
 def measure(binary: str, source: str, delay_ms: float, cmds: list[Command], runs: int, expected: int, no_types: bool = False) -> dict:
-    """Every command ``runs`` times on fresh mounts at ``delay_ms``: {label: entry}."""
+    """Every command ``runs`` times on fresh latencyfs mounts at ``delay_ms``: {label: entry}."""
+    return measure_on(lambda: LatencyMount(binary, source, round(delay_ms * 1000), no_types), cmds, runs, expected)
+
+
+def measure_on(new_mount: Callable[[], FuseMount], cmds: list[Command], runs: int, expected: int) -> dict:
+    """Every command ``runs`` times, each run on a fresh mount from ``new_mount``,
+    the runs going round the commands, every second round reversed: {label: entry},
+    with the median and whether every run printed ``expected`` lines and exited 0."""
     found: dict[str, dict] = {c.label: {"tool": c.tool, "ms": [], "requests": [], "peak_in_flight": [], "lines": [], "exit": []} for c in cmds}
     for r in range(runs):
         for c in cmds if r % 2 == 0 else list(reversed(cmds)):
-            mount = LatencyMount(binary, source, round(delay_ms * 1000), no_types)
+            mount = new_mount()
             with mount as point:
                 seconds, lines, code = time_lines(c.argv(point))
             entry = found[c.label]
@@ -232,19 +274,28 @@ def run_latency_fs(binary: str, source: str, delays_ms: Iterable[float], cmds: l
 
 def table(section: dict) -> str:
     """The markdown table of docs/benchmarks.md: one row per command, one column per D."""
-    delays = list(section["delays"])
-    head = "| median ms (requests) | " + " | ".join(f"D = {d} ms" for d in delays) + " |"
-    lines = [head, "|---" * (len(delays) + 1) + "|"]
-    labels = list(next(iter(section["delays"].values()))["results"]) if delays else []
+    columns = {f"D = {d} ms": column for d, column in section["delays"].items()}
+    return results_table("median ms (requests)", columns)
+
+
+def results_table(corner: str, columns: dict[str, dict]) -> str:
+    """One row per command, one column per {"results": measure_on's, "bound_ms"
+    (optional)}; a cell is the median ms and, where the mount counted them, the
+    median requests; a row of lower bounds where the columns have them."""
+    names = list(columns)
+    lines = [f"| {corner} | " + " | ".join(names) + " |", "|---" * (len(names) + 1) + "|"]
+    labels = list(next(iter(columns.values()))["results"]) if names else []
     for label in labels:
         cells = []
-        for d in delays:
-            e = section["delays"][d]["results"][label]
+        for name in names:
+            e = columns[name]["results"][label]
             mark = "" if e["correct"] else " WRONG COUNT"
-            requests = statistics.median([r for r in e["requests"] if r is not None] or [0])
-            cells.append(f"{e['median_ms']:,.0f} ({requests:,.0f}){mark}")
+            counted = [r for r in e["requests"] if r is not None]
+            requests = f" ({statistics.median(counted):,.0f})" if counted else ""
+            cells.append(f"{e['median_ms']:,.0f}{requests}{mark}")
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
-    lines.append("| lower bound | " + " | ".join(f"{section['delays'][d]['bound_ms']:,.0f}" for d in delays) + " |")
+    if any("bound_ms" in c for c in columns.values()):
+        lines.append("| lower bound | " + " | ".join(f"{columns[n]['bound_ms']:,.0f}" for n in names) + " |")
     return "\n".join(lines)
 
 
