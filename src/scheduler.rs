@@ -26,9 +26,8 @@ use crate::output::{Output, OutputMode};
 use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::threads::{
-    cpus_within_quota, latency_step, network_spare_threads, workers_for_latency, workers_to_start,
+    cpus_within_quota, latency_step, network_spare_threads, network_start, workers_to_start,
     CpuSpread, GrowthGate, PoolState, COLD_START_PER_CPU, GROWTH_INTERVAL, LEAST_INTERVALS,
-    NETWORK_START_PER_CPU,
 };
 use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
@@ -252,14 +251,13 @@ pub fn run_with_reader(
     // enough workers to keep several reads in flight rather than ramp up to them.
     if first.listed_cold() {
         pool.ask_for_workers(first_workers * COLD_START_PER_CPU);
-        // On a network filesystem, more at once, or what the first listings' round
-        // trips ask for if that is more.
+        // On a network filesystem, what the first listing's round trips ask for.
         if let Some(tally) = pool.latency_tally() {
-            pool.ask_for_workers(first_workers * NETWORK_START_PER_CPU);
-            let sums = tally.restart(Instant::now());
-            if sums.intervals > 0 {
-                pool.ask_for_workers(workers_for_latency(sums.wall, sums.cpu));
-            }
+            let first_listing = tally.restart(Instant::now()).wall;
+            pool.ask_for_workers(network_start(
+                first_listing,
+                first_workers * COLD_START_PER_CPU,
+            ));
         }
     }
     // Workers that have begun to run, for `Crew::place`.

@@ -115,10 +115,10 @@ pub fn workers_for_latency(wall: Duration, cpu: Duration) -> usize {
 /// over every interval of a step) were, by workers running: at D = 1 ms 41, 37 and
 /// 58 with 8, 16 and 32 workers, 45-70 with 48 to 64, then 101 with 73 and 167 with
 /// 101; at 5 ms 122-196 with 31 to 54, 208-293 with 56 to 136, 233-331 with 211 to
-/// 238; at 0.2 ms 12-18 with 8, 22-35 with 14 to 32, 52-68 with 52. From the
-/// 64 workers a walk starts with ([`NETWORK_START_PER_CPU`]), two thirds keeps the
-/// 64 at 0.2 and 1 ms (-j 64 was the fastest setting at 1 ms, within the noise of
-/// -j 32 at 0.2) and follows the estimates to the cap at 5 ms (-j 256 the fastest).
+/// 238; at 0.2 ms 12-18 with 8, 22-35 with 14 to 32, 52-68 with 52. Two thirds
+/// takes the estimates while they run ahead of the workers and stops where they
+/// no longer do: near 64 at 1 ms (-j 64 the fastest setting), at the cap at 5 ms
+/// (-j 256 the fastest), near 30 to 50 at 0.2 ms (-j 32 to -j 48).
 pub const TRUSTED_SHARE: f64 = 2.0 / 3.0;
 
 /// `estimate` if it is trusted with `running` workers (see [`TRUSTED_SHARE`]).
@@ -422,16 +422,24 @@ fn parse_queued(line: &[u8]) -> Option<Duration> {
 /// leaves `/usr`, which wants more, to grow.
 pub const COLD_START_PER_CPU: usize = 4;
 
-/// Workers per CPU that a walk starts with when its root is on a network
-/// filesystem and its first listing waited. Every directory there costs at least
-/// three round trips (open, a batch of entries, the empty batch that ends the
-/// listing) against some 50 us of CPU, so at any round trip of 0.2 ms or more one CPU
-/// keeps at least a dozen workers busy; on the FUSE tree the fastest settings were
-/// -j 32 to 48 at D = 0.2 ms, -j 64 at 1 ms and -j 256 at 5 ms. The first listing's
-/// own estimate ([`workers_for_latency`]) asks for too few: its CPU time is the
-/// process's first (400-600 us, where later intervals cost 20-60), and it asked for
-/// 2, 8 and 31 there; it counts where it asks for more (a slower link).
-pub const NETWORK_START_PER_CPU: usize = 32;
+/// The CPU time a directory's interval costs a worker on a network filesystem, as
+/// measured over the first steps on the FUSE tree (40 to 58 us an interval, a
+/// directory or a batch of its entries): what the first listing's wait is divided
+/// by to know how many workers to start with ([`network_start`]).
+pub const NETWORK_INTERVAL_CPU: Duration = Duration::from_micros(50);
+
+/// How many workers a walk starts with when its root is on a network filesystem
+/// and its first listing waited `first_listing` in all: as many as that wait over
+/// the CPU of an interval ([`NETWORK_INTERVAL_CPU`]) keeps busy, and no fewer than
+/// `cold_start`, what a cold local disk starts with. The first listing's own CPU
+/// time cannot be the divisor: it is the process's first (400-600 us on the FUSE
+/// tree, where later intervals cost 20-60), and asked for 2, 8 and 31 workers at
+/// D = 0.2, 1 and 5 ms. Its wall time (1.0, 3.5 and 15.6 ms: three round trips and
+/// a little) asks for 20, 70 and 312, where the fastest settings were -j 32, -j 64
+/// and -j 256; the steps ([`latency_step`]) take it from there.
+pub fn network_start(first_listing: Duration, cold_start: usize) -> usize {
+    workers_for_latency(first_listing, NETWORK_INTERVAL_CPU).max(cold_start)
+}
 
 /// How often a pool that was asked for more workers may start one.
 pub const GROWTH_INTERVAL: Duration = Duration::from_millis(1);
@@ -952,6 +960,18 @@ mod tests {
     }
 
     #[test]
+    fn a_network_walk_starts_with_what_its_first_listing_waited_for() {
+        let us = Duration::from_micros;
+        // The first listings of the FUSE tree at D = 0.2, 1 and 5 ms.
+        assert_eq!(network_start(us(1_000), 8), 20);
+        assert_eq!(network_start(us(3_500), 8), 70);
+        assert_eq!(network_start(us(15_600), 8), 312);
+        // A short wait (a fast link) starts what a cold local disk does.
+        assert_eq!(network_start(us(100), 8), 8);
+        assert_eq!(network_start(Duration::ZERO, 8), 8);
+    }
+
+    #[test]
     fn an_estimate_is_trusted_only_well_above_the_workers_running() {
         assert_eq!(trusted_estimate(96, 64), Some(96));
         assert_eq!(trusted_estimate(400, 100), Some(400));
@@ -986,7 +1006,7 @@ mod tests {
             }
         };
         let grow = |round_trip: Duration, checked: bool| {
-            let mut running = 2 * NETWORK_START_PER_CPU;
+            let mut running = 64;
             for _step in 0..20 {
                 let sums = step(round_trip, running);
                 let asked = if checked {
