@@ -31,7 +31,6 @@ use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use crate::threads::LatencyTally;
 use job::{identity, Inherited, Siblings};
 use loops::DirId;
 use std::os::fd::AsRawFd;
@@ -235,7 +234,7 @@ impl<'a> Walker<'a> {
                 // On a network filesystem every blocked interval is counted, and the
                 // thread that starts workers steps on the sums
                 // (`threads::latency_step`) rather than one more worker per wait.
-                Some(tally) => count_interval(&mut self.visitor, tally),
+                Some(tally) => self.visitor.count_interval(tally),
                 None if waited || self.visitor.config.assume_disk_waits => pool.ask_for_worker(),
                 None => {}
             }
@@ -449,7 +448,7 @@ fn list_sharing(
         if let Some(tally) = pool.latency_tally().filter(|_| pool.can_grow()) {
             if more.as_ref().is_ok_and(|&more| more) {
                 visitor.disk_watch.look();
-                count_interval(visitor, tally);
+                visitor.count_interval(tally);
             }
         }
         let found = visitor.children.len();
@@ -470,13 +469,6 @@ fn list_sharing(
         if !more? {
             return Ok(());
         }
-    }
-}
-
-/// Adds the interval the worker's last look measured, if it blocked, to `tally`.
-fn count_interval(visitor: &mut Visitor<'_>, tally: &LatencyTally) {
-    if let Some(interval) = visitor.disk_watch.take_interval() {
-        tally.add(&interval);
     }
 }
 

@@ -23,7 +23,7 @@ use crate::output::sink::{Delivery, Output, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITI
 use crate::output::OutputMode;
 use crate::queue::Pool;
 use crate::report::Reporter;
-use crate::threads::DiskWaitWatch;
+use crate::threads::{DiskWaitWatch, LatencyTally};
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::RawFd;
@@ -371,6 +371,13 @@ impl Visitor<'_> {
         }
     }
 
+    /// Adds the interval the worker's last look measured, if it blocked, to `tally`.
+    pub(super) fn count_interval(&mut self, tally: &LatencyTally) {
+        if let Some(interval) = self.disk_watch.take_interval() {
+            tally.add(&interval);
+        }
+    }
+
     #[inline(never)]
     fn visit_deferred(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
         let mut unknown = std::mem::take(&mut self.unknown);
@@ -381,7 +388,20 @@ impl Visitor<'_> {
             names.extend(CStr::from_bytes_with_nul(&unknown.names[start..end]).ok());
             start = end;
         }
+        // On a network root the wait for the helpers' round trips is left out of the
+        // worker's intervals (what the listing waited before it is counted): the
+        // helpers' CPU is not the worker's, and counted, that wait made the
+        // workers' latency over their CPU ask for four times the workers at 1 ms
+        // (see `threads::latency_step`).
+        let tally = self.pool.latency_tally();
+        if let Some(tally) = tally {
+            self.disk_watch.look();
+            self.count_interval(tally);
+        }
         let stats = lstat_all(dir_fd, &names);
+        if tally.is_some() {
+            self.disk_watch.reset();
+        }
         let per_stat = started.elapsed() / u32::try_from(names.len()).unwrap_or(u32::MAX);
         for (name, stat) in names.iter().zip(stats) {
             match stat {
