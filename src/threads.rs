@@ -147,7 +147,7 @@ pub const LEAST_INTERVALS: usize = 16;
 /// What the workers on a network filesystem measured since the last step: the sums
 /// of their blocked intervals ([`Interval`]) that began after it. Shared by the
 /// workers (who add) and the thread that starts workers (which takes); one set of
-/// relaxed atomics, touched once per slow directory.
+/// relaxed atomics, touched once per slow directory or listing batch.
 #[derive(Debug)]
 pub struct LatencyTally {
     /// What step times are counted from.
