@@ -251,9 +251,10 @@ impl<T> Pool<T> {
         self.latency.is_some()
     }
 
-    /// With latency growth, where the workers' measurements are summed.
+    /// With latency growth, where the workers' measurements are summed, while more
+    /// workers may still be asked for (after that nothing is measured).
     pub fn latency_tally(&self) -> Option<&LatencyTally> {
-        self.latency.as_ref()
+        self.latency.as_ref().filter(|_| self.can_grow())
     }
 
     /// The same pool, on a filesystem where every listing's batch of entries is a

@@ -297,41 +297,40 @@ pub fn run_with_reader(
             unplaced: None,
         };
         crew.start_first();
-        if !pool.latency_growth() {
-            // Workers asked for later (directories waiting on the disk) are started
-            // by this thread between its own directories.
-            let mut found = vec![first.run_and_serve(&first_slot, || crew.serve())];
-            found.extend(crew.join());
-            return found;
-        }
         // On a network filesystem this thread can spend a long time in one
         // directory (one round trip per batch of entries: 100 ms and more for a
         // large one at 5 ms), while the workers' measurements ask for a step every
         // few directories. So a thread of its own takes the steps and starts the
         // workers, looking every `GROWTH_INTERVAL` until the walk is over (or has
         // stopped: a panicking worker stops the pool). The crew is handed over once
-        // that thread runs; where it cannot start, this thread serves as elsewhere.
-        crew.unplaced = None;
-        let (handover, handed) = mpsc::sync_channel(1);
+        // that thread runs. Elsewhere, or where that thread cannot start, this
+        // thread starts the workers asked for (directories waiting on the disk)
+        // between its own directories.
         let pool = &pool;
-        let starter = std::thread::Builder::new()
-            .name("pfind-starter".to_owned())
-            .spawn_scoped(scope, move || {
-                let Ok::<Crew<_>, _>(mut crew) = handed.recv() else {
-                    return Vec::new();
-                };
-                while !pool.is_stopped() {
-                    crew.serve();
-                    std::thread::park_timeout(GROWTH_INTERVAL);
-                }
-                crew.join()
-            });
-        let starter = match starter {
-            Ok(starter) => handover
-                .send(crew)
-                .map(|()| starter)
-                .map_err(|returned| returned.0),
-            Err(_) => Err(crew),
+        let starter = if pool.latency_growth() {
+            crew.unplaced = None;
+            let (handover, handed) = mpsc::sync_channel(1);
+            let starter = std::thread::Builder::new()
+                .name("pfind-starter".to_owned())
+                .spawn_scoped(scope, move || {
+                    let Ok::<Crew<_>, _>(mut crew) = handed.recv() else {
+                        return Vec::new();
+                    };
+                    while !pool.is_stopped() {
+                        crew.serve();
+                        std::thread::park_timeout(GROWTH_INTERVAL);
+                    }
+                    crew.join()
+                });
+            match starter {
+                Ok(starter) => handover
+                    .send(crew)
+                    .map(|()| starter)
+                    .map_err(|returned| returned.0),
+                Err(_) => Err(crew),
+            }
+        } else {
+            Err(crew)
         };
         match starter {
             Ok(starter) => {
@@ -466,7 +465,7 @@ where
             return;
         };
         let running = self.handles.len() + 1;
-        if !self.pool.can_grow() || tally.intervals() < LEAST_INTERVALS.min(running) {
+        if tally.intervals() < LEAST_INTERVALS.min(running) {
             return;
         }
         let sums = tally.restart(Instant::now());

@@ -254,7 +254,6 @@ fn a_network_root_is_walked_exactly_once_with_its_own_starting_thread() {
         config.output = OutputMode::Paths { terminator: 0 };
         config.threads = threads;
         config.assume_network = true;
-        config.share_mid_listing = true;
         let captured = Captured::default();
         let output = Output::to_writer(Box::new(captured.clone()));
         let reporter = Reporter::new();

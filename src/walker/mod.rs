@@ -445,10 +445,9 @@ fn list_sharing(
         visitor.visit_unknown(dir, fd);
         // Each batch is a round trip: measured for the growth as a directory is
         // elsewhere, so that the steps need not wait for large directories' ends.
-        if let Some(tally) = pool.latency_tally().filter(|_| pool.can_grow()) {
+        if let Some(tally) = pool.latency_tally() {
             if more.as_ref().is_ok_and(|&more| more) {
-                visitor.disk_watch.look();
-                visitor.count_interval(tally);
+                visitor.look_and_count(tally);
             }
         }
         let found = visitor.children.len();

@@ -378,6 +378,13 @@ impl Visitor<'_> {
         }
     }
 
+    /// Looks now (`DiskWaitWatch::look`) and counts what the look measured: between
+    /// a listing's batches, and before a wait that is not the worker's own.
+    pub(super) fn look_and_count(&mut self, tally: &LatencyTally) {
+        self.disk_watch.look();
+        self.count_interval(tally);
+    }
+
     #[inline(never)]
     fn visit_deferred(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
         let mut unknown = std::mem::take(&mut self.unknown);
@@ -395,8 +402,7 @@ impl Visitor<'_> {
         // (see `threads::latency_step`).
         let tally = self.pool.latency_tally();
         if let Some(tally) = tally {
-            self.disk_watch.look();
-            self.count_interval(tally);
+            self.look_and_count(tally);
         }
         let stats = lstat_all(dir_fd, &names);
         if tally.is_some() {
