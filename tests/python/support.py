@@ -5,6 +5,7 @@ them.  None of it needs root, a mount, or a real walker."""
 from __future__ import annotations
 
 import io
+import os
 import sys
 import tempfile
 import unittest
@@ -42,6 +43,16 @@ def big_tree_dir(prefix: str) -> tempfile.TemporaryDirectory:
         return tempfile.TemporaryDirectory(prefix=prefix, dir="/dev/shm")
     except OSError:
         return tempfile.TemporaryDirectory(prefix=prefix)
+
+
+def tiny_tree(src: Path) -> str:
+    """The smallest tree the real mounts walk (latencyfs, sshfs): three files on
+    three levels and a link to one of them, under `src`, returned as a path."""
+    (src / "a" / "b").mkdir(parents=True)
+    for name in ("x", "a/y", "a/b/z"):
+        (src / name).write_text("")
+    os.symlink("x", src / "link")
+    return str(src)
 
 
 class TempDirTest(unittest.TestCase):

@@ -8,7 +8,7 @@ import shutil
 import unittest
 from pathlib import Path
 
-from tests.python.support import REPO, TempDirTest, quiet_start, quiet_stop
+from tests.python.support import REPO, TempDirTest, quiet_start, quiet_stop, tiny_tree
 
 from pfind_bench import latency_fs as lf
 
@@ -81,12 +81,7 @@ class MountTest(TempDirTest):
     def setUp(self):
         super().setUp()
         quiet_start()
-        src = self.tmp / "src"
-        (src / "a" / "b").mkdir(parents=True)
-        for name in ("x", "a/y", "a/b/z"):
-            (src / name).write_text("")
-        os.symlink("x", src / "link")
-        self.src = str(src)
+        self.src = tiny_tree(self.tmp / "src")
         self.binary = lf.build_latencyfs(self.tmp / "latencyfs")
 
     def tearDown(self):

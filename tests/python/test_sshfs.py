@@ -14,7 +14,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tests.python.support import REPO, TempDirTest, quiet_start, quiet_stop
+from tests.python.support import REPO, TempDirTest, quiet_start, quiet_stop, tiny_tree
 
 from pfind_bench import cli, sshfs
 from pfind_bench.latency_fs import Command
@@ -134,12 +134,7 @@ class RealRunTest(TempDirTest):
         super().setUp()
         quiet_start()
         self.addCleanup(quiet_stop)
-        src = self.tmp / "src"
-        (src / "a" / "b").mkdir(parents=True)
-        for name in ("x", "a/y", "a/b/z"):
-            (src / name).write_text("")
-        os.symlink("x", src / "link")
-        self.src = str(src)
+        self.src = tiny_tree(self.tmp / "src")
 
     def assert_gone(self, server: sshfs.SshServer):
         self.assertIsNotNone(server.proc.poll(), "sshd still running")
