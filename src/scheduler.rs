@@ -20,6 +20,7 @@ use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::fstype;
 use crate::os::path::WorkingDir;
 use crate::os::stat::stat_at;
+use crate::os::stat_many;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
 use crate::output::{Output, OutputMode};
@@ -469,7 +470,7 @@ where
             return;
         }
         let sums = tally.restart(Instant::now());
-        if let Some(wanted) = latency_step(&sums, running) {
+        if let Some(wanted) = latency_step(&sums, running, stat_many::helpers_started()) {
             self.pool.ask_for_workers(wanted);
         }
     }

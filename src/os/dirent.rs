@@ -136,6 +136,15 @@ impl<'a> RawEntry<'a> {
         }
     }
 
+    /// The same entry as a filesystem without file types lists it (tests only).
+    #[cfg(test)]
+    pub fn without_kind(self) -> RawEntry<'a> {
+        RawEntry {
+            kind: EntryKind::Unknown,
+            ..self
+        }
+    }
+
     /// True for the `.` and `..` entries every directory lists.
     #[inline]
     pub fn is_dot_or_dotdot(&self) -> bool {

@@ -137,8 +137,9 @@ struct Helpers {
     idle: AtomicUsize,
 }
 
+static HELPERS: OnceLock<Helpers> = OnceLock::new();
+
 fn helpers() -> &'static Helpers {
-    static HELPERS: OnceLock<Helpers> = OnceLock::new();
     HELPERS.get_or_init(|| {
         let (queue, jobs) = mpsc::channel();
         Helpers {
@@ -192,6 +193,14 @@ impl Helpers {
         }
         true
     }
+}
+
+/// The helper threads started so far in this process (none until a batch asks for
+/// one): each is a request the walk can have in flight beside its workers'.
+pub fn helpers_started() -> usize {
+    HELPERS
+        .get()
+        .map_or(0, |helpers| helpers.started.load(Ordering::Relaxed))
 }
 
 /// `lstat_at(dir, name)` for each of `names`, in their order, with up to

@@ -633,6 +633,29 @@ mod tests {
     static SHARED_MID_LISTING: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
+    /// A tree whose listings are read as a filesystem without file types gives them
+    /// (every entry `DT_UNKNOWN`): directories whose printed path starts with this.
+    static TYPES_HIDDEN_UNDER: Mutex<Option<Vec<u8>>> = Mutex::new(None);
+    static TYPES_HIDDEN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    /// Entries of that tree whose `stat` was asked alone, not with the listing's others.
+    static STATS_ASKED_ALONE: std::sync::atomic::AtomicUsize =
+        std::sync::atomic::AtomicUsize::new(0);
+
+    pub(super) fn types_hidden(prefix: &[u8]) -> bool {
+        TYPES_HIDDEN.load(std::sync::atomic::Ordering::Relaxed)
+            && TYPES_HIDDEN_UNDER
+                .lock()
+                .unwrap()
+                .as_ref()
+                .is_some_and(|root| prefix.starts_with(root))
+    }
+
+    pub(super) fn stat_asked_alone(prefix: &[u8]) {
+        if types_hidden(prefix) {
+            STATS_ASKED_ALONE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     pub(super) fn shared_mid_listing(before_the_end: bool) {
         if before_the_end {
             SHARED_MID_LISTING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -650,6 +673,25 @@ mod tests {
         let entries = matching.next().expect("the directory was listed");
         assert!(matching.next().is_none(), "the directory was listed twice");
         entries
+    }
+
+    /// `find ROOT -type f -print0`'s output: the oracle of the walks below.
+    fn find_files(root: &std::path::Path) -> Vec<u8> {
+        let found = std::process::Command::new("find")
+            .arg(root)
+            .args(["-type", "f", "-print0"])
+            .output()
+            .expect("find");
+        assert!(found.status.success());
+        found.stdout
+    }
+
+    /// The NUL-terminated paths of `printed`, sorted.
+    fn sorted_paths(printed: &[u8]) -> Vec<&[u8]> {
+        let mut paths: Vec<&[u8]> = printed.split(|&b| b == 0).collect();
+        paths.pop();
+        paths.sort_unstable();
+        paths
     }
 
     /// A directory of many files with long names (so output blocks fill quickly).
@@ -712,14 +754,8 @@ mod tests {
                 }
             }
         }
-        let found = std::process::Command::new("find")
-            .arg(tmp.path())
-            .args(["-type", "f", "-print0"])
-            .output()
-            .expect("find");
-        let mut expected: Vec<&[u8]> = found.stdout.split(|&b| b == 0).collect();
-        expected.pop();
-        expected.sort_unstable();
+        let found = find_files(tmp.path());
+        let expected = sorted_paths(&found);
         assert_eq!(expected.len(), 2 * 2_700 + 2 * 300);
         for threads in [1, 2, 8] {
             let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
@@ -736,9 +772,7 @@ mod tests {
             let shared = SHARED_MID_LISTING.load(std::sync::atomic::Ordering::Relaxed) - before;
             assert!(!reporter.errored(), "-j {threads}");
             let printed = printed.lock().unwrap();
-            let mut paths: Vec<&[u8]> = printed.split(|&b| b == 0).collect();
-            paths.pop();
-            paths.sort_unstable();
+            let paths = sorted_paths(&printed);
             assert!(paths == expected, "-j {threads}: {} paths", paths.len());
             if threads == 1 {
                 assert_eq!(shared, 0, "a lone worker takes its subdirectories itself");
@@ -906,6 +940,64 @@ mod tests {
         }));
         *PANIC_AFTER_OPEN.lock().unwrap() = None;
         assert!(walk.is_err(), "the worker's panic is the walk's");
+    }
+
+    /// A tree listed without file types (forced here on a local tree, one test at a
+    /// time under one lock): every file printed exactly once, as `find` lists them,
+    /// at 1, 2 and 4 CPUs. On a network root no entry's `stat` is asked alone: each
+    /// waits for its listing's others, to be asked with them; on a local root, where
+    /// a `stat` is quick, they are asked one at a time.
+    #[test]
+    fn a_network_root_without_types_asks_every_stat_with_its_listing() {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in 0..12 {
+            let dir = tmp.path().join(format!("d{d}/sub"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for f in 0..(d * 7) {
+                std::fs::write(dir.join(format!("f{f}")), b"").unwrap();
+                std::fs::write(dir.parent().unwrap().join(format!("g{f}")), b"").unwrap();
+            }
+        }
+        std::os::unix::fs::symlink("d1", tmp.path().join("link")).unwrap();
+        let found = find_files(tmp.path());
+        let expected = sorted_paths(&found);
+        let mut root = tmp.path().as_os_str().as_bytes().to_vec();
+        root.push(b'/');
+        *TYPES_HIDDEN_UNDER.lock().unwrap() = Some(root);
+        TYPES_HIDDEN.store(true, std::sync::atomic::Ordering::Relaxed);
+        for network in [true, false] {
+            for threads in [1, 2, 4] {
+                let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
+                config.output = OutputMode::Paths { terminator: 0 };
+                config.threads = threads;
+                config.assume_network = network;
+                let printed = std::sync::Arc::new(Mutex::new(Vec::new()));
+                let output = Output::to_writer(Box::new(SharedSink(printed.clone())));
+                let reporter = Reporter::new();
+                let alone_before = STATS_ASKED_ALONE.load(std::sync::atomic::Ordering::Relaxed);
+                crate::scheduler::run(&config, &output, &reporter);
+                let alone =
+                    STATS_ASKED_ALONE.load(std::sync::atomic::Ordering::Relaxed) - alone_before;
+                assert!(!reporter.errored());
+                let printed = printed.lock().unwrap();
+                let paths = sorted_paths(&printed);
+                assert!(
+                    paths == expected,
+                    "network {network}, {threads} CPUs: {} paths",
+                    paths.len()
+                );
+                if network {
+                    assert_eq!(alone, 0, "{threads} CPUs: stats asked alone");
+                } else {
+                    assert!(
+                        alone > expected.len(),
+                        "{threads} CPUs: {alone} asked alone"
+                    );
+                }
+            }
+        }
+        TYPES_HIDDEN.store(false, std::sync::atomic::Ordering::Relaxed);
+        *TYPES_HIDDEN_UNDER.lock().unwrap() = None;
     }
 
     #[test]
