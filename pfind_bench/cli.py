@@ -150,6 +150,9 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     args = p.parse_args(argv)
     if args.output is None:
         args.output = free_output_path()
+    # Said before any timing: the report is written only once every run is done.
+    if args.output.is_dir() or not args.output.resolve().parent.is_dir():
+        p.error(f"{args.output}: not a path a report can be written to (--output names a file in an existing directory)")
     args.pfind_extra = shlex.split(args.pfind_args)
     if args.skip_oswalk:
         args.tools = [t for t in args.tools if t != "oswalk"]
@@ -536,8 +539,9 @@ def run_latency_fs(args) -> int:
             tables.append(sshfs.table(section))
             status = max(status, 0 if sshfs.all_correct(section) else 1)
     if report:
+        # The tables first: they stay on the screen even if the write fails.
+        print("\n\n".join(tables), flush=True)
         write_json_atomic(args.output, report | {"machine": machine_info(args.data_dir)})
-        print("\n\n".join(tables))
         log(f"report written to {args.output}")
     return status
 

@@ -63,6 +63,15 @@ class ArgumentTests(unittest.TestCase):
             self.assertEqual(cli.parse_args([]).output, Path("pfind-benchmark-3.json"))
             self.assertEqual(cli.parse_args(["--output", "pfind-benchmark.json"]).output, Path("pfind-benchmark.json"))
 
+    def test_an_output_that_cannot_be_written_is_refused_before_any_timing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for bad in [tmp, f"{tmp}/missing/report.json"]:
+                with self.assertRaises(SystemExit) as refused, contextlib.redirect_stderr(io.StringIO()) as err:
+                    cli.parse_args(["--latency-fs", tmp, "--output", bad])
+                self.assertEqual(refused.exception.code, 2)
+                self.assertIn(f"{bad}: not a path a report can be written to", err.getvalue())
+            self.assertEqual(cli.parse_args(["--output", f"{tmp}/report.json"]).output, Path(f"{tmp}/report.json"))
+
     def test_sweep_size_still_chooses_the_sweep_dataset(self):
         self.assertEqual(cli.parse_args(["--sweep-size", "deep"]).sweep_target, ["deep"])
         self.assertEqual(cli.parse_args(["--sweep-size", "deep", "--sweep-target", "small", "medium@btrfs", "/"]).sweep_target, ["small", "medium@btrfs", "/"])
