@@ -28,7 +28,8 @@ use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::threads::{
     cpus_within_quota, latency_step, network_spare_threads, network_start, workers_to_start,
-    CpuSpread, GrowthGate, PoolState, COLD_START_PER_CPU, GROWTH_INTERVAL, LEAST_INTERVALS,
+    CpuSpread, GrowthGate, GrowthRecord, PoolState, COLD_START_PER_CPU, GROWTH_INTERVAL,
+    LEAST_INTERVALS,
 };
 use crate::walker::{DirJob, Summary, Walker};
 use std::ffi::CString;
@@ -296,6 +297,7 @@ pub fn run_with_reader(
             gate: (!config.assume_disk_waits).then(GrowthGate::new),
             running: &running,
             unplaced: None,
+            growth: GrowthRecord::default(),
         };
         crew.start_first();
         // On a network filesystem this thread can spend a long time in one
@@ -376,6 +378,8 @@ struct Crew<'scope, 'env, F> {
     running: &'env AtomicUsize,
     /// When the first workers were started and how many, until they are seen running.
     unplaced: Option<(Instant, usize)>,
+    /// On a network filesystem, whether the last growth paid (`threads::GrowthRecord`).
+    growth: GrowthRecord,
 }
 
 /// How long the first workers may take to begin running before this thread takes
@@ -470,6 +474,9 @@ where
             return;
         }
         let sums = tally.restart(Instant::now());
+        if !self.growth.step(running, sums.intervals, sums.span) {
+            return;
+        }
         if let Some(wanted) = latency_step(&sums, running, stat_many::helpers_started()) {
             self.pool.ask_for_workers(wanted);
         }

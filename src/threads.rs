@@ -171,6 +171,8 @@ pub struct LatencySums {
     /// The time queued for a CPU, if every interval said.
     pub queued: Option<Duration>,
     pub intervals: usize,
+    /// How long the step lasted.
+    pub span: Duration,
 }
 
 impl LatencyTally {
@@ -218,7 +220,7 @@ impl LatencyTally {
     /// error in a sum of many.)
     pub fn restart(&self, now: Instant) -> LatencySums {
         let since = Self::nanos(now.saturating_duration_since(self.origin));
-        self.since.store(since, Ordering::Relaxed);
+        let began = self.since.swap(since, Ordering::Relaxed);
         let take = |sum: &AtomicU64| Duration::from_nanos(sum.swap(0, Ordering::Relaxed));
         let intervals = self.intervals.swap(0, Ordering::Relaxed);
         let with_queue = self.with_queue.swap(0, Ordering::Relaxed);
@@ -228,6 +230,7 @@ impl LatencyTally {
             cpu: take(&self.cpu),
             queued: (with_queue == intervals).then_some(queued),
             intervals: usize::try_from(intervals).unwrap_or(usize::MAX),
+            span: Duration::from_nanos(since.saturating_sub(began)),
         }
     }
 }
@@ -260,6 +263,60 @@ pub fn latency_step(sums: &LatencySums, running: usize, stat_helpers: usize) -> 
     let estimate = workers_for_latency(sums.wall, sums.cpu);
     trusted_estimate(estimate, running + stat_helpers)
         .map(|wanted| wanted.min(running * LATENCY_STEP))
+}
+
+/// A growth step on a network filesystem is followed by another only if it paid: the
+/// intervals the workers completed per second, over every step taken with the new
+/// count, at least this many times what they were with the count before. Where the
+/// round trips set the pace, twice the workers complete nearly twice as many; where
+/// a server the workers keep busy sets it, no more. Over sshfs from 127.0.0.1 (one
+/// SFTP connection) a walk grew 24 → 50 → 103 → 217 workers on estimates each just
+/// over twice the workers, while the rate went 2.35, 1.9, 1.9 and 1.5 a
+/// millisecond and each interval waited longer (1.7 ms at 50, 4.7 at 103, 6.5 at
+/// 217): 480 ms, where `-j 32` to `-j 64` took 350.
+pub const GROWTH_PAYS: f64 = 1.25;
+
+/// Intervals completed over a span of the walk with one worker count.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct CompletionRate {
+    intervals: usize,
+    span: Duration,
+}
+
+impl CompletionRate {
+    fn per_second(&self) -> f64 {
+        self.intervals as f64 / self.span.as_secs_f64().max(1e-9)
+    }
+}
+
+/// What the steps of a walk on a network filesystem measured at the worker count
+/// they ran with and at the count before it: whether the last growth paid
+/// ([`GROWTH_PAYS`]).
+#[derive(Debug, Default)]
+pub struct GrowthRecord {
+    workers: usize,
+    now: CompletionRate,
+    before: Option<CompletionRate>,
+}
+
+impl GrowthRecord {
+    /// A step with `running` workers that ended `intervals` in `span` (since the
+    /// step before): true if the walk may grow further — at the count it started
+    /// with, or when the count before it completed less than [`GROWTH_PAYS`] times
+    /// fewer intervals a second.
+    pub fn step(&mut self, running: usize, intervals: usize, span: Duration) -> bool {
+        if running != self.workers {
+            if self.now.intervals > 0 && self.workers > 0 {
+                self.before = Some(self.now);
+            }
+            self.workers = running;
+            self.now = CompletionRate::default();
+        }
+        self.now.intervals += intervals;
+        self.now.span += span;
+        self.before
+            .is_none_or(|before| self.now.per_second() >= before.per_second() * GROWTH_PAYS)
+    }
 }
 
 /// A directory that took less than this cannot have waited for a disk read worth
@@ -865,6 +922,7 @@ mod tests {
                 cpu: Duration::from_micros(80),
                 queued: Some(Duration::from_micros(30)),
                 intervals: 2,
+                span: Duration::from_millis(1),
             }
         );
         // An interval that began before the step was measured under the load before
@@ -873,8 +931,9 @@ mod tests {
         assert_eq!(tally.intervals(), 0);
         tally.add(&interval(step, 1_000, 10, None));
         tally.add(&interval(step, 1_000, 10, Some(5)));
-        let sums = tally.restart(step + Duration::from_millis(1));
+        let sums = tally.restart(step + Duration::from_millis(3));
         assert_eq!(sums.intervals, 2);
+        assert_eq!(sums.span, Duration::from_millis(3), "since the step before");
         assert_eq!(sums.wall, Duration::from_micros(2_000));
         assert_eq!(sums.queued, None, "not every interval said");
         assert_eq!(tally.restart(step).intervals, 0, "emptied");
@@ -887,6 +946,7 @@ mod tests {
             cpu: Duration::from_micros(cpu_us),
             queued: queued_us.map(Duration::from_micros),
             intervals: 16,
+            span: Duration::from_millis(10),
         };
         // 20 ms of waits for 100 us of CPU asks for 200: trusted with 64 running
         // (64 <= 100), and taken at once, being less than four times 64.
@@ -985,6 +1045,34 @@ mod tests {
         assert_eq!(workers_to_start(state(8, 100, 1, false), || true), 1);
     }
 
+    /// The steps of the sshfs walk that grew past what paid (see [`GROWTH_PAYS`]),
+    /// and of a walk whose round trips set the pace.
+    #[test]
+    fn a_walk_grows_again_only_after_a_growth_that_paid() {
+        let ms = |n: f64| Duration::from_secs_f64(n / 1_000.0);
+        let mut sshfs = GrowthRecord::default();
+        // At the start, 24 workers: 182 intervals in 77.6 ms, in ten steps.
+        for _ in 0..9 {
+            assert!(sshfs.step(24, 18, ms(7.8)));
+        }
+        assert!(sshfs.step(24, 20, ms(7.4)), "the count it started with");
+        // At 50: 16 intervals in 9.4 ms, under 2.35 a ms; and over four steps.
+        assert!(!sshfs.step(50, 16, ms(9.4)));
+        assert!(!sshfs.step(50, 19, ms(7.7)));
+        assert!(!sshfs.step(50, 16, ms(8.0)));
+        assert!(!sshfs.step(50, 18, ms(10.9)));
+        // Where the round trips set the pace: 20 workers, 2 a ms; 40, 3.8.
+        let mut fuse = GrowthRecord::default();
+        assert!(fuse.step(20, 32, ms(16.0)));
+        assert!(fuse.step(40, 19, ms(5.0)));
+        assert!(fuse.step(40, 19, ms(5.0)));
+        // 80 gained less than a quarter on 40: no further.
+        assert!(!fuse.step(80, 20, ms(5.0)));
+        // The same count again later: its own rate against the count before.
+        assert!(!fuse.step(80, 22, ms(5.0)));
+        assert!(fuse.step(80, 60, ms(5.0)), "6.8 a ms over 80's three steps");
+    }
+
     #[test]
     fn a_network_walk_starts_with_what_its_first_listing_waited_for() {
         let us = Duration::from_micros;
@@ -1025,14 +1113,20 @@ mod tests {
                 cpu: cpu * 16,
                 queued: Some(wall.saturating_sub(trips) * 16),
                 intervals: 16,
+                // The workers run the 16 side by side.
+                span: wall * 16 / u32::try_from(workers).unwrap(),
             }
         };
         let grow = |round_trip: Duration, checked: bool| {
             let mut running = 64;
+            let mut record = GrowthRecord::default();
             for _step in 0..20 {
                 let sums = step(round_trip, running);
                 let asked = if checked {
-                    latency_step(&sums, running, 0)
+                    record
+                        .step(running, sums.intervals, sums.span)
+                        .then(|| latency_step(&sums, running, 0))
+                        .flatten()
                 } else {
                     Some(workers_for_latency(sums.wall, sums.cpu))
                 };
@@ -1061,6 +1155,40 @@ mod tests {
             ..step(us(2_000), 64)
         };
         assert_eq!(latency_step(&sums, 64, 0), Some(160));
+        // One server that the workers keep busy (40 us a request, none queued for a
+        // CPU: sshfs's connection): past 25 workers each wait is the queue at the
+        // server, so the estimate follows the workers up at four times them and is
+        // always trusted, while the intervals completed a second stay the server's.
+        let server = us(40);
+        let at_server = |workers: usize| {
+            let wall = (server * 4 * u32::try_from(workers).unwrap()).max(us(1_000) * 4);
+            LatencySums {
+                wall: wall * 16,
+                cpu: cpu * 16,
+                queued: Some(Duration::ZERO),
+                intervals: 16,
+                span: wall * 16 / u32::try_from(workers).unwrap(),
+            }
+        };
+        let mut record = GrowthRecord::default();
+        let (mut with_record, mut without) = (16, 16);
+        for _step in 0..10 {
+            let sums = at_server(without);
+            if let Some(asked) = latency_step(&sums, without, 0) {
+                without = without.max(asked).min(MAX_WORKERS_ON_NETWORK);
+            }
+            let sums = at_server(with_record);
+            if record.step(with_record, sums.intervals, sums.span) {
+                if let Some(asked) = latency_step(&sums, with_record, 0) {
+                    with_record = with_record.max(asked).min(MAX_WORKERS_ON_NETWORK);
+                }
+            }
+        }
+        assert_eq!(without, MAX_WORKERS_ON_NETWORK, "steps on estimates alone");
+        // 16 → 64 (the round trip set the pace at 16: 4 ms against 2.6 at the
+        // server), 64 → 205 (paid: 6.25 a ms against 4), then no further (205
+        // gained nothing).
+        assert_eq!(with_record, 205);
     }
 
     #[test]
