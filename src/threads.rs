@@ -301,9 +301,11 @@ pub struct GrowthRecord {
 
 impl GrowthRecord {
     /// A step with `running` workers that ended `intervals` in `span` (since the
-    /// step before): true if the walk may grow further — at the count it started
-    /// with, or when the count before it completed less than [`GROWTH_PAYS`] times
-    /// fewer intervals a second.
+    /// step before): true if the walk may grow further — still at the count it
+    /// started with, or completing, over every step at this count, at least
+    /// [`GROWTH_PAYS`] times the intervals a second of the count before. A count
+    /// reached in several starts (the CPU gate closing between them) is several
+    /// counts here, each judged against the one before it.
     pub fn step(&mut self, running: usize, intervals: usize, span: Duration) -> bool {
         if running != self.workers {
             if self.now.intervals > 0 && self.workers > 0 {
