@@ -90,10 +90,10 @@ pub(super) struct Visitor<'a> {
     /// early stop.
     #[cfg(test)]
     pub(super) entries_seen: u64,
-    /// Visiting the entries of a listing whose kinds were asked for: the tests that
-    /// hide the listing's kinds leave these alone.
+    /// Visiting entries whose kinds were asked for already: the tests that hide a
+    /// listing's kinds leave these alone.
     #[cfg(test)]
-    visiting_deferred: bool,
+    pub(super) kinds_asked: bool,
 }
 
 /// What the walker knows about the directory it is listing.
@@ -207,7 +207,7 @@ impl<'a> Visitor<'a> {
             #[cfg(test)]
             entries_seen: 0,
             #[cfg(test)]
-            visiting_deferred: false,
+            kinds_asked: false,
         }
     }
 }
@@ -268,7 +268,7 @@ impl Visitor<'_> {
             self.entries_seen += 1;
         }
         #[cfg(test)]
-        let entry = if !self.visiting_deferred && super::tests::types_hidden(dir.prefix) {
+        let entry = if !self.kinds_asked && super::tests::types_hidden(dir.prefix) {
             entry.without_kind()
         } else {
             entry
@@ -435,7 +435,7 @@ impl Visitor<'_> {
         let per_stat = started.elapsed() / u32::try_from(names.len()).unwrap_or(u32::MAX);
         #[cfg(test)]
         {
-            self.visiting_deferred = true;
+            self.kinds_asked = true;
         }
         for (name, stat) in names.iter().zip(stats) {
             match stat {
@@ -451,7 +451,7 @@ impl Visitor<'_> {
         }
         #[cfg(test)]
         {
-            self.visiting_deferred = false;
+            self.kinds_asked = false;
         }
         unknown.slow = self.pool.latency_bound_listings() || per_stat > SLOW_STAT;
         unknown.names.clear();
