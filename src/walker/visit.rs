@@ -200,10 +200,7 @@ impl<'a> Visitor<'a> {
             } else {
                 DiskWaitWatch::default()
             },
-            unknown: Unknown {
-                slow: pool.latency_bound_listings(),
-                ..Unknown::default()
-            },
+            unknown: Unknown::default(),
             #[cfg(test)]
             entries_seen: 0,
             #[cfg(test)]
@@ -221,11 +218,7 @@ const SLOW_STAT: Duration = Duration::from_micros(150);
 /// and whether this worker's listings put them off (see `Visitor::stat_kind`).
 #[derive(Default)]
 struct Unknown {
-    /// Put off. Always on a network filesystem, where every `stat` is a round trip:
-    /// learnt from one `stat` of its own, each new worker's first listing waited for
-    /// a round trip alone, and a batch's time over its entries (the helpers' round
-    /// trips overlap) fell below [`SLOW_STAT`] on directories of 64 entries at
-    /// 1 ms, so the next listing asked alone again.
+    /// Learnt from this worker's last `stat`s: they were round trips.
     slow: bool,
     /// Their names, each with its NUL...
     names: Vec<u8>,
@@ -353,7 +346,12 @@ impl Visitor<'_> {
     /// reported) or when the entry waits in `unknown` to be asked with others (see
     /// [`Self::visit_unknown`]): once one `stat` of a listing without types took
     /// longer than [`SLOW_STAT`], each answer is a round trip, and one at a time they
-    /// would set the pace of the walk.
+    /// would set the pace of the walk. On a network filesystem every `stat` is a
+    /// round trip, and the entries are always put off: learnt from one `stat` of its
+    /// own, each new worker's first listing waited for a round trip alone, and a
+    /// batch's time over its entries (the helpers' round trips overlap) fell below
+    /// [`SLOW_STAT`] on directories of 64 entries at 1 ms, so the next listing asked
+    /// alone again.
     #[inline(never)]
     fn stat_kind(
         &mut self,
@@ -362,7 +360,7 @@ impl Visitor<'_> {
         entry: &RawEntry<'_>,
     ) -> Option<EntryKind> {
         let unknown = entry.kind == EntryKind::Unknown;
-        if unknown && self.unknown.slow {
+        if unknown && (self.unknown.slow || self.pool.latency_bound_listings()) {
             self.unknown.defer(entry.name_cstr());
             return None;
         }
@@ -453,7 +451,7 @@ impl Visitor<'_> {
         {
             self.kinds_asked = false;
         }
-        unknown.slow = self.pool.latency_bound_listings() || per_stat > SLOW_STAT;
+        unknown.slow = per_stat > SLOW_STAT;
         unknown.names.clear();
         unknown.ends.clear();
         self.unknown = unknown;
