@@ -8,18 +8,20 @@ use pfind::output::Output;
 use pfind::output::OutputMode;
 use pfind::report::Reporter;
 use pfind::scheduler::run_with_reader;
-use pfind::Config;
+use pfind::{Config, Summary};
 use std::os::unix::ffi::OsStrExt;
 use testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 
-fn walk(config: &Config, reader: ReaderKind) -> (Vec<Vec<u8>>, u64) {
+/// The records `config` prints with `reader` (NUL-terminated), and the walk's summary;
+/// the walk must report no error.
+fn walk(config: &Config, reader: ReaderKind) -> (Vec<Vec<u8>>, Summary) {
     let captured = Captured::default();
     let output = Output::to_writer(Box::new(captured.clone()));
     let reporter = Reporter::new();
     let summary = run_with_reader(config, &output, &reporter, reader);
     assert!(!reporter.errored());
     let bytes = captured.0.lock().unwrap().clone();
-    (split_records(&bytes, 0), summary.matches)
+    (split_records(&bytes, 0), summary)
 }
 
 fn readers() -> Vec<ReaderKind> {
@@ -50,9 +52,9 @@ fn both_readers_and_the_stat_fallback_agree_with_the_oracle() {
     let root = tmp.path().as_os_str().to_owned();
     let expected = oracle_files(root.as_bytes());
     for_each_setup(&root, |config, reader, context| {
-        let (paths, matches) = walk(&config, reader);
+        let (paths, summary) = walk(&config, reader);
         assert_same_records(context, &paths, &expected);
-        assert_eq!(matches, expected.len() as u64, "{context}");
+        assert_eq!(summary.matches, expected.len() as u64, "{context}");
     });
 }
 
@@ -73,9 +75,9 @@ fn every_frontier_limit_gives_exactly_the_oracle_files() {
             config.frontier_limit = Some(limit);
             let context = format!("frontier limit {limit}, {threads} threads");
             for _ in 0..3 {
-                let (paths, matches) = walk(&config, ReaderKind::native());
+                let (paths, summary) = walk(&config, ReaderKind::native());
                 assert_same_records(&context, &paths, &expected);
-                assert_eq!(matches, expected.len() as u64, "{context}");
+                assert_eq!(summary.matches, expected.len() as u64, "{context}");
             }
         }
     }
@@ -91,9 +93,12 @@ fn count_mode_counts_without_printing() {
             let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
             config.output = OutputMode::Count;
             config.force_stat = force_stat;
-            let (paths, matches) = walk(&config, reader);
+            let (paths, summary) = walk(&config, reader);
             assert!(paths.is_empty());
-            assert_eq!(matches, expected, "{reader:?} force_stat {force_stat}");
+            assert_eq!(
+                summary.matches, expected,
+                "{reader:?} force_stat {force_stat}"
+            );
         }
     }
 }
@@ -254,12 +259,7 @@ fn a_network_root_is_walked_exactly_once_with_its_own_starting_thread() {
         config.output = OutputMode::Paths { terminator: 0 };
         config.threads = threads;
         config.assume_network = true;
-        let captured = Captured::default();
-        let output = Output::to_writer(Box::new(captured.clone()));
-        let reporter = Reporter::new();
-        let summary = pfind::run(&config, &output, &reporter);
-        assert!(!reporter.errored());
-        let paths = split_records(&captured.0.lock().unwrap(), 0);
+        let (paths, summary) = walk(&config, ReaderKind::native());
         assert_same_records(&format!("{threads} CPUs"), &paths, &expected);
         assert!(summary.workers <= MAX_WORKERS_ON_NETWORK as u64);
     }
