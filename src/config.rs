@@ -87,6 +87,14 @@ pub struct Config {
     /// on a network filesystem, whatever the roots are on. Used by tests to exercise
     /// that path on a local tree.
     pub share_mid_listing: bool,
+    /// Cut every listing that fills the reader's buffer into pieces for other workers
+    /// (`walker::split`), not only when a worker is idle. Used by tests to cut
+    /// giant directories at every point a walk allows.
+    pub split_every_listing: bool,
+    /// The size of each worker's listing buffer; `None` is
+    /// [`crate::os::dirent::DIRENT_BUFFER_SIZE`]. Tests make it small so that a
+    /// directory of a thousand entries is listed in many batches, and cut.
+    pub listing_buffer: Option<usize>,
     /// How many directories may be queued before the walk goes depth-first below the
     /// frontier; `None` leaves it to the walk ([`crate::queue::frontier_limit`]).
     /// Tests set it to reach every mix of the two orders on small trees.
@@ -129,6 +137,8 @@ impl Config {
             assume_disk_waits: false,
             assume_network: false,
             share_mid_listing: false,
+            split_every_listing: false,
+            listing_buffer: None,
             frontier_limit: None,
         }
     }

@@ -16,7 +16,8 @@
 //! * [`walker`] is one worker: `walker/job.rs` is a directory waiting in the pool,
 //!   `walker/mod.rs` the loop that opens and lists directories, `walker/visit.rs`
 //!   the per-entry decision (test against the [`filter`], emit, queue subdirectories),
-//!   `walker/loops.rs` the chain of directories `-L` checks for loops.
+//!   `walker/loops.rs` the chain of directories `-L` checks for loops,
+//!   `walker/split.rs` when a giant directory's listing is cut into pieces.
 //!   [`descriptors`] opens each directory relative to an open ancestor without
 //!   following a link out of the tree, and bounds the descriptors kept open for that;
 //!   [`memory`] bounds the workers by the address-space limit.

@@ -135,6 +135,20 @@ pub const SEARCH_FRONTIER_LIMIT: usize = 1 << 16;
 /// Python tree in 19.8 ms instead of 23.5: less of it is breadth-first.
 pub const BREADTH_FIRST_DEPTH: usize = 4;
 
+/// Into how many pieces the rest of a giant directory's listing is cut
+/// (`walker::split`): for the first worker alone (or a test that cuts every
+/// listing), twice the workers the walk will have, so that the pieces, whose
+/// sizes follow the spread of the cookies and not the entries, even out between
+/// them; otherwise twice the workers idle now and the one cutting. A piece is cut
+/// again when a worker is idle later.
+pub fn listing_pieces(alone: bool, idle: usize, workers: usize) -> usize {
+    if alone {
+        2 * workers.max(2)
+    } else {
+        2 * (idle + 1)
+    }
+}
+
 /// The frontier limit for a walk: [`SEARCH_FRONTIER_LIMIT`] when it stops at its
 /// first matches, [`FRONTIER_LIMIT`] otherwise.
 pub fn frontier_limit(stops_early: bool) -> usize {

@@ -205,8 +205,9 @@ pub fn run_with_reader(
         .with_latency_growth(growth_on_network)
         .with_latency_bound_listings(remote || config.share_mid_listing);
     let shallow = ShallowFirst::new(root_dirs.len());
+    let listing_buffer = config.listing_buffer.unwrap_or(DIRENT_BUFFER_SIZE);
     let make_walker = |reader_kind| {
-        let reader = DirReader::new(reader_kind, DIRENT_BUFFER_SIZE);
+        let reader = DirReader::new(reader_kind, listing_buffer);
         Walker::new(
             config,
             &pool,
@@ -271,7 +272,7 @@ pub fn run_with_reader(
         }
         // A worker that cannot have its listing buffer (the address space is full)
         // does not start: the walk goes on with the others.
-        match DirReader::try_new(reader, DIRENT_BUFFER_SIZE) {
+        match DirReader::try_new(reader, listing_buffer) {
             Some(buffer) => Walker::new(
                 config,
                 &pool,

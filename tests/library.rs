@@ -7,21 +7,13 @@ use pfind::os::dirent::ReaderKind;
 use pfind::output::Output;
 use pfind::output::OutputMode;
 use pfind::report::Reporter;
-use pfind::scheduler::run_with_reader;
 use pfind::{Config, Summary};
 use std::os::unix::ffi::OsStrExt;
 use testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 
-/// The records `config` prints with `reader` (NUL-terminated), and the walk's summary;
-/// the walk must report no error.
+/// The records `config` prints with `reader` and the walk's summary.
 fn walk(config: &Config, reader: ReaderKind) -> (Vec<Vec<u8>>, Summary) {
-    let captured = Captured::default();
-    let output = Output::to_writer(Box::new(captured.clone()));
-    let reporter = Reporter::new();
-    let summary = run_with_reader(config, &output, &reporter, reader);
-    assert!(!reporter.errored());
-    let bytes = captured.0.lock().unwrap().clone();
-    (split_records(&bytes, 0), summary)
+    testenv::library_walk(config, reader)
 }
 
 fn readers() -> Vec<ReaderKind> {

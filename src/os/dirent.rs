@@ -6,6 +6,9 @@
 //! elsewhere it is POSIX `readdir`. Both are compiled on Linux and tested against
 //! each other. [`EntryKind`] is what an entry is, as far as the walk cares.
 
+#[cfg(target_os = "linux")]
+use super::cookies::{self, Step};
+use super::cookies::{Piece, Positions};
 use std::ffi::CStr;
 use std::io;
 use std::mem::MaybeUninit;
@@ -224,9 +227,55 @@ impl DirReader {
     ) -> io::Result<()> {
         match self.kind {
             #[cfg(target_os = "linux")]
-            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each),
+            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each, |_| false),
             ReaderKind::Readdir => read_readdir(dir, stop, each),
         }
+    }
+
+    /// [`Self::read`], calling `full_batch` after each batch that filled the buffer
+    /// (more may follow) with the batch's bytes: if it returns true the listing ends
+    /// there, its rest handed to others (see `walker::split`). A directory listed in
+    /// one batch never calls it. The `readdir` reader has no batches and never does.
+    pub fn read_splittable(
+        &mut self,
+        dir: RawFd,
+        stop: &AtomicBool,
+        each: impl FnMut(RawEntry<'_>),
+        full_batch: impl FnMut(&[u8]) -> bool,
+    ) -> io::Result<()> {
+        match self.kind {
+            #[cfg(target_os = "linux")]
+            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each, full_batch),
+            ReaderKind::Readdir => read_readdir(dir, stop, each),
+        }
+    }
+
+    /// Lists one piece of the open directory `dir` (see `os::cookies`): seeks to its
+    /// start and calls `each` for the entries in it, until its end. `full_batch`
+    /// runs after each batch that filled the buffer, with where the listing is (the
+    /// position of the next entry, if the batch gave a safe one): true ends the
+    /// listing there, its rest handed to others. Only `getdents64` has cookies.
+    pub fn read_piece(
+        &mut self,
+        dir: RawFd,
+        piece: Piece,
+        stop: &AtomicBool,
+        mut each: impl FnMut(RawEntry<'_>),
+        mut full_batch: impl FnMut(Option<u64>, &Positions) -> bool,
+    ) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if self.kind == ReaderKind::Getdents {
+            return read_piece(
+                dir,
+                &mut self.buffer,
+                piece,
+                stop,
+                &mut each,
+                &mut full_batch,
+            );
+        }
+        let _ = (dir, piece, stop, &mut each, &mut full_batch);
+        Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
     /// [`Self::read`], one batch at a time: calls `each` for the entries of one
@@ -266,12 +315,15 @@ mod dirent64 {
 }
 
 #[cfg(target_os = "linux")]
+#[inline(always)]
 fn read_getdents(
     dir: RawFd,
     buffer: &mut [MaybeUninit<u8>],
     stop: &AtomicBool,
     mut each: impl FnMut(RawEntry<'_>),
+    mut full_batch: impl FnMut(&[u8]) -> bool,
 ) -> io::Result<()> {
+    let full = buffer.len() - MAX_RECORD;
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
@@ -279,9 +331,98 @@ fn read_getdents(
         match getdents(dir, buffer)? {
             None => continue,
             Some(&[]) => return Ok(()),
-            Some(filled) => parse_records(filled, &mut each)?,
+            Some(filled) => {
+                parse_records(filled, &mut each)?;
+                if filled.len() > full && full_batch(filled) {
+                    return Ok(());
+                }
+            }
         }
     }
+}
+
+/// The longest `getdents64` record: a 255-byte name, its NUL and the header, padded
+/// to 8 bytes. A batch within this of the buffer's end stopped for want of room.
+#[cfg(target_os = "linux")]
+const MAX_RECORD: usize = (dirent64::NAME + 256).next_multiple_of(8);
+
+/// [`DirReader::read_piece`] with `getdents64`.
+#[cfg(target_os = "linux")]
+fn read_piece(
+    dir: RawFd,
+    buffer: &mut [MaybeUninit<u8>],
+    piece: Piece,
+    stop: &AtomicBool,
+    each: &mut impl FnMut(RawEntry<'_>),
+    full_batch: &mut impl FnMut(Option<u64>, &Positions) -> bool,
+) -> io::Result<()> {
+    cookies::seek(dir, piece.from)?;
+    let mut positions = Positions::new(piece);
+    let mut first = true;
+    let full = buffer.len() - MAX_RECORD;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        let filled = match getdents(dir, buffer)? {
+            None => continue,
+            Some(&[]) => return Ok(()),
+            Some(filled) => filled,
+        };
+        let mut offset = 0;
+        for record in cookies::records(filled) {
+            let reclen = record_len(&filled[offset..]);
+            let bytes = &filled[offset..offset + reclen];
+            offset += reclen;
+            // The entry where the piece was cut may have gone: then the first
+            // record is the next one, which may be the next piece's first.
+            if std::mem::take(&mut first)
+                && positions.first_may_be_next_pieces(&record)
+                && next_piece_starts_with(dir, piece, &record)
+            {
+                return Ok(());
+            }
+            match positions.step(&record) {
+                Step::Take => each(RawEntry {
+                    name_area: &bytes[dirent64::NAME..],
+                    kind: EntryKind::from_d_type(bytes[dirent64::TYPE]),
+                }),
+                Step::Skip => {}
+                Step::End => return Ok(()),
+            }
+        }
+        if offset != filled.len() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "malformed directory record from getdents64",
+            ));
+        }
+        if filled.len() > full && !positions.disordered() {
+            let cut = cookies::last_positions(filled, piece.order);
+            if full_batch(cut, &positions) {
+                return Ok(());
+            }
+        }
+    }
+}
+
+/// The length of the record at the start of `bytes` (checked by `cookies::records`).
+#[cfg(target_os = "linux")]
+fn record_len(bytes: &[u8]) -> usize {
+    u16::from_ne_bytes([bytes[dirent64::RECLEN], bytes[dirent64::RECLEN + 1]]) as usize
+}
+
+/// True when `record`, the first of `piece`'s listing, is the first entry at the
+/// piece's end, which the next piece lists. Asked on a description of its own; if
+/// that cannot be had, the record is taken as this piece's (as the cookies say).
+#[cfg(target_os = "linux")]
+fn next_piece_starts_with(dir: RawFd, piece: Piece, record: &cookies::Record<'_>) -> bool {
+    let Some(until) = piece.until else {
+        return false;
+    };
+    cookies::Probe::open(dir)
+        .and_then(|probe| probe.first_is(until, record.ino, record.name))
+        .unwrap_or(false)
 }
 
 /// One batch of [`read_getdents`]: true when it delivered entries (the listing may

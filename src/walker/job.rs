@@ -3,6 +3,7 @@
 //! found ([`Summary`]). The identity chain `-L` checks for loops is `loops.rs`.
 
 use super::loops::DirId;
+use super::split::PieceJob;
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
 use crate::filter::types::KindSet;
@@ -25,6 +26,9 @@ pub struct Summary {
     /// With [`Config::miss_hints`](crate::config::Config::miss_hints): the kinds of
     /// the entries whose name matched but whose kind `-t` left out.
     pub missed: KindSet,
+    /// Pieces of giant directories listed (see `walker::split`): each a listing of
+    /// its own, from one cookie to another.
+    pub pieces: u64,
 }
 
 impl Summary {
@@ -33,6 +37,7 @@ impl Summary {
         self.bytes += other.bytes;
         self.workers += other.workers;
         self.missed = self.missed.union(other.missed);
+        self.pieces += other.pieces;
     }
 }
 
@@ -79,12 +84,20 @@ pub struct Siblings {
     /// `-L`: the parent's identity, linked to its own parent's, up to the root: the
     /// chain a symbolic link must not lead back into.
     parent_id: Option<Arc<DirId>>,
-    /// `-x`: the device of the root they were reached from (`None` below a root,
+    /// `-x`: the device of the root they were reached from ([`NO_DEVICE`] below a root,
     /// whose own device becomes its descendants').
-    root_dev: Option<u64>,
+    root_dev: u64,
     /// `--ignore`: the rules in force in the parent (for a root, its own).
     rules: Option<Arc<DirRules>>,
+    /// A piece of a giant directory's listing (see `split`): the one directory
+    /// these siblings hold is listed from one cookie to another, not whole.
+    piece: Option<Box<PieceJob>>,
 }
+
+/// [`Siblings::root_dev`] for none: not an `Option`, whose eight bytes more made
+/// every listing's `Siblings` a longer copy into its `Arc` (callgrind, `/usr`:
+/// 12 instructions a directory). No device number is all ones.
+const NO_DEVICE: u64 = u64::MAX;
 
 /// The directory a worker is reading: its job, with its printed path put together.
 pub struct Dir<'a> {
@@ -134,8 +147,9 @@ impl DirJob {
             anchor_is_parent: false,
             root: Root::new(root.len()),
             parent_id: None,
-            root_dev: None,
+            root_dev: NO_DEVICE,
             rules: None,
+            piece: None,
         };
         DirJob {
             from: Arc::new(siblings),
@@ -222,7 +236,7 @@ impl DirJob {
 
     /// See [`Siblings::root_dev`].
     pub(super) fn root_dev(&self) -> Option<u64> {
-        self.from.root_dev
+        Some(self.from.root_dev).filter(|&dev| dev != NO_DEVICE)
     }
 
     /// True for a root's job.
@@ -238,6 +252,40 @@ impl DirJob {
     /// See [`DirJob::tracked_only`].
     pub(super) fn tracked_only(&self) -> bool {
         self.tracked_only
+    }
+
+    /// The piece of its listing this job is, if it is one (see `split`).
+    pub(super) fn piece(&self) -> Option<&PieceJob> {
+        self.from.piece.as_deref()
+    }
+
+    /// A job for `piece` of this directory's listing: the same directory, with
+    /// everything it inherited, listed from one cookie to another.
+    pub(super) fn with_piece(&self, piece: PieceJob) -> DirJob {
+        let from = &*self.from;
+        let name = self.name();
+        let siblings = Siblings {
+            bytes: [&from.bytes[..from.prefix_len], name, b"\0"]
+                .concat()
+                .into_boxed_slice(),
+            prefix_len: from.prefix_len,
+            is_root: from.is_root,
+            depth: from.depth,
+            path_state: from.path_state,
+            anchor: from.anchor.clone(),
+            anchor_is_parent: from.anchor_is_parent,
+            root: from.root,
+            parent_id: from.parent_id.clone(),
+            root_dev: from.root_dev,
+            rules: from.rules.clone(),
+            piece: Some(Box::new(piece)),
+        };
+        DirJob {
+            from: Arc::new(siblings),
+            name_start: from.prefix_len,
+            print_if_empty: false,
+            tracked_only: self.tracked_only,
+        }
     }
 }
 
@@ -310,8 +358,9 @@ impl Siblings {
             anchor_is_parent: inherited.anchor_is_parent,
             root: dir.job.from.root,
             parent_id: inherited.id,
-            root_dev: inherited.root_dev,
+            root_dev: inherited.root_dev.unwrap_or(NO_DEVICE),
             rules: inherited.rules,
+            piece: None,
         });
         children.map(move |child| DirJob {
             from: siblings.clone(),

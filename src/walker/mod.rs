@@ -16,6 +16,7 @@
 
 mod job;
 mod loops;
+mod split;
 mod visit;
 
 pub use job::{DirJob, Summary};
@@ -55,6 +56,9 @@ pub struct Walker<'a> {
     /// left out, and the copy of each listing it is applied to.
     gate: Option<&'a Gate>,
     listing: Listing,
+    /// True while this is the first worker, walking before any other has started
+    /// (`run_until_shareable`): a giant directory is cut for the workers to come.
+    alone: bool,
 }
 
 /// A directory's entries, copied out of the reader's buffer: with ignore rules, the
@@ -104,6 +108,7 @@ impl<'a> Walker<'a> {
             visitor: Visitor::new(config, pool, output, reporter, limit, shallow, watch_disk),
             gate: None,
             listing: Listing::default(),
+            alone: false,
         }
     }
 
@@ -171,17 +176,20 @@ impl<'a> Walker<'a> {
         let _guard = pool.guard();
         let enough = if pool.latency_bound_listings() { 1 } else { 2 };
         let mut listed = false;
-        loop {
+        self.alone = true;
+        let shareable = loop {
             let queued = pool.queued_for(slot);
             if queued >= 2 || (listed && queued >= enough) {
-                return true;
+                break true;
             }
             listed = true;
             match pool.next_job(slot, || {}) {
                 Some(job) => self.walk_one(&job, slot),
-                None => return false,
+                None => break false,
             }
-        }
+        };
+        self.alone = false;
+        shareable
     }
 
     /// A root that is not walked but may itself match (a regular file, or a link
@@ -264,7 +272,14 @@ impl<'a> Walker<'a> {
         } = self;
         let config = visitor.config;
         let dir = job.enter(path, &config.filter);
-        let dir_fd = match dir.open(config.follow) {
+        let opened = match job.piece() {
+            None => dir.open(config.follow),
+            Some(piece) => {
+                visitor.found.pieces += 1;
+                piece.open()
+            }
+        };
+        let dir_fd = match opened {
             Ok(dir_fd) => dir_fd,
             Err(err) => return visitor.reporter.path_error(dir.display_path(), &err),
         };
@@ -313,7 +328,9 @@ impl<'a> Walker<'a> {
         // `-t e` and a network filesystem list out of line, tested first: in any other
         // place the branch cost the plain listing of a local walk more (see
         // `list_out_of_line`).
-        let listed = if gate.is_none() && (job.print_if_empty() || pool.latency_bound_listings()) {
+        let listed = if gate.is_none()
+            && (job.print_if_empty() || pool.latency_bound_listings() || job.piece().is_some())
+        {
             let listing = SharedListing {
                 dir: &dir,
                 fd,
@@ -322,7 +339,7 @@ impl<'a> Walker<'a> {
                 root_dev,
                 crossing,
             };
-            list_out_of_line(reader, visitor, listing)
+            list_out_of_line(reader, visitor, listing, self.alone)
         } else if let Some(gate) = *gate {
             listing.clear();
             let listed = reader.read(fd, stop, |entry| {
@@ -353,7 +370,25 @@ impl<'a> Walker<'a> {
             }
             listed
         } else {
-            reader.read(fd, stop, |entry| visitor.visit(&dir, fd, entry))
+            // Built only where a batch filled the buffer: made before the listing,
+            // the cutter cost every directory of a local walk 20 instructions.
+            let (pool, config, shallow, alone) = (pool, config, visitor.shallow, self.alone);
+            reader.read_splittable(
+                fd,
+                stop,
+                |entry| visitor.visit(&dir, fd, entry),
+                move |filled| {
+                    let cutter = Cutter {
+                        pool,
+                        config,
+                        shallow,
+                        job,
+                        slot,
+                        alone,
+                    };
+                    cutter.offer_rest_of_listing(fd, filled)
+                },
+            )
         };
         visitor.visit_unknown(&dir, fd);
         #[cfg(test)]
@@ -401,7 +436,11 @@ fn list_out_of_line(
     reader: &mut DirReader,
     visitor: &mut Visitor<'_>,
     listing: SharedListing<'_>,
+    alone: bool,
 ) -> std::io::Result<()> {
+    if let Some(piece) = listing.job.piece() {
+        return list_piece(reader, visitor, listing, piece, alone);
+    }
     if !listing.job.print_if_empty() {
         return list_sharing(reader, visitor, listing);
     }
@@ -426,6 +465,135 @@ fn list_out_of_line(
         visitor.match_empty_dir(dir, fd);
     }
     listed
+}
+
+/// Lists one piece of a giant directory (see [`split`]), cutting its rest again if
+/// a peer is idle when a batch fills the buffer.
+fn list_piece(
+    reader: &mut DirReader,
+    visitor: &mut Visitor<'_>,
+    listing: SharedListing<'_>,
+    piece: &split::PieceJob,
+    alone: bool,
+) -> std::io::Result<()> {
+    let SharedListing {
+        dir, fd, job, slot, ..
+    } = listing;
+    let cutter = Cutter::new(visitor, job, slot, alone);
+    let stop = visitor.pool.stop_flag();
+    reader.read_piece(
+        fd,
+        piece.piece,
+        stop,
+        |entry| visitor.visit(dir, fd, entry),
+        |next, _| cutter.offer_rest_of_piece(fd, next, piece),
+    )
+}
+
+/// What cutting the rest of a listing into pieces needs besides the listing: the
+/// pool the pieces go to and whether one is wanted now (see [`split`]).
+struct Cutter<'w, 'a> {
+    pool: &'a Pool<DirJob>,
+    config: &'a Config,
+    shallow: &'a ShallowFirst,
+    job: &'w DirJob,
+    slot: &'w WorkerSlot<DirJob>,
+    alone: bool,
+}
+
+impl<'w, 'a> Cutter<'w, 'a> {
+    fn new(
+        visitor: &Visitor<'a>,
+        job: &'w DirJob,
+        slot: &'w WorkerSlot<DirJob>,
+        alone: bool,
+    ) -> Cutter<'w, 'a> {
+        Cutter {
+            pool: visitor.pool,
+            config: visitor.config,
+            shallow: visitor.shallow,
+            job,
+            slot,
+            alone,
+        }
+    }
+
+    /// How many pieces to cut the rest of a listing into now; 0 for none.
+    fn pieces_wanted(&self) -> usize {
+        let pool = self.pool;
+        if pool.capacity() < 2 || pool.is_stopped() {
+            return 0;
+        }
+        let idle = pool.parked_workers();
+        let every = self.config.split_every_listing;
+        if !(self.alone || idle > 0 || every) {
+            return 0;
+        }
+        crate::queue::listing_pieces(self.alone || every, idle, self.config.threads)
+    }
+
+    /// After a batch of a whole directory's listing filled the buffer: cuts the rest
+    /// into pieces if a peer would take them. True when the listing ends here.
+    #[inline(never)]
+    fn offer_rest_of_listing(&self, fd: std::os::fd::RawFd, filled: &[u8]) -> bool {
+        let pieces = self.pieces_wanted();
+        if pieces == 0 {
+            return false;
+        }
+        let Some(order) = crate::os::cookies::Order::of(fd) else {
+            return false;
+        };
+        let Some(next) = crate::os::cookies::last_positions(filled, order) else {
+            return false;
+        };
+        let standing = split::Standing {
+            fd,
+            next,
+            started_at: 0,
+            until: None,
+            giant: None,
+        };
+        self.queue(split::cut(standing, pieces))
+    }
+
+    /// [`Self::offer_rest_of_listing`] for a piece, standing before `next`.
+    #[inline(never)]
+    fn offer_rest_of_piece(
+        &self,
+        fd: std::os::fd::RawFd,
+        next: Option<u64>,
+        piece: &split::PieceJob,
+    ) -> bool {
+        let pieces = self.pieces_wanted();
+        let Some(next) = next.filter(|_| pieces > 0) else {
+            return false;
+        };
+        let standing = split::Standing {
+            fd,
+            next,
+            started_at: piece.piece.from,
+            until: piece.piece.until,
+            giant: Some(piece.giant()),
+        };
+        self.queue(split::cut(standing, pieces))
+    }
+
+    /// Queues `pieces` as jobs; true if there were any.
+    fn queue(&self, pieces: Option<Vec<split::PieceJob>>) -> bool {
+        let Some(pieces) = pieces else {
+            return false;
+        };
+        let depth = self.job.depth();
+        // Each piece is listed (and counted done) as a directory of this depth.
+        if depth <= 1 {
+            self.shallow.queued(pieces.len());
+        }
+        let job = self.job;
+        let jobs = pieces.into_iter().map(|piece| job.with_piece(piece));
+        self.pool
+            .push_dirs(self.slot, depth, jobs.collect::<Vec<_>>().into_iter());
+        true
+    }
 }
 
 /// Lists a directory on a network filesystem, where each batch is a round trip: the

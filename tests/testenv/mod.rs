@@ -239,6 +239,22 @@ fn random_name(rng: &mut fastrand::Rng, serial: usize) -> Vec<u8> {
     name
 }
 
+/// The records `config` prints through the library walker with `reader`
+/// (NUL-terminated output expected), and the walk's summary; the walk must report
+/// no error.
+pub fn library_walk(
+    config: &pfind::Config,
+    reader: pfind::os::dirent::ReaderKind,
+) -> (Vec<Vec<u8>>, pfind::Summary) {
+    let captured = Captured::default();
+    let output = pfind::output::Output::to_writer(Box::new(captured.clone()));
+    let reporter = pfind::report::Reporter::new();
+    let summary = pfind::scheduler::run_with_reader(config, &output, &reporter, reader);
+    assert!(!reporter.errored());
+    let bytes = captured.0.lock().unwrap().clone();
+    (split_records(&bytes, 0), summary)
+}
+
 /// An output sink for the library walker that keeps everything written to it.
 #[derive(Clone, Default)]
 pub struct Captured(pub Arc<Mutex<Vec<u8>>>);
