@@ -31,6 +31,10 @@
 //!   does: rules per directory shared by its subtree, git's index for tracked files.
 //! * [`filter`] says what "matches" means: names, extensions, globs, paths, `-t`
 //!   kinds and families, sizes, depth, times, owners; and which of them need a `stat`.
+//!   The glob engine is `filter/glob.rs` (patterns, compiling, matching) over
+//!   `filter/glob/`: `chars.rs` (what a character and a class are), `token.rs` (what
+//!   a pattern reads into), `parse.rs` and `braces.rs` (reading it), `ascii.rs` (the
+//!   matcher for ASCII names).
 //! * [`output`] is everything about a match once it is found: the output modes and
 //!   formats, the inline lines, templates, JSON, colours, hyperlinks, `--sort`, the
 //!   `--max-results` limit and the shared sink that workers hand blocks to.
