@@ -173,10 +173,12 @@ pub enum ReaderKind {
 }
 
 impl ReaderKind {
+    /// The reader the walk uses: `getdents64` on Linux, `readdir` elsewhere and in
+    /// the `portable` build (Cargo.toml), which walks Linux as other systems do.
     pub fn native() -> ReaderKind {
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", not(feature = "portable")))]
         return ReaderKind::Getdents;
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(any(not(target_os = "linux"), feature = "portable"))]
         return ReaderKind::Readdir;
     }
 }
