@@ -41,8 +41,9 @@ pub const MAX_THREADS: usize = 1024;
 
 /// The worker count used when `-j` is not given, as it is known at start-up.
 ///
-/// On macOS, APFS serialises directory reads per volume and four workers measured best
-/// (see docs/design.md). Everywhere else, one worker per CPU the
+/// On macOS four: the spec's figure (the original design found that APFS serialises
+/// directory reads per volume and four workers did best), kept as it gave it and not
+/// measured here (README, Limitations). Everywhere else, one worker per CPU the
 /// process may run on (its affinity mask, one system call); the scheduler lowers that
 /// to [`cpus_within_quota`] once a walk has directories to share.
 pub fn default_threads() -> usize {
