@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # The project's test command (see README, "Testing"): Rust unit, integration and
-# oracle tests, and the benchmark harness's Python unit tests at the same time. It
-# prints one line per test binary and suite, every failure in full (its captured
-# output and panic), and ends with one line totalling both, "tests: N passed, N
-# failed", which CI reads; the status is 1 if anything failed. PFIND_TEST_VERBOSE=1
-# prints everything cargo and unittest print instead, one suite after the other.
+# oracle tests, and the benchmark harness's Python unit tests at the same time; then
+# the oracle tests once more through the portable build (`--features portable`, the
+# way macOS and the BSDs walk). It prints one line per test binary and suite, every
+# failure in full (its captured output and panic), and ends with one line totalling
+# all, "tests: N passed, N failed", which CI reads; the status is 1 if anything
+# failed. PFIND_TEST_VERBOSE=1 prints everything cargo and unittest print instead,
+# one suite after the other.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=$(mktemp -d)
@@ -39,14 +41,16 @@ else
     cargo test --no-fail-fast -- -q >"$logs/cargo" 2>&1
 fi
 cargo_status=${PIPESTATUS[0]}
-# One line per binary; a binary whose result is FAILED, or that ends without one
-# (it crashed), is printed whole. The totals go to "$logs/total".
-awk -v verbose="$verbose" -v total="$logs/total" '
+# One line per binary of the cargo log $1; a binary whose result is FAILED, or that
+# ends without one (it crashed), is printed whole; each name is followed by $3. The
+# totals go to $2.
+summarize() {
+    awk -v verbose="$verbose" -v total="$2" -v label="$3" '
     function close_section(   show) {
         if (name == "") return
         if (!result) { failed += 1; show = 1; status = "ended without a result (crashed?)" }
         if (!verbose && (show || failing)) printf "%s", buffer
-        if (!verbose) printf "  %-32s %s\n", name, status
+        if (!verbose) printf "  %-32s %s\n", name label, status
         name = ""; buffer = ""; result = 0; failing = 0
     }
     /^ *(Running|Doc-tests) / {
@@ -61,7 +65,9 @@ awk -v verbose="$verbose" -v total="$logs/total" '
         if (match($0, /finished in [0-9.]+s/)) status = status " (" substr($0, RSTART + 12, RLENGTH - 12) ")"
     }
     END { close_section(); print passed + 0, failed + 0 > total }
-' "$logs/cargo"
+    ' "$1"
+}
+summarize "$logs/cargo" "$logs/total" ""
 read -r rust_passed rust_failed <"$logs/total"
 if [ "$cargo_status" -ne 0 ] && [ "$rust_failed" -eq 0 ]; then
     # cargo failed outside any test binary: show what it said.
@@ -92,6 +98,25 @@ if [ -z "$verbose" ]; then
         "$py_passed" "$py_failed" "${py_skipped:-0}" "$(sed -n 's/^Ran .* in \(.*\)$/\1/p' "$py_log")"
 fi
 
-failed=$((rust_failed + py_failed))
-echo "tests: $((rust_passed + py_passed)) passed, $failed failed"
+echo "== the portable path (tests/oracle.rs again, built with --features portable)"
+# macOS and the BSDs walk with readdir and without Linux's helpers; the portable
+# build does the same here, and the oracle tests hold it to find (see Cargo.toml).
+# After the Python suite, which runs target/debug/pfind: this build replaces that
+# binary until the `cargo build` below puts the plain one back.
+if [ -n "$verbose" ]; then
+    cargo test --features portable --no-fail-fast --test oracle 2>&1 | tee "$logs/portable"
+else
+    cargo test --features portable --no-fail-fast --test oracle -- -q >"$logs/portable" 2>&1
+fi
+portable_status=${PIPESTATUS[0]}
+summarize "$logs/portable" "$logs/portable.total" " (portable)"
+read -r portable_passed portable_failed <"$logs/portable.total"
+if [ "$portable_status" -ne 0 ] && [ "$portable_failed" -eq 0 ]; then
+    [ -n "$verbose" ] || cat "$logs/portable"
+    portable_failed=1
+fi
+cargo build --quiet >/dev/null 2>&1 || true
+
+failed=$((rust_failed + py_failed + portable_failed))
+echo "tests: $((rust_passed + py_passed + portable_passed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,6 +1,6 @@
 //! The resolved, immutable run configuration.
 //!
-//! `cli.rs` turns command-line arguments into a [`Config`]; from then on nothing else
+//! `cli/` turns command-line arguments into a [`Config`]; from then on nothing else
 //! looks at clap types. Workers borrow the `Config` for the whole walk, so every field
 //! is already in the form the hot path wants (the predicates resolved into a
 //! [`Filter`], a concrete thread count).

@@ -3,10 +3,17 @@
 //! This is the map of the source, written here once. Data flows top to bottom, and
 //! each module imports only modules below it:
 //!
-//! * [`cli`] parses the command line (its value parsers in `cli/values.rs`) and
-//!   resolves it into a [`config::Config`], the only thing the rest of the program
-//!   reads; [`generate`] prints completions and the man page from the same
-//!   definitions.
+//! * [`cli`] parses the command line and resolves it into a [`config::Config`], the
+//!   only thing the rest of the program reads: `cli/mod.rs` puts the definition
+//!   together and reads it (`PFIND_OPTIONS`, the order of the checks, `-h`'s
+//!   summary), and each group of options as `--help` shows them has a file with its
+//!   definitions, value parsers, checks, warnings and part of the `Config`:
+//!   `cli/names.rs` and `cli/entries.rs` (the filters on names and paths, and on
+//!   kind, size, times, owner and depth), `cli/ignore_files.rs`, `cli/walk.rs`
+//!   (`-L`, `-x`), `cli/output.rs`, `cli/exec.rs` (the commands) and `cli/other.rs`;
+//!   `cli/values.rs` holds what the groups share, `cli/hints.rs` what find and fd
+//!   users type, `cli/warnings.rs` the warnings' words. [`generate`] prints
+//!   completions and the man page from the same definitions.
 //! * [`scheduler`] classifies the roots, seeds the [`queue::Pool`] and runs one
 //!   [`walker::Walker`] per thread inside a `thread::scope`; [`threads`] decides how
 //!   many workers a walk has, where a new one starts, and when directory reads are
@@ -25,6 +32,10 @@
 //!   does: rules per directory shared by its subtree, git's index for tracked files.
 //! * [`filter`] says what "matches" means: names, extensions, globs, paths, `-t`
 //!   kinds and families, sizes, depth, times, owners; and which of them need a `stat`.
+//!   The glob engine is `filter/glob.rs` (patterns, compiling, matching) over
+//!   `filter/glob/`: `chars.rs` (what a character and a class are), `token.rs` (what
+//!   a pattern reads into), `parse.rs` and `braces.rs` (reading it), `ascii.rs` (the
+//!   matcher for ASCII names).
 //! * [`output`] is everything about a match once it is found: the output modes and
 //!   formats, the inline lines, templates, JSON, colours, hyperlinks, `--sort`, the
 //!   `--max-results` limit and the shared sink that workers hand blocks to.

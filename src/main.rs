@@ -63,7 +63,7 @@ fn run() -> ExitStatus {
         }
         Err(Usage::Clap(stop)) => return parse_stop(&stop, stdout.is_ok(), &reporter),
     };
-    let quiet = cli.quiet && cli.generate.is_none();
+    let quiet = cli.output.quiet && cli.other.generate.is_none();
     let output = match stdout {
         Ok(output) => output,
         // `-q` writes nothing, so a closed stdout is no reason to fail it.
@@ -81,7 +81,7 @@ fn run() -> ExitStatus {
             return reporter.exit_status();
         }
     };
-    if let Some(what) = cli.generate {
+    if let Some(what) = cli.other.generate {
         output.deliver(&generate::render(what), &reporter);
         return reporter.exit_status();
     }

@@ -57,14 +57,18 @@ fn workers_within(limit: u64, mapped: u64, requested: usize, each: u64) -> usize
 }
 
 /// The soft `RLIMIT_AS` in bytes, or `None` when there is none.
-fn address_space_limit() -> Option<libc::rlim_t> {
+// `rlim_t` is `u64` on Linux and macOS but `i64` on FreeBSD (where no limit is
+// negative: `RLIM_INFINITY` is its largest value), so the cast is not redundant
+// everywhere, as in `descriptors::raise_soft_limit`.
+#[allow(clippy::unnecessary_cast)]
+fn address_space_limit() -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,
     };
     // SAFETY: getrlimit writes one `rlimit` into the struct passed.
     let rc = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
-    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
 }
 
 /// The address space the process has mapped now (`VmSize`), or 0 if it cannot be

@@ -41,8 +41,9 @@ pub const MAX_THREADS: usize = 1024;
 
 /// The worker count used when `-j` is not given, as it is known at start-up.
 ///
-/// On macOS, APFS serialises directory reads per volume and four workers measured best
-/// (see docs/design.md). Everywhere else, one worker per CPU the
+/// On macOS four: the spec's figure (the original design found that APFS serialises
+/// directory reads per volume and four workers did best), kept as it gave it and not
+/// measured here (README, Limitations). Everywhere else, one worker per CPU the
 /// process may run on (its affinity mask, one system call); the scheduler lowers that
 /// to [`cpus_within_quota`] once a walk has directories to share.
 pub fn default_threads() -> usize {
@@ -663,6 +664,10 @@ fn resource_usage(who: libc::c_int) -> Option<libc::rusage> {
 /// counting a cgroup's CPU quota as well reads several files (see `config.rs`).
 #[cfg(target_os = "linux")]
 pub fn cpus_allowed() -> Option<usize> {
+    // The `portable` build (Cargo.toml) counts as other systems do.
+    if cfg!(feature = "portable") {
+        return None;
+    }
     affinity()
         .map(|(_, count)| count)
         .filter(|&count| count > 0)
@@ -694,6 +699,10 @@ pub fn cpus_allowed() -> Option<usize> {
 /// they were read: one `getrusage`.
 #[cfg(target_os = "linux")]
 fn thread_reading() -> Option<(u64, Duration, Instant)> {
+    // The `portable` build (Cargo.toml) keeps its workers, as other systems do.
+    if cfg!(feature = "portable") {
+        return None;
+    }
     let usage = resource_usage(libc::RUSAGE_THREAD)?;
     let at = Instant::now();
     let switches = u64::try_from(usage.ru_nvcsw).ok()?;
@@ -716,9 +725,11 @@ impl CpuSpread {
     /// Remembers the calling thread's affinity, to be given back by `finish`.
     pub fn new() -> CpuSpread {
         CpuSpread {
+            // Not in the `portable` build (Cargo.toml): other systems leave it all
+            // to their scheduler.
             #[cfg(target_os = "linux")]
             allowed: affinity()
-                .filter(|&(_, count)| count > 1)
+                .filter(|&(_, count)| count > 1 && !cfg!(feature = "portable"))
                 .map(|(allowed, _)| allowed),
         }
     }

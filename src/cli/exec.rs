@@ -16,6 +16,7 @@
 //! and say it does not exist; `hints` sees that first and says what to type. `-X` is
 //! `--exec-batch`, as in fd.
 
+use super::values::{parse_batch_size, text};
 use crate::exec::{Exec, Mode};
 use clap::error::ErrorKind;
 use clap::{Arg, ArgAction, ArgMatches, Args, Command, FromArgMatches};
@@ -117,7 +118,7 @@ impl Args for ExecArgs {
                     .long("batch-size")
                     .value_name("N")
                     .requires("exec_batch")
-                    .value_parser(super::values::text(parse_batch_size))
+                    .value_parser(text(parse_batch_size))
                     .help_heading("Output")
                     .help("At most N matches per -X command (0: no limit)")
                     .long_help(
@@ -184,13 +185,6 @@ impl FromArgMatches for ExecArgs {
         *self = ExecArgs::from_arg_matches(matches)?;
         Ok(())
     }
-}
-
-/// `--batch-size N`: a whole number, 0 for no limit.
-fn parse_batch_size(value: &str) -> Result<usize, String> {
-    value
-        .parse::<usize>()
-        .map_err(|_| "the batch size must be a whole number (0: no limit)".to_string())
 }
 
 /// Refuses the other option's terminator inside a command: `;` in `--exec-batch`

@@ -1,48 +1,44 @@
-//! Command-line definitions, and their translation into a [`Config`].
+//! The command line: its definition, in one file per group of options as `--help`
+//! groups them, and its reading into a [`Config`].
 //!
-//! The `///` comments on [`Cli`] are the `--help` text. Values are validated by the
-//! `value_parser` functions of [`values`], so a bad value is reported by clap with the flag's
-//! name, the value and what is allowed, and exits with status 2.
+//! [`Cli`] is put together from the groups, flattened in the order `--help`, the
+//! completions and the manual list them: [`names`] and [`entries`] (the filters),
+//! [`ignore_files`], [`walk`] (`-L`, `-x`, shown with the filters), [`output`],
+//! [`exec`] (the commands, shown with the output) and [`other`]. Each group's file
+//! holds its options' definitions (the `///` comments are the `--help` text), the
+//! parsers of their values, what is checked once they are all read, its part of
+//! [`Cli::into_config`] and its warnings; adding an option touches one of them.
+//! What spans the groups is here: [`parse`], `PFIND_OPTIONS`, `-h`'s summary and the
+//! text after the options.
 //!
+//! Values are validated by `value_parser` functions, so a bad value is reported by
+//! clap with the flag's name, the value and what is allowed, and exits with status 2.
 //! Every value is read as the bytes the shell passed (an `OsString`), never through
-//! clap's own UTF-8 check, whose error names no option. Patterns and extensions stay
-//! bytes, as with `find -name`, since the names they match need not be UTF-8; other
-//! values must be text, and a value that is not says which option it was given to.
+//! clap's own UTF-8 check, whose error names no option (see [`values`]). Patterns
+//! and extensions stay bytes, as with `find -name`, since the names they match need
+//! not be UTF-8; other values must be text, and a value that is not says which
+//! option it was given to.
 
+mod entries;
 mod exec;
 pub mod hints;
+mod ignore_files;
+mod names;
+mod other;
+mod output;
 mod values;
+mod walk;
 mod warnings;
 
 use crate::config::Config;
-use crate::filter::exclude::{ExcludePattern, PathExclude};
-use crate::filter::glob::{Glob, GlobPattern};
-use crate::filter::owner::OwnerFilter;
-use crate::filter::path::{PathGlob, PathPattern};
-use crate::filter::pattern::Pattern;
-use crate::filter::regex::{self as regex_filter, RegexPattern};
-use crate::filter::size::SizeFilter;
-use crate::filter::time::Nanos;
-use crate::filter::types::{families_help, parse_type, type_words, Kind, TypeArg, TypeFilter};
-use crate::filter::{normalize_extension, Extensions};
-use crate::os::path::WorkingDir;
-use crate::output::color::Palette;
-use crate::output::format::{Format, Shape, SortKey, SortOrder};
-use crate::output::hyperlink::Hyperlinks;
-use crate::output::template::Template;
-use crate::output::OutputMode;
+use crate::filter::types::families_help;
 use clap::builder::{OsStringValueParser, TypedValueParser};
-use clap::{ArgAction, CommandFactory, FromArgMatches, Parser, ValueEnum, ValueHint};
+use clap::{CommandFactory, FromArgMatches, Parser, ValueHint};
+pub use names::{List, NameSearch};
+pub use other::Generate;
+pub use output::{SortArg, When};
 use std::ffi::{OsStr, OsString};
-use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;
-pub use values::List;
-use values::{
-    bytes, offering, parse_depth, parse_extension_list, parse_marker, parse_max_results,
-    parse_max_size, parse_min_size, parse_newer, parse_path_pattern, parse_pattern,
-    parse_pattern_list, parse_regex, parse_separator, parse_size_arg, parse_threads, parse_when,
-    text, AndPattern, Reference,
-};
 
 /// Find files fast: a parallel, work-stealing directory walker.
 ///
@@ -73,678 +69,33 @@ pub struct Cli {
     #[arg(value_name = "ROOT", value_hint = ValueHint::AnyPath)]
     pub roots: Vec<OsString>,
 
-    /// Only names ending in .EXT; a list: -e jpg,png.
-    ///
-    /// ASCII case is ignored, and a leading dot is optional. Repeat it or give a
-    /// comma-separated list: `-e jpg -e png`, `-e jpg,png`; any of them may match. A
-    /// comma that belongs to an extension is written `\,`.
-    #[arg(
-        short = 'e',
-        long = "extension",
-        value_name = "EXT",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_extension_list),
-        help_heading = "Filters"
-    )]
-    pub extensions: Vec<List<Box<[u8]>>>,
+    /// `-e`, `-n`, `-E`, `-p`, `--regex`, `--and`, `-i` (see `cli/names.rs`).
+    #[command(flatten)]
+    pub names: names::NameArgs,
 
-    /// Only basenames matching GLOB, as find -name.
-    ///
-    /// `*` is any run of characters, `?` one character, `[abc]`, `[a-z]`, `[!a-z]` one of
-    /// (or not of) a set, `\` makes the next character literal. Case-sensitive unless
-    /// -i. Quote it from the shell: `-n '*.[ch]'`. Repeatable, any may match: `-n
-    /// '*.rs' -n Makefile`. Combined with -e, both must match.
-    #[arg(
-        short = 'n',
-        long = "name",
-        value_name = "GLOB",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_pattern),
-        help_heading = "Filters"
-    )]
-    pub name: Vec<GlobPattern>,
+    /// `-t`, `-S`, the times, `--owner`, the depths, `--prune` (`cli/entries.rs`).
+    #[command(flatten)]
+    pub entries: entries::EntryArgs,
 
-    /// Skip files and whole directories matching GLOB.
-    ///
-    /// GLOB is tested on the basename, with the syntax of --name; with a `/`, on the
-    /// path below the root, as a .gitignore line: `-E /target` (the top one only),
-    /// `-E 'src/gen/**'`, `-E build/` (directories only). Repeat it or give a
-    /// comma-separated list, as for -e: `-E .git -E '*.tmp'`, `-E .git,target`. A comma
-    /// that belongs to a glob is written `\,` (inside `[...]` it needs no escape).
-    #[arg(
-        short = 'E',
-        long = "exclude",
-        value_name = "GLOB",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_pattern_list),
-        help_heading = "Filters"
-    )]
-    pub exclude: Vec<List<ExcludePattern>>,
+    /// `--ignore`, `-I`, `-H`, `-u`, `-G` and the rest (see `cli/ignore_files.rs`).
+    #[command(flatten)]
+    pub ignore: ignore_files::IgnoreArgs,
 
-    /// Skip directories that contain an entry NAME.
-    ///
-    /// As fd's: `--ignore-contain CACHEDIR.TAG`, `--ignore-contain .nobackup`. The
-    /// directory is not printed nor walked (a root neither). Repeatable: any of them.
-    #[arg(
-        long = "ignore-contain",
-        value_name = "NAME",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_marker),
-        help_heading = "Filters"
-    )]
-    pub ignore_contain: Vec<Box<[u8]>>,
+    /// `-L`, `--no-follow`, `-x` (see `cli/walk.rs`).
+    #[command(flatten)]
+    pub walk: walk::WalkArgs,
 
-    /// Only paths below the root matching GLOB.
-    ///
-    /// The path is what follows `ROOT/`: `-p 'src/**/*.rs'`. `*`, `?` and sets do not
-    /// match `/`; a `**` component matches any number of directories, none included.
-    /// Directories that cannot lead to a match are not listed.
-    #[arg(
-        short = 'p',
-        long = "full-path",
-        value_name = "GLOB",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_path_pattern),
-        help_heading = "Filters"
-    )]
-    pub full_path: Option<PathPattern>,
-
-    /// Only basenames matching the regex RE.
-    ///
-    /// Rust's regex syntax (fd's), on the name's bytes, unanchored: `--regex
-    /// '^test_.*\.rs$'`. Case-sensitive unless -i. Repeatable, any may match; with
-    /// -n or -e, both must match.
-    #[arg(
-        long = "regex",
-        value_name = "RE",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_regex),
-        help_heading = "Filters"
-    )]
-    pub regex: Vec<RegexPattern>,
-
-    /// Only paths below the root matching regex RE.
-    ///
-    /// As --regex, on what follows `ROOT/`: `--path-regex '^src/.*\.rs$'`.
-    #[arg(
-        long = "path-regex",
-        value_name = "RE",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_regex),
-        help_heading = "Filters"
-    )]
-    pub path_regex: Vec<RegexPattern>,
-
-    /// Also require PATTERN, of the first pattern's kind.
-    ///
-    /// Every --and must match too, as in fd: a glob on the name after -n, a path
-    /// glob after -p, a regular expression after --regex or --path-regex (whichever
-    /// comes first): `-n '*.rs' --and 'test_*'`.
-    #[arg(
-        long = "and",
-        value_name = "PATTERN",
-        allow_hyphen_values = true,
-        help_heading = "Filters"
-    )]
-    pub and: Vec<OsString>,
-
-    /// `--and`'s patterns, read by [`parse`] once the first pattern's kind is known.
-    #[arg(skip)]
-    and_patterns: Vec<AndPattern>,
-
-    /// Ignore case in -n, -E, -p and regexes.
-    ///
-    /// `-i -n '*.jpg'` matches `IMG.JPG`. -e always ignores ASCII case.
-    #[arg(
-        short = 'i',
-        long = "ignore-case",
-        overrides_with = "case_sensitive",
-        help_heading = "Filters"
-    )]
-    pub ignore_case: bool,
-
-    /// Match case (the default); undoes an -i before it.
-    #[arg(
-        long = "case-sensitive",
-        overrides_with = "ignore_case",
-        help_heading = "Filters"
-    )]
-    pub case_sensitive: bool,
-
-    /// Only f, d, l, s, p, c, b, x, e, any, or a family.
-    ///
-    /// Kinds: f(ile), d(irectory), l (symlink), s(ocket), p(ipe), c(har-device),
-    /// b(lock-device), x (executable), e (empty), any (all of f d l s p c b); or a
-    /// family of extensions (listed below). Repeatable: kinds f, d, l, s, p, c, b add
-    /// up; x and e restrict the others (`-t e` alone: empty files and directories).
-    /// Default: regular files.
-    #[arg(
-        short = 't',
-        long = "type",
-        value_name = "TYPE",
-        value_parser = offering(text(parse_type), type_words),
-        hide_possible_values = true,
-        help_heading = "Filters"
-    )]
-    pub types: Vec<TypeArg>,
-
-    /// Only files of SIZE: +N at least, -N at most.
-    ///
-    /// `+N` at least, `-N` at most, `N` exactly, with units b, k, m, g, t (powers of
-    /// 1000) or ki, mi, gi, ti (powers of 1024). Repeat to give a range: `-S +1k -S
-    /// -10mi`. Only files that passed the name filters are stat'ed.
-    #[arg(
-        short = 'S',
-        long = "size",
-        value_name = "SIZE",
-        allow_hyphen_values = true,
-        value_parser = text(parse_size_arg),
-        help_heading = "Filters"
-    )]
-    pub size: Vec<SizeFilter>,
-
-    /// Same as -S +SIZE.
-    #[arg(
-        long = "min-size",
-        allow_hyphen_values = true,
-        value_name = "SIZE",
-        value_parser = text(parse_min_size),
-        help_heading = "Filters"
-    )]
-    pub min_size: Vec<SizeFilter>,
-
-    /// Same as -S -SIZE.
-    #[arg(
-        long = "max-size",
-        allow_hyphen_values = true,
-        value_name = "SIZE",
-        value_parser = text(parse_max_size),
-        help_heading = "Filters"
-    )]
-    pub max_size: Vec<SizeFilter>,
-
-    /// Only entries modified after WHEN (2h, 2026-01-01).
-    ///
-    /// WHEN is a duration back from now (30s, 10min, 2h, 3d, 1w, 1d12h), a local date or
-    /// date-time (2026-11-01, '2026-11-01 08:30', 2026-11-01T08:30:00), or @ and seconds
-    /// since 1970. `--changed-within 1d`: changed in the last day.
-    #[arg(
-        long = "changed-within",
-        allow_hyphen_values = true,
-        value_name = "WHEN",
-        value_parser = text(parse_when),
-        help_heading = "Filters"
-    )]
-    pub changed_within: Option<Nanos>,
-
-    /// Only entries modified before WHEN.
-    ///
-    /// Same forms as --changed-within: `--changed-before 2026-01-01`. Both together give
-    /// a window.
-    #[arg(
-        long = "changed-before",
-        allow_hyphen_values = true,
-        value_name = "WHEN",
-        value_parser = text(parse_when),
-        help_heading = "Filters"
-    )]
-    pub changed_before: Option<Nanos>,
-
-    /// Only entries modified after FILE was.
-    ///
-    /// As `find -newer`: FILE's own time if it is a link, its target's with -L.
-    /// `--newer build.stamp`. For a date or a duration, use --changed-within.
-    #[arg(
-        long = "newer",
-        allow_hyphen_values = true,
-        value_name = "FILE",
-        value_hint = ValueHint::AnyPath,
-        help_heading = "Filters"
-    )]
-    pub newer: Option<OsString>,
-
-    /// `--newer`'s FILE, read by [`parse`] once it is in `-C`'s directory.
-    #[arg(skip)]
-    newer_reference: Option<Reference>,
-
-    /// Only entries of USER, USER:GROUP or :GROUP.
-    ///
-    /// Names or ids; `!` before either side excludes it: `--owner alice`, `--owner
-    /// '!root'`, `--owner :staff`.
-    #[arg(
-        long = "owner",
-        allow_hyphen_values = true,
-        value_name = "USER:GROUP",
-        value_parser = text(OwnerFilter::parse),
-        help_heading = "Filters"
-    )]
-    pub owner: Option<OwnerFilter>,
-
-    /// Descend at most N levels (children are at 1).
-    ///
-    /// A root's children are at depth 1, as with `find -maxdepth`.
-    #[arg(
-        short = 'd',
-        long = "max-depth",
-        value_name = "N",
-        value_parser = text(parse_depth),
-        help_heading = "Filters"
-    )]
-    pub max_depth: Option<usize>,
-
-    /// Print only entries at least N levels deep.
-    #[arg(
-        long = "min-depth",
-        value_name = "N",
-        value_parser = text(parse_depth),
-        help_heading = "Filters"
-    )]
-    pub min_depth: Option<usize>,
-
-    /// Print only entries exactly N levels deep.
-    ///
-    /// Same as --min-depth N -d N (fd's option).
-    #[arg(
-        long = "exact-depth",
-        value_name = "N",
-        value_parser = text(parse_depth),
-        conflicts_with_all = ["max_depth", "min_depth"],
-        help_heading = "Filters"
-    )]
-    pub exact_depth: Option<usize>,
-
-    /// Do not descend into directories that matched.
-    ///
-    /// As fd's --prune: a directory that is printed is not walked further, so it needs
-    /// -t d: `pfind -t d -n node_modules --prune` lists the outermost ones only.
-    #[arg(long = "prune", help_heading = "Filters")]
-    pub prune: bool,
-
-    /// Leave out what git ignores (.gitignore, ...).
-    ///
-    /// Reads .gitignore in every directory (and those above the root, up to the work
-    /// tree's top), .git/info/exclude, core.excludesFile, .ignore and fd's .fdignore; files git
-    /// tracks are kept even where a rule matches (git's index is read), and .git is
-    /// never listed: the files of `git ls-files -co --exclude-standard`. Hidden names
-    /// are kept unless --no-hidden. Off by default; -I or -u turn it off again.
-    #[arg(long = "ignore", help_heading = "Ignore files")]
-    pub ignore: bool,
-
-    /// Read no ignore files (the default).
-    ///
-    /// Every file, as find lists them.
-    #[arg(
-        short = 'I',
-        long = "no-ignore",
-        hide_short_help = true,
-        help_heading = "Ignore files"
-    )]
-    pub no_ignore: bool,
-
-    /// With --ignore, git's rules too (the default).
-    #[arg(
-        long = "ignore-vcs",
-        hide_short_help = true,
-        help_heading = "Ignore files"
-    )]
-    pub ignore_vcs: bool,
-
-    /// With --ignore, read .ignore and .fdignore files only, not git's rules or index.
-    #[arg(
-        long = "no-ignore-vcs",
-        hide_short_help = true,
-        help_heading = "Ignore files"
-    )]
-    pub no_ignore_vcs: bool,
-
-    /// With --ignore, skip the ignore files of directories above each root.
-    #[arg(
-        long = "no-ignore-parent",
-        hide_short_help = true,
-        help_heading = "Ignore files"
-    )]
-    pub no_ignore_parent: bool,
-
-    /// Apply .gitignore outside git work trees too (the default)
-    #[arg(
-        long = "no-require-git",
-        hide_short_help = true,
-        help_heading = "Ignore files"
-    )]
-    pub no_require_git: bool,
-
-    /// With --ignore, apply .gitignore only inside git work trees (fd's default)
-    #[arg(
-        long = "require-git",
-        hide_short_help = true,
-        help_heading = "Ignore files"
-    )]
-    pub require_git: bool,
-
-    /// Also leave out what FILE's rules exclude.
-    ///
-    /// Its rules are matched against paths below each root, with lower precedence than
-    /// every other ignore file; repeatable. Applies with or without --ignore.
-    #[arg(
-        long = "ignore-file",
-        value_name = "FILE",
-        value_parser = clap::value_parser!(std::path::PathBuf),
-        value_hint = ValueHint::FilePath,
-        action = ArgAction::Append,
-        help_heading = "Ignore files"
-    )]
-    pub ignore_files: Vec<std::path::PathBuf>,
-
-    /// Keep names starting with a dot (the default).
-    #[arg(
-        short = 'H',
-        long = "hidden",
-        hide_short_help = true,
-        help_heading = "Ignore files"
-    )]
-    pub hidden: bool,
-
-    /// Leave out names starting with a dot.
-    ///
-    /// Files and directories whose name starts with a dot are neither printed nor
-    /// walked; a root is always walked.
-    #[arg(long = "no-hidden", help_heading = "Ignore files")]
-    pub no_hidden: bool,
-
-    /// Everything: --no-ignore --hidden (the default view).
-    #[arg(
-        short = 'u',
-        long = "unrestricted",
-        overrides_with = "unrestricted",
-        help_heading = "Ignore files"
-    )]
-    pub unrestricted: bool,
-
-    /// fd's default view: --ignore --no-hidden.
-    ///
-    /// What `fd` lists without options: ignore files honoured, hidden names left out.
-    #[arg(short = 'G', long = "fd-view", help_heading = "Ignore files")]
-    pub fd_view: bool,
-
-    /// Resolved from the switches above, last one winning (see `cli::parse`).
-    #[arg(skip)]
-    pub ignore_options: crate::ignore::IgnoreOptions,
-
-    /// Follow symbolic links.
-    ///
-    /// Links are followed inside the tree and as roots; a loop is reported and not
-    /// entered.
-    #[arg(
-        short = 'L',
-        long = "follow",
-        overrides_with = "no_follow",
-        help_heading = "Filters"
-    )]
-    pub follow: bool,
-
-    /// Do not follow symbolic links (the default); undoes an -L before it.
-    #[arg(
-        long = "no-follow",
-        overrides_with = "follow",
-        help_heading = "Filters"
-    )]
-    pub no_follow: bool,
-
-    /// Stay on each root's file system.
-    ///
-    /// Do not descend into directories on another file system than their root.
-    #[arg(short = 'x', long = "one-file-system", help_heading = "Filters")]
-    pub one_file_system: bool,
-
-    /// Print each match's size, then its path.
-    ///
-    /// The size in bytes, right-aligned, then a space and the path. With --json, add
-    /// size, mtime and mode to each object.
-    #[arg(short = 'l', long = "long", help_heading = "Output")]
-    pub long: bool,
-
-    /// With -l: sizes as 1.5 KiB, 3.2 GiB.
-    ///
-    /// In powers of 1024, as `ls -lh` counts, right-aligned in 10 columns: `cut
-    /// -c12-` gives the path back. Without it -l prints bytes. Also --human.
-    #[arg(
-        long = "human-readable",
-        alias = "human",
-        requires = "long",
-        conflicts_with = "json",
-        hide_short_help = true,
-        help_heading = "Output"
-    )]
-    pub human_readable: bool,
-
-    /// Print only the number of matches and their size.
-    #[arg(
-        short = 's',
-        long = "sum-size",
-        conflicts_with_all = ["long", "print0"],
-        help_heading = "Output"
-    )]
-    pub sum_size: bool,
-
-    /// Print only the number of matches.
-    #[arg(
-        short = 'c',
-        long = "count",
-        conflicts_with_all = ["long", "sum_size"],
-        help_heading = "Output"
-    )]
-    pub count: bool,
-
-    /// End each path with NUL, for xargs -0.
-    ///
-    /// A NUL byte instead of a newline, safe for any file name: `pfind -0 | xargs -0
-    /// CMD` runs CMD on the matches.
-    #[arg(
-        short = '0',
-        long = "print0",
-        conflicts_with = "count",
-        help_heading = "Output"
-    )]
-    pub print0: bool,
-
-    /// Print each match as TEMPLATE: '{size} {}'.
-    ///
-    /// {} path, {/} basename, {//} parent, {.} path without extension, {/.} basename
-    /// without extension, {type} (f, d, l, s, p, c, b); and, at the cost of a stat per
-    /// match, {size}, {mtime}, {mode}, {uid}, {gid}, {owner}, {group}. {{ and }} are
-    /// braces; \n, \t, \0 and \\ are escapes.
-    #[arg(
-        long = "format",
-        allow_hyphen_values = true,
-        value_name = "TEMPLATE",
-        value_parser = text(Template::parse),
-        conflicts_with_all = ["long", "count", "sum_size"],
-        help_heading = "Output"
-    )]
-    pub format: Option<Template>,
-
-    /// Print one JSON object per match.
-    ///
-    /// One per line: path (and path_b64, the exact bytes, when the path is not UTF-8)
-    /// and type; with -l also size, mtime, mtime_iso and mode.
-    #[arg(
-        long = "json",
-        conflicts_with_all = ["count", "sum_size", "print0", "format"],
-        help_heading = "Output"
-    )]
-    pub json: bool,
-
-    /// Sort by path, size or mtime (after the walk).
-    ///
-    /// By path (bytewise, as `LC_ALL=C sort`), size or mtime (then by path). The
-    /// matches are printed once the walk is over, and kept in memory until then.
-    #[arg(
-        long = "sort",
-        value_name = "KEY",
-        value_enum,
-        hide_possible_values = true,
-        conflicts_with_all = ["count", "sum_size"],
-        help_heading = "Output"
-    )]
-    pub sort: Option<SortArg>,
-
-    /// Reverse the --sort order.
-    #[arg(long = "reverse", requires = "sort", help_heading = "Output")]
-    pub reverse: bool,
-
-    /// Print nothing; exit 0 on the first match.
-    ///
-    /// Stops at the first match. Exit status 0 if anything matched, 1 if nothing did.
-    #[arg(
-        short = 'q',
-        long = "quiet",
-        conflicts_with_all = [
-            "long", "sum_size", "count", "print0", "format", "json", "sort",
-            "max_results", "first",
-        ],
-        help_heading = "Output"
-    )]
-    pub quiet: bool,
-
-    /// Colour paths: auto, always or never.
-    ///
-    /// By kind and extension, from LS_COLORS. auto (the default): when stdout is a
-    /// terminal and NO_COLOR is not set.
-    #[arg(
-        long = "color",
-        alias = "colour",
-        value_name = "WHEN",
-        value_enum,
-        hide_possible_values = true,
-        help_heading = "Output"
-    )]
-    pub color: Option<When>,
-
-    /// Link paths (OSC 8): auto, always or never.
-    ///
-    /// Make each path a terminal hyperlink to file://HOST/PATH. auto: when stdout is a
-    /// terminal; never is the default.
-    #[arg(
-        long = "hyperlink",
-        value_name = "WHEN",
-        value_enum,
-        hide_possible_values = true,
-        help_heading = "Output"
-    )]
-    pub hyperlink: Option<When>,
-
-    /// Print absolute paths.
-    ///
-    /// Relative roots are joined with the current directory.
-    #[arg(
-        short = 'a',
-        long = "absolute-path",
-        overrides_with = "relative_path",
-        help_heading = "Output"
-    )]
-    pub absolute: bool,
-
-    /// Print paths as the roots are typed (the default); undoes an -a before it.
-    #[arg(
-        long = "relative-path",
-        overrides_with = "absolute",
-        help_heading = "Output"
-    )]
-    pub relative_path: bool,
-
-    /// Run as if in DIR (paths relative to it).
-    ///
-    /// pfind starts by changing to DIR (fd's --base-directory): roots, --newer's FILE
-    /// and every path printed or reported are relative to it, as if pfind had been
-    /// started there. `pfind -C /srv/www -e php` prints paths such as
-    /// `blog/index.php`.
-    #[arg(
-        short = 'C',
-        long = "base-directory",
-        allow_hyphen_values = true,
-        value_name = "DIR",
-        value_hint = ValueHint::DirPath,
-        help_heading = "Output"
-    )]
-    pub base_directory: Option<OsString>,
-
-    /// Print a root . or ./x without its ./ prefix.
-    ///
-    /// Without a root, pfind prints the current directory's paths without `./`
-    /// anyway; with this, a root typed as `.` or starting with `./` loses it too:
-    /// `pfind . --strip-cwd-prefix` prints `src/main.rs`, not `./src/main.rs`.
-    #[arg(long = "strip-cwd-prefix", help_heading = "Output")]
-    pub strip_cwd_prefix: bool,
-
-    /// Print SEP instead of each / in paths.
-    ///
-    /// fd's option: `--path-separator '\\'` prints `src\\main.rs`. For paths as
-    /// printed and with -l; not with --format, --json or --hyperlink, whose text is
-    /// more than paths (there only `/` itself, which changes nothing, is taken).
-    /// Commands of --exec and -X still get the paths as they are.
-    #[arg(
-        long = "path-separator",
-        value_name = "SEP",
-        allow_hyphen_values = true,
-        value_parser = bytes(parse_separator),
-        help_heading = "Output"
-    )]
-    pub path_separator: Option<Box<[u8]>>,
-
-    /// Stop after N matches.
-    ///
-    /// With --sort, the first N in that order. 0 is no limit (as in fd).
-    #[arg(
-        long = "max-results",
-        value_name = "N",
-        value_parser = text(parse_max_results),
-        overrides_with = "first",
-        help_heading = "Output"
-    )]
-    pub max_results: Option<u64>,
-
-    /// Stop after the first match.
-    ///
-    /// Same as --max-results 1 (the last of the two wins).
-    #[arg(short = '1', overrides_with = "max_results", help_heading = "Output")]
-    pub first: bool,
+    /// `-l`, `-c`, `--format`, `--json`, `--sort`, `-a`, ... (see `cli/output.rs`).
+    #[command(flatten)]
+    pub output: output::OutputArgs,
 
     /// `--exec CMD... ;` and `-X, --exec-batch CMD... +` (see `cli/exec.rs`).
     #[command(flatten)]
     pub exec: exec::ExecArgs,
 
-    /// Exactly N worker threads.
-    ///
-    /// The default is one per CPU (4 on macOS), growing up to 32 while directory reads
-    /// wait on the disk.
-    #[arg(
-        short = 'j',
-        long = "threads",
-        value_name = "N",
-        value_parser = text(parse_threads),
-        help_heading = "Other"
-    )]
-    pub threads: Option<usize>,
-
-    /// Print a completion script or the man page.
-    ///
-    /// A completion script for a shell (bash, zsh, fish) or the manual page (man).
-    #[arg(
-        long = "generate",
-        value_name = "WHAT",
-        value_enum,
-        hide_possible_values = true,
-        help_heading = "Other"
-    )]
-    pub generate: Option<Generate>,
-
-    /// Print a summary (-h) or the full help (--help).
-    #[arg(short = 'h', long = "help", action = ArgAction::Help, help_heading = "Other")]
-    help: Option<bool>,
-
-    /// Print the version.
-    #[arg(short = 'V', long = "version", action = ArgAction::Version, help_heading = "Other")]
-    version: Option<bool>,
+    /// `-j`, `--generate`, `-h`, `-V` (see `cli/other.rs`).
+    #[command(flatten)]
+    pub other: other::OtherArgs,
 }
 
 /// Why a command line is not run.
@@ -783,7 +134,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         .map_err(Usage::Clap)?;
     let mut matches = std::mem::ManuallyDrop::new(matches);
     // Read before `from_arg_matches_mut` takes the values out of the matches.
-    let ignore = ignore_options(&matches);
+    let ignore = ignore_files::IgnoreArgs::switches(&matches);
     if let Some(first) = matches.indices_of("roots").and_then(|mut at| at.next()) {
         if first <= from_env {
             let root = matches.get_raw("roots").and_then(|mut roots| roots.next());
@@ -792,27 +143,12 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             return Err(Usage::Hint(message.into_bytes()));
         }
     }
-    // `--and` is of the kind of the first pattern on the command line, as in fd;
-    // asked before the values are taken out of `matches`.
-    let first_pattern = ["name", "full_path", "regex", "path_regex"]
-        .into_iter()
-        .filter_map(|id| Some((matches.index_of(id)?, id)))
-        .min()
-        .map(|(_, id)| id);
+    let first_pattern = names::NameArgs::first_pattern(&matches);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
         .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
-    separator_conflict(&mut cli)?;
-    cli.ignore_options = crate::ignore::IgnoreOptions {
-        parents: !cli.no_ignore_parent,
-        files: cli.ignore_files.clone(),
-        ..ignore
-    };
-    if let Some(dir) = &cli.base_directory {
-        std::env::set_current_dir(dir).map_err(|err| {
-            let why = crate::report::describe(&err);
-            invalid_value("base_directory", dir, &why)
-        })?;
-    }
+    cli.output.separator_conflict()?;
+    cli.ignore.settle(ignore);
+    cli.output.enter_base_directory()?;
     // After -C, which the roots are relative to; and not in a working directory
     // that was removed, where no relative root exists, pattern or not.
     if cli.roots.len() > 1 && std::env::current_dir().is_ok() {
@@ -820,40 +156,8 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             return Err(Usage::Hint(hint));
         }
     }
-    if let Some(file) = &cli.newer {
-        let reference = parse_newer(file).map_err(|why| invalid_value("newer", file, &why))?;
-        cli.newer_reference = Some(reference);
-    }
-    if cli.ignore_case {
-        // Folding case can grow a regex past the engine's limit: said here, as a
-        // usage error, rather than found when it is compiled.
-        let regexes = (cli.regex.iter().map(|re| ("regex", re)))
-            .chain(cli.path_regex.iter().map(|re| ("path_regex", re)));
-        for (id, regex) in regexes {
-            let value = OsStr::new(regex.as_str());
-            regex
-                .check_ignoring_case()
-                .map_err(|why| invalid_value(id, value, &format!("{why} (with -i)")))?;
-        }
-    }
-    if !cli.and.is_empty() {
-        for value in &cli.and {
-            let pattern = AndPattern::parse(
-                first_pattern,
-                std::os::unix::ffi::OsStrExt::as_bytes(value.as_os_str()),
-            )
-            .map_err(|why| invalid_value("and", value, &why))?;
-            if let (AndPattern::Regex(regex) | AndPattern::PathRegex(regex), true) =
-                (&pattern, cli.ignore_case)
-            {
-                let why = |err| format!("{err} (with -i)");
-                regex
-                    .check_ignoring_case()
-                    .map_err(|err| invalid_value("and", value, &why(err)))?;
-            }
-            cli.and_patterns.push(pattern);
-        }
-    }
+    cli.entries.read_newer()?;
+    cli.names.read_and(first_pattern)?;
     Ok(cli)
 }
 
@@ -872,109 +176,27 @@ fn default_options() -> Vec<OsString> {
         .collect()
 }
 
-/// The ignore switches resolved as fd resolves them: of two opposing switches, the
-/// one given last wins (`-u` counting as both --no-ignore and --hidden, `-G` as
-/// --ignore and --no-hidden), so that options from `PFIND_OPTIONS`, which come
-/// first, are undone by the command line.
-fn ignore_options(matches: &clap::ArgMatches) -> crate::ignore::IgnoreOptions {
-    let last = |ids: &[&str]| {
-        ids.iter()
-            .filter(|id| matches.value_source(id) == Some(clap::parser::ValueSource::CommandLine))
-            .filter_map(|id| matches.indices_of(id)?.max())
-            .max()
-    };
-    // `on` wins over `off` when given later; neither given: `default`.
-    let resolve = |on: &[&str], off: &[&str], default: bool| match (last(on), last(off)) {
-        (Some(on), Some(off)) => on > off,
-        (Some(_), None) => true,
-        (None, Some(_)) => false,
-        (None, None) => default,
-    };
-    let ignore = resolve(
-        &["ignore", "fd_view"],
-        &["no_ignore", "unrestricted"],
-        false,
-    );
-    let vcs = resolve(&["ignore_vcs"], &["no_ignore_vcs"], true);
-    let hidden = resolve(&["hidden", "unrestricted"], &["no_hidden", "fd_view"], true);
-    crate::ignore::IgnoreOptions {
-        vcs: ignore && vcs,
-        dot_ignore: ignore,
-        require_git: resolve(&["require_git"], &["no_require_git"], false),
-        skip_hidden: !hidden,
-        ..Default::default()
-    }
-}
-
-/// `--path-separator` applies to printed paths only, so it is refused with the outputs
-/// whose text is more than paths; `/` itself changes nothing and is taken with any
-/// (fd's tests and scripts pass `--path-separator=/` to get `/` on every system).
-fn separator_conflict(cli: &mut Cli) -> Result<(), Usage> {
-    if cli.path_separator.as_deref() == Some(b"/") {
-        cli.path_separator = None;
-    }
-    let other = match () {
-        _ if cli.format.is_some() => "--format <TEMPLATE>",
-        _ if cli.json => "--json",
-        _ if cli.hyperlink.is_some() => "--hyperlink <WHEN>",
-        _ => return Ok(()),
-    };
-    if cli.path_separator.is_none() {
-        return Ok(());
-    }
-    let message = format!("the argument '--path-separator <SEP>' cannot be used with '{other}'");
-    let err = Cli::command().error(clap::error::ErrorKind::ArgumentConflict, message);
-    Err(Usage::Clap(err))
-}
-
-/// A usage error about `value` given to the option whose field is `id`, made by
-/// clap's own value-parser machinery so that it reads as clap's other errors do.
-fn invalid_value(id: &str, value: &OsStr, why: &str) -> Usage {
-    let mut command = Cli::command();
-    command.build();
-    let arg = command.get_arguments().find(|arg| arg.get_id() == id);
-    let why = why.to_string();
-    let refuse = OsStringValueParser::new().try_map(move |_| Err::<(), _>(why.clone()));
-    match refuse.parse_ref(&command, arg, value) {
-        Err(err) => Usage::Clap(err),
-        Ok(()) => unreachable!("the parser refuses every value"),
-    }
-}
-
-/// `--sort` keys.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum SortArg {
-    Path,
-    Size,
-    Mtime,
-}
-
-/// `--color` and `--hyperlink`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum When {
-    Auto,
-    Always,
-    Never,
-}
-
-impl When {
-    /// Resolves `auto` with `auto_answer`.
-    fn enabled(self, auto_answer: impl FnOnce() -> bool) -> bool {
-        match self {
-            When::Always => true,
-            When::Never => false,
-            When::Auto => auto_answer(),
+impl From<values::Refused> for Usage {
+    /// A group's refusal as a usage error that reads as clap's other errors do,
+    /// made by clap's own machinery: a value through a value parser that refuses
+    /// it, a conflict as clap words its own.
+    fn from(refused: values::Refused) -> Usage {
+        let mut command = Cli::command();
+        let (id, value, why) = match refused {
+            values::Refused::Value { id, value, why } => (id, value, why),
+            values::Refused::Conflict(message) => {
+                let kind = clap::error::ErrorKind::ArgumentConflict;
+                return Usage::Clap(command.error(kind, message));
+            }
+        };
+        command.build();
+        let arg = command.get_arguments().find(|arg| arg.get_id() == id);
+        let refuse = OsStringValueParser::new().try_map(move |_| Err::<(), _>(why.clone()));
+        match refuse.parse_ref(&command, arg, &value) {
+            Err(err) => Usage::Clap(err),
+            Ok(()) => unreachable!("the parser refuses every value"),
         }
     }
-}
-
-/// `--generate`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum Generate {
-    Bash,
-    Zsh,
-    Fish,
-    Man,
 }
 
 /// The text after the summary of `-h`.
@@ -1068,241 +290,27 @@ fn after_long_help() -> String {
 }
 
 impl Cli {
-    /// Resolves the parsed arguments into the configuration the walker uses.
+    /// Resolves the parsed arguments into the configuration the walker uses, each
+    /// group its part.
     pub fn into_config(self) -> Config {
         let miss_hints = self.name_search().is_some();
-        let stdout_is_terminal = std::io::stdout().is_terminal();
-        let record_format = self.record_format(stdout_is_terminal);
         let mut config = Config::new(self.roots);
-        let mut kinds = Vec::new();
-        let mut extensions: Vec<Box<[u8]>> = (self.extensions.iter())
-            .flat_map(|list| list.0.iter().map(|ext| normalize_extension(ext)))
-            .collect();
-        for arg in self.types {
-            match arg {
-                TypeArg::Kind(kind) => kinds.push(kind),
-                // A family is only more extensions: the same matcher as -e.
-                TypeArg::Family(family) => extensions.extend(
-                    family
-                        .extensions
-                        .iter()
-                        .map(|ext| normalize_extension(ext.as_bytes())),
-                ),
-            }
-        }
-        extensions.sort();
-        extensions.dedup();
-        let filter = &mut config.filter;
-        filter.extensions = Extensions::new(extensions);
-        filter.types = TypeFilter::from_kinds(&kinds);
-        // Each pattern was read once by `parse_pattern`, which refused what is wrong
-        // with it; `-i` changes how it matches, never whether it compiles.
-        let ignore_case = self.ignore_case;
-        let compile = |pattern: &GlobPattern| Glob::compile(pattern, ignore_case);
-        if !self.name.is_empty() {
-            let any = Glob::any_of(self.name.iter().map(compile).collect());
-            filter.add_name_pattern(Pattern::Glob(any));
-        }
-        let excludes = || self.exclude.iter().flat_map(|list| &list.0);
-        filter.exclude_globs = excludes()
-            .filter_map(|pattern| match pattern {
-                ExcludePattern::Name(glob) => Some(compile(glob)),
-                ExcludePattern::Path { .. } => None,
-            })
-            .collect();
-        filter.path_excludes = excludes()
-            .filter_map(|pattern| PathExclude::compile(pattern, ignore_case))
-            .collect();
-        filter.ignore_contain = self.ignore_contain.clone().into();
-        if let Some(pattern) = &self.full_path {
-            let path = PathGlob::compile(pattern, ignore_case);
-            // Its last component is tested on the name, with the other name globs.
-            if let Some(last) = path.last() {
-                filter.add_name_pattern(Pattern::Glob(last.clone()));
-            }
-            filter.path = Some(path);
-        }
-        if !self.regex.is_empty() {
-            filter.add_name_pattern(regex_filter::compile(&self.regex, ignore_case));
-        }
-        if !self.path_regex.is_empty() {
-            filter.add_path_pattern(regex_filter::compile(&self.path_regex, ignore_case));
-        }
-        for pattern in &self.and_patterns {
-            match pattern {
-                AndPattern::Name(glob) => filter.add_name_pattern(Pattern::Glob(compile(glob))),
-                AndPattern::Path(path) => {
-                    let glob = PathGlob::compile(path, ignore_case);
-                    filter.add_path_pattern(Pattern::Path(glob));
-                }
-                AndPattern::Regex(regex) => filter.add_name_pattern(regex_filter::compile(
-                    std::slice::from_ref(regex),
-                    ignore_case,
-                )),
-                AndPattern::PathRegex(regex) => filter.add_path_pattern(regex_filter::compile(
-                    std::slice::from_ref(regex),
-                    ignore_case,
-                )),
-            }
-        }
-        filter.size_filters = [self.size, self.min_size, self.max_size].concat();
-        filter.min_depth = self.min_depth.or(self.exact_depth).unwrap_or(0);
-        filter.max_depth = self.max_depth.or(self.exact_depth).unwrap_or(usize::MAX);
-        if let Some(time) = self.changed_within {
-            config.filter.time.changed_after(time);
-        }
-        if let Some(time) = self.changed_before {
-            config.filter.time.changed_before(time);
-        }
-        if self.newer.is_some() {
-            let reference = self.newer_reference.expect("--newer is read by cli::parse");
-            config
-                .filter
-                .time
-                .changed_after(reference.mtime(self.follow));
-        }
-        if let Some(owner) = self.owner {
-            config.filter.owner = owner;
-        }
+        self.names
+            .resolve(&mut config.filter, self.entries.families());
+        self.entries.resolve(&mut config, self.walk.follow);
         config.miss_hints = miss_hints;
         config.exec = self.exec.exec;
-        config.ignore = self.ignore_options;
-        config.follow = self.follow;
-        config.one_file_system = self.one_file_system;
-        config.absolute = self.absolute;
-        config.prune = self.prune;
-        config.path_separator = self.path_separator;
-        config.strip_cwd_prefix = self.strip_cwd_prefix;
-        config.max_results = if self.first {
-            Some(1)
-        } else {
-            self.max_results.filter(|&n| n > 0)
-        };
-        config.output = if self.count {
-            OutputMode::Count
-        } else if self.sum_size {
-            OutputMode::SizeSum
-        } else if self.quiet {
-            config.max_results = Some(1);
-            OutputMode::Quiet
-        } else {
-            let (mode, format) = record_format.resolve();
-            config.format = format;
-            mode
-        };
-        if let Some(threads) = self.threads {
-            config.threads = threads;
-            config.spare_threads = 0;
-            config.exact_threads = true;
-        }
-        // A person watching a terminal should see results as they are found.
-        let streams = match config.output {
-            OutputMode::Paths { .. } | OutputMode::Long { .. } => true,
-            OutputMode::Formatted { .. } => config.sort_order().is_none(),
-            OutputMode::Count | OutputMode::SizeSum | OutputMode::Quiet => false,
-        };
-        config.flush_per_directory = streams && stdout_is_terminal;
+        config.ignore = self.ignore.options;
+        self.walk.resolve(&mut config);
+        self.output.resolve(&mut config);
+        self.other.resolve(&mut config);
         config
     }
 
-    /// The record format asked for: shape, terminator, colours, links and order.
-    fn record_format(&self, stdout_is_terminal: bool) -> Format {
-        let shape = match (&self.format, self.json) {
-            (Some(template), _) => Shape::Template(template.clone()),
-            (None, true) => Shape::Json { meta: self.long },
-            (None, false) if self.long && self.human_readable => Shape::LongHuman,
-            (None, false) if self.long => Shape::Long,
-            (None, false) => Shape::Path,
-        };
-        let no_color = std::env::var_os("NO_COLOR").is_some_and(|value| !value.is_empty());
-        // The defaults are applied here rather than by clap, whose handling of a
-        // default value cost every run 12,000 instructions at start-up (callgrind).
-        let color = self
-            .color
-            .unwrap_or(When::Auto)
-            .enabled(|| stdout_is_terminal && !no_color)
-            .then(Palette::from_env);
-        let hyperlink = self
-            .hyperlink
-            .unwrap_or(When::Never)
-            .enabled(|| stdout_is_terminal)
-            .then(Hyperlinks::from_env);
-        let sort = self.sort.map(|key| SortOrder {
-            key: match key {
-                SortArg::Path => SortKey::Path,
-                SortArg::Size => SortKey::Size,
-                SortArg::Mtime => SortKey::Mtime,
-            },
-            reverse: self.reverse,
-        });
-        Format {
-            shape,
-            terminator: if self.print0 { b'\0' } else { b'\n' },
-            color,
-            hyperlink,
-            sort,
-        }
-    }
-}
-
-/// A name search (`-n`, `-p`, `--regex`) whose misses can be told (see
-/// [`Config::miss_hints`]): its name options as they could be typed again.
-#[derive(Debug)]
-pub struct NameSearch(String);
-
-impl NameSearch {
-    /// The warning for a walk that found nothing while entries of other kinds
-    /// matched the names: once, after the walk, on stderr.
-    pub fn nothing_matched(&self, summary: &crate::Summary) -> Option<Vec<u8>> {
-        if summary.matches > 0 {
-            return None;
-        }
-        warnings::nothing_matched(&self.0, summary.missed)
-    }
-}
-
-impl Cli {
-    /// The name search, if this is one whose misses can be told: `None` without `-n`
-    /// or `-p`, with a predicate that needs a `stat` (an entry of another kind might
-    /// fail it too, and only a `stat` could tell), and with `-q`, whose answer is
-    /// its status.
+    /// The name search, if this is one whose misses can be told (see
+    /// `NameArgs::name_search`).
     pub fn name_search(&self) -> Option<NameSearch> {
-        // `--path-regex` is tested on the path, after the name: a miss there says
-        // nothing of other kinds, so it is not told.
-        if self.name.is_empty() && self.full_path.is_none() && self.regex.is_empty()
-            || !self.path_regex.is_empty()
-        {
-            return None;
-        }
-        let kinds = self.types.iter().filter_map(|arg| match arg {
-            TypeArg::Kind(kind) => Some(kind),
-            TypeArg::Family(_) => None,
-        });
-        let sizes = [&self.size, &self.min_size, &self.max_size];
-        let needs_stat = sizes.iter().any(|sizes| !sizes.is_empty())
-            || self.changed_within.is_some()
-            || self.changed_before.is_some()
-            || self.newer.is_some()
-            || self.owner.is_some()
-            || kinds
-                .clone()
-                .any(|kind| matches!(kind, Kind::Executable | Kind::Empty));
-        if needs_stat || self.quiet {
-            return None;
-        }
-        let word = |option: &str, value: &[u8]| format!("{option} {}", hints::shell_word(value));
-        let mut words: Vec<String> = (self.extensions.iter())
-            .flat_map(|list| list.0.iter().map(|ext| word("-e", ext)))
-            .collect();
-        for arg in &self.types {
-            if let TypeArg::Family(family) = arg {
-                words.push(format!("-t {}", family.name));
-            }
-        }
-        words.extend(self.name.iter().map(|glob| word("-n", glob)));
-        words.extend(self.full_path.iter().map(|glob| word("-p", glob)));
-        words.extend((self.regex.iter()).map(|regex| word("--regex", regex.as_str().as_bytes())));
-        Some(NameSearch(words.join(" ")))
+        self.names.name_search(&self.entries, self.output.quiet)
     }
 
     /// Warnings about options that are valid but cannot do what was probably meant,
@@ -1310,63 +318,10 @@ impl Cli {
     /// (see [`warnings`]).
     pub fn warnings(&self) -> Vec<Vec<u8>> {
         let mut lines = Vec::new();
-        for pattern in &self.name {
-            lines.extend(warnings::name_glob("-n", pattern));
-        }
-        for pattern in self.exclude.iter().flat_map(|list| &list.0) {
-            if let ExcludePattern::Name(glob) = pattern {
-                lines.extend(warnings::name_glob("-E", glob));
-            }
-        }
-        for regex in &self.regex {
-            lines.extend(warnings::name_regex("--regex", regex));
-        }
-        if self.ignore_options.skip_hidden {
-            let globs = (self.name.iter())
-                .filter(|glob| warnings::glob_only_hidden(glob))
-                .map(|glob| warnings::only_hidden("-n", glob));
-            let regexes = (self.regex.iter())
-                .filter(|regex| regex.only_hidden())
-                .map(|regex| warnings::only_hidden("--regex", regex.as_str().as_bytes()));
-            lines.extend(globs.chain(regexes));
-        }
-        for pattern in &self.and_patterns {
-            match pattern {
-                AndPattern::Name(glob) => lines.extend(warnings::name_glob("--and", glob)),
-                AndPattern::Regex(regex) => lines.extend(warnings::name_regex("--and", regex)),
-                _ => {}
-            }
-        }
-        for ext in self.extensions.iter().flat_map(|list| &list.0) {
-            lines.extend(warnings::extension(ext));
-        }
-        if let Some(pattern) = &self.full_path {
-            lines.extend(warnings::full_path(pattern));
-            lines.extend(warnings::full_path_regex(pattern));
-        }
-        let dirs = (self.types.iter()).any(|arg| matches!(arg, TypeArg::Kind(Kind::Dir)));
-        if self.prune && !dirs {
-            lines.push(warnings::prune_without_dirs());
-        }
-        // Relative paths need the working directory to be links (see hyperlink.rs);
-        // `-a`'s reader says whether a root needs it and cannot have it.
-        let links =
-            (self.hyperlink.unwrap_or(When::Never)).enabled(|| std::io::stdout().is_terminal());
-        if links {
-            use std::os::unix::ffi::OsStrExt;
-            let implicit = [OsString::from(".")];
-            let roots = if self.roots.is_empty() {
-                &implicit[..]
-            } else {
-                &self.roots
-            };
-            let mut working_dir = WorkingDir::default();
-            let unreadable =
-                (roots.iter()).find_map(|root| working_dir.absolute(root.as_bytes()).err());
-            if let Some(err) = unreadable {
-                lines.push(warnings::hyperlink_without_working_directory(&err));
-            }
-        }
+        self.names
+            .warnings(self.ignore.options.skip_hidden, &mut lines);
+        self.entries.warnings(&mut lines);
+        self.output.warnings(&self.roots, &mut lines);
         lines
     }
 }
@@ -1374,8 +329,8 @@ impl Cli {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use clap::CommandFactory;
-    use std::os::unix::ffi::OsStrExt;
+    use crate::filter::size::SizeFilter;
+    use crate::output::OutputMode;
 
     fn parse(args: &[&str]) -> Result<Config, clap::Error> {
         Cli::try_parse_from(std::iter::once("pfind").chain(args.iter().copied()))
@@ -1473,9 +428,10 @@ mod tests {
         };
         // A Latin-1 pattern: `?` then the byte 0xff.
         let cli = parse_os(&[b"-n", b"?\xff", b"-E", b"-*", b"-e", b"\xE9T\xC9,.-x"]).unwrap();
-        let names: Vec<&[u8]> = cli.name.iter().map(|n| &**n).collect();
+        let names: Vec<&[u8]> = cli.names.name.iter().map(|n| &**n).collect();
         assert_eq!(names, [&b"?\xff"[..]]);
         let excludes: Vec<&[u8]> = cli
+            .names
             .exclude
             .iter()
             .flat_map(|l| &l.0)
@@ -1484,7 +440,7 @@ mod tests {
         assert_eq!(excludes, [&b"-*"[..]]);
         // Kept as typed on the command line; normalised in the configuration.
         assert_eq!(
-            cli.extensions,
+            cli.names.extensions,
             [List(vec![
                 Box::from(&b"\xE9T\xC9"[..]),
                 Box::from(&b".-x"[..])

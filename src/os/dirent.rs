@@ -176,10 +176,12 @@ pub enum ReaderKind {
 }
 
 impl ReaderKind {
+    /// The reader the walk uses: `getdents64` on Linux, `readdir` elsewhere and in
+    /// the `portable` build (Cargo.toml), which walks Linux as other systems do.
     pub fn native() -> ReaderKind {
-        #[cfg(target_os = "linux")]
+        #[cfg(all(target_os = "linux", not(feature = "portable")))]
         return ReaderKind::Getdents;
-        #[cfg(not(target_os = "linux"))]
+        #[cfg(any(not(target_os = "linux"), feature = "portable"))]
         return ReaderKind::Readdir;
     }
 }
@@ -189,26 +191,36 @@ pub struct DirReader {
     kind: ReaderKind,
     /// Left uninitialised: the kernel writes each batch and only what it wrote is
     /// read. Zeroing 64 KiB per worker cost 66,000 instructions and touched all 16
-    /// pages at start-up, where a small directory's listing touches one.
+    /// pages at start-up, where a small directory's listing touches one. Only
+    /// `getdents64` has one: `readdir` brings its own.
+    #[cfg(target_os = "linux")]
     buffer: Vec<MaybeUninit<u8>>,
 }
 
 impl DirReader {
     pub fn new(kind: ReaderKind, buffer_size: usize) -> DirReader {
         let len = buffer_len(kind, buffer_size);
-        let mut buffer = Vec::with_capacity(len);
+        let mut buffer: Vec<MaybeUninit<u8>> = Vec::with_capacity(len);
         buffer.resize(len, MaybeUninit::uninit());
-        DirReader { kind, buffer }
+        DirReader {
+            kind,
+            #[cfg(target_os = "linux")]
+            buffer,
+        }
     }
 
     /// [`Self::new`], or `None` if there is no memory for the buffer: a worker that
     /// cannot have one does not start, and the walk goes on with the others.
     pub fn try_new(kind: ReaderKind, buffer_size: usize) -> Option<DirReader> {
         let len = buffer_len(kind, buffer_size);
-        let mut buffer = Vec::new();
+        let mut buffer: Vec<MaybeUninit<u8>> = Vec::new();
         crate::alloc::fallible(|| buffer.try_reserve_exact(len)).ok()?;
         buffer.resize(len, MaybeUninit::uninit());
-        Some(DirReader { kind, buffer })
+        Some(DirReader {
+            kind,
+            #[cfg(target_os = "linux")]
+            buffer,
+        })
     }
 
     /// Calls `each` for every entry of the open directory `dir`, `.` and `..` included.
@@ -291,7 +303,7 @@ impl DirReader {
         match self.kind {
             #[cfg(target_os = "linux")]
             ReaderKind::Getdents => getdents_batch(dir, &mut self.buffer, stop, &mut each),
-            ReaderKind::Readdir => read_readdir(dir, stop, each).map(|()| false),
+            ReaderKind::Readdir => read_readdir(dir, stop, &mut each).map(|()| false),
         }
     }
 }
@@ -299,11 +311,10 @@ impl DirReader {
 /// How long a reader's buffer is: `getdents64` needs room for at least a few
 /// records (one is at most 280 bytes); `readdir` brings its own.
 fn buffer_len(kind: ReaderKind, buffer_size: usize) -> usize {
-    match kind {
-        #[cfg(target_os = "linux")]
-        ReaderKind::Getdents => buffer_size.max(1024),
-        ReaderKind::Readdir => 0,
+    if kind == ReaderKind::Readdir {
+        return 0;
     }
+    buffer_size.max(1024)
 }
 
 /// Byte offsets inside a `struct linux_dirent64` record.

@@ -21,9 +21,12 @@ const REMOTE_MAGIC: &[i64] = &[
 ];
 
 /// True when `path` is on a network or FUSE filesystem; false where that cannot be
-/// told (an error, another system).
+/// told (an error, another system, the `portable` build that walks as they do).
 #[cfg(target_os = "linux")]
 pub fn is_remote(path: &CStr) -> bool {
+    if cfg!(feature = "portable") {
+        return false;
+    }
     let mut buf = std::mem::MaybeUninit::<libc::statfs>::uninit();
     // SAFETY: `path` is NUL-terminated and `buf` is a writable statfs.
     if unsafe { libc::statfs(path.as_ptr(), buf.as_mut_ptr()) } != 0 {

@@ -75,8 +75,9 @@ pub fn open_dir_beneath(base: Base, path: &[u8]) -> io::Result<OwnedFd> {
     if !path.contains(&b'/') {
         return openat_bytes(base.fd(), path, DIR_FLAGS | libc::O_NOFOLLOW);
     }
+    // The `portable` build (Cargo.toml) takes the other systems' way.
     #[cfg(target_os = "linux")]
-    if openat2::usable() {
+    if !cfg!(feature = "portable") && openat2::usable() {
         return descend(base, pieces(path), |at, piece| {
             openat2::open_no_symlinks(at, piece)
         });

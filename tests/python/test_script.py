@@ -1,7 +1,8 @@
 """Tests of scripts/test.sh, the README's test command: what it prints for passing,
-failing and crashing test binaries and a failing Python suite, and its last line,
-which CI reads.  cargo and python3 are stand-ins on PATH that print what the real
-ones print, so no test runs twice."""
+failing and crashing test binaries, a failing Python suite and the oracle tests'
+second run through the portable build, and its last line, which CI reads.  cargo
+and python3 are stand-ins on PATH that print what the real ones print, so no test
+runs twice."""
 
 from __future__ import annotations
 
@@ -66,6 +67,34 @@ test result: ok. 0 passed; 0 failed; 2 ignored; 0 measured; 0 filtered out; fini
 
 """
 
+# What `cargo test --features portable --test oracle` prints.
+PORTABLE_OK = """\
+     Running tests/oracle.rs (target/debug/deps/oracle-7788)
+
+running 2 tests
+..
+test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.30s
+
+"""
+
+PORTABLE_FAILED = """\
+     Running tests/oracle.rs (target/debug/deps/oracle-7788)
+
+running 2 tests
+.F
+failures:
+
+---- lost stdout ----
+missing (1)
+
+failures:
+    lost
+
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.30s
+
+error: test failed, to rerun pass `--test oracle`
+"""
+
 PYTHON_OK = "......s\n----------------------------------------------------------------------\nRan 7 tests in 0.5s\n\nOK (skipped=1)\n"
 PYTHON_FAILED = """\
 ..F.
@@ -82,14 +111,28 @@ FAILED (failures=1)
 
 
 class TestScriptTests(TempDirTest):
-    def run_script(self, cargo_output: str, cargo_status: int, python_output: str, python_status: int, verbose: bool = False):
+    def run_script(
+        self,
+        cargo_output: str,
+        cargo_status: int,
+        python_output: str,
+        python_status: int,
+        verbose: bool = False,
+        portable: tuple[str, int] = (PORTABLE_OK, 0),
+    ):
         bin_dir = self.tmp / "bin"
         bin_dir.mkdir()
         (self.tmp / "cargo.out").write_text(cargo_output)
+        (self.tmp / "portable.out").write_text(portable[0])
         (self.tmp / "python.out").write_text(python_output)
         stubs = {
-            # `cargo test --no-run` builds; `cargo test` prints the results.
-            "cargo": f'case "$*" in *--no-run*) exit 0;; esac\ncat "{self.tmp}/cargo.out"\nexit {cargo_status}\n',
+            # `cargo test --no-run` and `cargo build` build; `cargo test` prints the
+            # results, and `cargo test --features portable` those of the second run.
+            "cargo": (
+                'case "$*" in *--no-run*|build*) exit 0;; '
+                f'*"--features portable"*) cat "{self.tmp}/portable.out"; exit {portable[1]};; esac\n'
+                f'cat "{self.tmp}/cargo.out"\nexit {cargo_status}\n'
+            ),
             "python3": f'cat "{self.tmp}/python.out" >&2\nexit {python_status}\n',
         }
         for name, body in stubs.items():
@@ -105,20 +148,21 @@ class TestScriptTests(TempDirTest):
     def test_passing_binaries_print_one_line_each_and_the_total(self):
         code, out = self.run_script(PASSING + IGNORED, 0, PYTHON_OK, 0)
         self.assertEqual(code, 0, out)
-        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 0 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 11 passed, 0 failed")
         self.assertRegex(out, r"unittests src/lib.rs +3 passed, 0 failed \(0.07s\)")
+        self.assertRegex(out, r"tests/oracle.rs \(portable\) +2 passed, 0 failed \(0.30s\)")
         self.assertRegex(out, r"tests/stress.rs +0 passed, 0 failed, 2 ignored")
         self.assertRegex(out, r"tests/python +6 passed, 0 failed, 1 skipped \(0.5s\)")
         # Neither the dots nor cargo's own lines.
         self.assertNotIn("running 3 tests", out)
         self.assertNotIn("Compiling", out)
-        self.assertLessEqual(len(out.splitlines()), 8, out)
+        self.assertLessEqual(len(out.splitlines()), 10, out)
 
     def test_failures_are_printed_whole_and_counted(self):
         code, out = self.run_script(PASSING + FAILING + CRASHING + IGNORED, 101, PYTHON_FAILED, 1)
         self.assertEqual(code, 1, out)
         # One failed test in cli, the crashed exec binary, one failed Python test.
-        self.assertEqual(out.splitlines()[-1], "tests: 7 passed, 3 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 3 failed")
         for shown in ("captured words", "the reason", "signal: 11, SIGSEGV", "the python reason"):
             self.assertIn(shown, out)
         self.assertRegex(out, r"tests/exec.rs +ended without a result")
@@ -127,11 +171,19 @@ class TestScriptTests(TempDirTest):
     def test_verbose_prints_everything_in_order_and_the_same_total(self):
         code, out = self.run_script(PASSING + FAILING, 101, PYTHON_FAILED, 1, verbose=True)
         self.assertEqual(code, 1, out)
-        self.assertEqual(out.splitlines()[-1], "tests: 7 passed, 2 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 2 failed")
         for shown in ("running 3 tests", "captured words", "the python reason"):
             self.assertIn(shown, out)
         self.assertLess(out.index("== cargo test"), out.index("running 3 tests"))
         self.assertLess(out.index("== benchmark harness"), out.index("the python reason"))
+
+    def test_the_portable_run_is_counted_and_its_failures_shown(self):
+        code, out = self.run_script(PASSING, 0, PYTHON_OK, 0, portable=(PORTABLE_FAILED, 101))
+        self.assertEqual(code, 1, out)
+        self.assertEqual(out.splitlines()[-1], "tests: 10 passed, 1 failed")
+        self.assertRegex(out, r"tests/oracle.rs \(portable\) +1 passed, 1 failed")
+        self.assertIn("missing (1)", out)
+        self.assertLess(out.index("== the portable path"), out.index("missing (1)"))
 
     def test_a_build_error_is_shown_and_fails(self):
         bin_dir = self.tmp / "bin"

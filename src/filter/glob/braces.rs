@@ -15,7 +15,8 @@
 //! [`EXPANSION_FACTOR`] times its own length (plus a little), so that reading it
 //! stays linear in its length.
 
-use super::{is, parse, work, GlobError};
+use super::chars::{is, work};
+use super::parse::{self, GlobError};
 
 /// The most patterns a glob's groups may expand to.
 pub const MAX_ALTERNATIVES: u64 = 1024;
@@ -220,7 +221,8 @@ impl<B: Fn(usize) -> Option<usize>> Expander<'_, B> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::{decode_all, split_list, Glob, GlobPattern, WORK};
+    use super::super::chars::{decode_all, WORK};
+    use super::super::{split_list, Glob, GlobPattern};
     use super::*;
 
     /// What `pattern` expands to, empty patterns left out (bash drops empty words).

@@ -29,7 +29,27 @@
 //! it starts); a `[` looks its ending up, and only a `[` that makes a class walks its
 //! members again. Where a `[.` ends is looked up the same way.
 
-use super::{is, show, work, Class, GlobError, Item, Token, NAMED};
+use super::chars::{is, show, work, NAMED};
+use super::token::{Class, Item, Token};
+use std::fmt;
+
+/// Why a pattern was refused; shown by clap after "invalid value 'GLOB' for ...".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GlobError(String);
+
+impl fmt::Display for GlobError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for GlobError {}
+
+impl GlobError {
+    pub(in crate::filter) fn new(reason: String) -> GlobError {
+        GlobError(reason)
+    }
+}
 
 /// The most lowercase letters glibc's skip reads after `[:` before it gives up on
 /// the whole match (`CHARCLASS_NAME_MAX`, 2048, less one).

@@ -1,0 +1,314 @@
+//! The "Filters" on what an entry is rather than what it is called: its kind (`-t`),
+//! size, modification time, owner and depth, and `--prune`; their value parsers and
+//! their part of the [`Config`].
+
+use super::values::{offering, parse_depth, text, Refused};
+use super::warnings;
+use crate::config::Config;
+use crate::filter::owner::OwnerFilter;
+use crate::filter::size::{parse_size, SizeFilter};
+use crate::filter::time::{self, Nanos};
+use crate::filter::types::{parse_type, type_words, Family, Kind, TypeArg, TypeFilter};
+use clap::{Args, ValueHint};
+use std::ffi::{OsStr, OsString};
+
+/// `-t`, `-S`, the time filters, `--owner`, the depth bounds and `--prune`.
+#[derive(Args, Debug)]
+#[group(skip)]
+#[command(next_help_heading = "Filters")]
+pub struct EntryArgs {
+    /// Only f, d, l, s, p, c, b, x, e, any, or a family.
+    ///
+    /// Kinds: f(ile), d(irectory), l (symlink), s(ocket), p(ipe), c(har-device),
+    /// b(lock-device), x (executable), e (empty), any (all of f d l s p c b); or a
+    /// family of extensions (listed below). Repeatable: kinds f, d, l, s, p, c, b add
+    /// up; x and e restrict the others (`-t e` alone: empty files and directories).
+    /// Default: regular files.
+    #[arg(
+        short = 't',
+        long = "type",
+        value_name = "TYPE",
+        value_parser = offering(text(parse_type), type_words),
+        hide_possible_values = true
+    )]
+    pub types: Vec<TypeArg>,
+
+    /// Only files of SIZE: +N at least, -N at most.
+    ///
+    /// `+N` at least, `-N` at most, `N` exactly, with units b, k, m, g, t (powers of
+    /// 1000) or ki, mi, gi, ti (powers of 1024). Repeat to give a range: `-S +1k -S
+    /// -10mi`. Only files that passed the name filters are stat'ed.
+    #[arg(
+        short = 'S',
+        long = "size",
+        value_name = "SIZE",
+        allow_hyphen_values = true,
+        value_parser = text(parse_size_arg)
+    )]
+    pub size: Vec<SizeFilter>,
+
+    /// Same as -S +SIZE.
+    #[arg(
+        long = "min-size",
+        allow_hyphen_values = true,
+        value_name = "SIZE",
+        value_parser = text(parse_min_size)
+    )]
+    pub min_size: Vec<SizeFilter>,
+
+    /// Same as -S -SIZE.
+    #[arg(
+        long = "max-size",
+        allow_hyphen_values = true,
+        value_name = "SIZE",
+        value_parser = text(parse_max_size)
+    )]
+    pub max_size: Vec<SizeFilter>,
+
+    /// Only entries modified after WHEN (2h, 2026-01-01).
+    ///
+    /// WHEN is a duration back from now (30s, 10min, 2h, 3d, 1w, 1d12h), a local date or
+    /// date-time (2026-11-01, '2026-11-01 08:30', 2026-11-01T08:30:00), or @ and seconds
+    /// since 1970. `--changed-within 1d`: changed in the last day.
+    #[arg(
+        long = "changed-within",
+        allow_hyphen_values = true,
+        value_name = "WHEN",
+        value_parser = text(parse_when)
+    )]
+    pub changed_within: Option<Nanos>,
+
+    /// Only entries modified before WHEN.
+    ///
+    /// Same forms as --changed-within: `--changed-before 2026-01-01`. Both together give
+    /// a window.
+    #[arg(
+        long = "changed-before",
+        allow_hyphen_values = true,
+        value_name = "WHEN",
+        value_parser = text(parse_when)
+    )]
+    pub changed_before: Option<Nanos>,
+
+    /// Only entries modified after FILE was.
+    ///
+    /// As `find -newer`: FILE's own time if it is a link, its target's with -L.
+    /// `--newer build.stamp`. For a date or a duration, use --changed-within.
+    #[arg(
+        long = "newer",
+        allow_hyphen_values = true,
+        value_name = "FILE",
+        value_hint = ValueHint::AnyPath
+    )]
+    pub newer: Option<OsString>,
+
+    /// `--newer`'s FILE, read by [`EntryArgs::read_newer`] once it is in `-C`'s
+    /// directory.
+    #[arg(skip)]
+    newer_reference: Option<Reference>,
+
+    /// Only entries of USER, USER:GROUP or :GROUP.
+    ///
+    /// Names or ids; `!` before either side excludes it: `--owner alice`, `--owner
+    /// '!root'`, `--owner :staff`.
+    #[arg(
+        long = "owner",
+        allow_hyphen_values = true,
+        value_name = "USER:GROUP",
+        value_parser = text(OwnerFilter::parse)
+    )]
+    pub owner: Option<OwnerFilter>,
+
+    /// Descend at most N levels (children are at 1).
+    ///
+    /// A root's children are at depth 1, as with `find -maxdepth`.
+    #[arg(
+        short = 'd',
+        long = "max-depth",
+        value_name = "N",
+        value_parser = text(parse_depth)
+    )]
+    pub max_depth: Option<usize>,
+
+    /// Print only entries at least N levels deep.
+    #[arg(
+        long = "min-depth",
+        value_name = "N",
+        value_parser = text(parse_depth)
+    )]
+    pub min_depth: Option<usize>,
+
+    /// Print only entries exactly N levels deep.
+    ///
+    /// Same as --min-depth N -d N (fd's option).
+    #[arg(
+        long = "exact-depth",
+        value_name = "N",
+        value_parser = text(parse_depth),
+        conflicts_with_all = ["max_depth", "min_depth"]
+    )]
+    pub exact_depth: Option<usize>,
+
+    /// Do not descend into directories that matched.
+    ///
+    /// As fd's --prune: a directory that is printed is not walked further, so it needs
+    /// -t d: `pfind -t d -n node_modules --prune` lists the outermost ones only.
+    #[arg(long = "prune")]
+    pub prune: bool,
+}
+
+impl EntryArgs {
+    /// Reads `--newer`'s FILE, once `-C` has been entered.
+    pub(super) fn read_newer(&mut self) -> Result<(), Refused> {
+        if let Some(file) = &self.newer {
+            let reference = parse_newer(file).map_err(|why| Refused::value("newer", file, why))?;
+            self.newer_reference = Some(reference);
+        }
+        Ok(())
+    }
+
+    /// The families of `-t` (`-t images`): a family is only more extensions, matched
+    /// as `-e`'s are (see `NameArgs::resolve`).
+    pub(super) fn families(&self) -> impl Iterator<Item = &'static Family> + '_ {
+        self.types.iter().filter_map(|arg| match arg {
+            TypeArg::Family(family) => Some(*family),
+            TypeArg::Kind(_) => None,
+        })
+    }
+
+    /// True when one of these filters reads an entry's `stat`: an entry of another
+    /// kind might then fail it too, and only a `stat` could tell (see
+    /// `NameArgs::name_search`).
+    pub(super) fn needs_stat(&self) -> bool {
+        let sizes = [&self.size, &self.min_size, &self.max_size];
+        sizes.iter().any(|sizes| !sizes.is_empty())
+            || self.changed_within.is_some()
+            || self.changed_before.is_some()
+            || self.newer.is_some()
+            || self.owner.is_some()
+            || self
+                .kinds()
+                .any(|kind| matches!(kind, Kind::Executable | Kind::Empty))
+    }
+
+    /// The kinds of `-t`, without its families.
+    fn kinds(&self) -> impl Iterator<Item = Kind> + '_ {
+        self.types.iter().filter_map(|arg| match arg {
+            TypeArg::Kind(kind) => Some(*kind),
+            TypeArg::Family(_) => None,
+        })
+    }
+
+    /// This group's part of the configuration; `follow` (`-L`) says which time of a
+    /// link `--newer` compares with.
+    pub(super) fn resolve(self, config: &mut Config, follow: bool) {
+        let kinds: Vec<Kind> = self.kinds().collect();
+        let filter = &mut config.filter;
+        filter.types = TypeFilter::from_kinds(&kinds);
+        filter.size_filters = [self.size, self.min_size, self.max_size].concat();
+        filter.min_depth = self.min_depth.or(self.exact_depth).unwrap_or(0);
+        filter.max_depth = self.max_depth.or(self.exact_depth).unwrap_or(usize::MAX);
+        if let Some(time) = self.changed_within {
+            filter.time.changed_after(time);
+        }
+        if let Some(time) = self.changed_before {
+            filter.time.changed_before(time);
+        }
+        if self.newer.is_some() {
+            let reference = self.newer_reference.expect("--newer is read by cli::parse");
+            filter.time.changed_after(reference.mtime(follow));
+        }
+        if let Some(owner) = self.owner {
+            filter.owner = owner;
+        }
+        config.prune = self.prune;
+    }
+
+    /// This group's warnings (see `Cli::warnings`): `--prune` without `-t d`.
+    pub(super) fn warnings(&self, lines: &mut Vec<Vec<u8>>) {
+        let dirs = self.kinds().any(|kind| kind == Kind::Dir);
+        if self.prune && !dirs {
+            lines.push(warnings::prune_without_dirs());
+        }
+    }
+}
+
+fn parse_when(value: &str) -> Result<Nanos, String> {
+    time::parse_when(value, time::now())
+}
+
+fn parse_size_arg(value: &str) -> Result<SizeFilter, String> {
+    parse_size(value).map_err(|err| err.to_string())
+}
+
+/// `--min-size SIZE`: a size without a sign, read as `-S +SIZE`.
+fn parse_min_size(value: &str) -> Result<SizeFilter, String> {
+    unsigned_size(value, '+')
+}
+
+/// `--max-size SIZE`: a size without a sign, read as `-S -SIZE`.
+fn parse_max_size(value: &str) -> Result<SizeFilter, String> {
+    unsigned_size(value, '-')
+}
+
+fn unsigned_size(value: &str, sign: char) -> Result<SizeFilter, String> {
+    if value.starts_with(['+', '-']) {
+        return Err(format!(
+            "give the size without a sign (e.g. 10mi); '{value}' has one"
+        ));
+    }
+    parse_size(&format!("{sign}{value}")).map_err(|err| err.to_string())
+}
+
+/// `--newer FILE`: FILE's modification time, its own and (when it is a link to
+/// something) its target's, taken once while the command line is read; which one
+/// counts depends on -L.
+#[derive(Clone, Copy, Debug)]
+pub struct Reference {
+    own: Nanos,
+    target: Option<Nanos>,
+}
+
+impl Reference {
+    fn mtime(self, follow: bool) -> Nanos {
+        match (follow, self.target) {
+            (true, Some(target)) => target,
+            _ => self.own,
+        }
+    }
+}
+
+/// `--newer FILE`, read now. A FILE that does not exist but reads as a time is what
+/// fd's `--newer` (its `--changed-within`) takes: the message says where it goes.
+fn parse_newer(path: &OsStr) -> Result<Reference, String> {
+    let own = std::fs::symlink_metadata(path).map_err(|err| {
+        let cause = crate::report::describe(&err);
+        let when = path.to_str().filter(|text| {
+            err.kind() == std::io::ErrorKind::NotFound
+                && time::parse_when(text, time::now()).is_ok()
+        });
+        match when {
+            Some(when) => {
+                let when = if when.contains(' ') {
+                    format!("'{when}'")
+                } else {
+                    when.to_string()
+                };
+                format!(
+                    "{cause} (--newer takes a FILE whose time to compare with; for a date \
+                     or a duration, use --changed-within {when} or --changed-before {when})"
+                )
+            }
+            None => cause,
+        }
+    })?;
+    let target = std::fs::metadata(path).ok();
+    let nanos = |meta: &std::fs::Metadata| {
+        use std::os::unix::fs::MetadataExt;
+        Nanos::from(meta.mtime()) * 1_000_000_000 + Nanos::from(meta.mtime_nsec())
+    };
+    Ok(Reference {
+        own: nanos(&own),
+        target: target.as_ref().map(nanos),
+    })
+}
