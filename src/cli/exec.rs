@@ -116,6 +116,7 @@ impl Args for ExecArgs {
                 Arg::new("batch_size")
                     .long("batch-size")
                     .value_name("N")
+                    .allow_negative_numbers(true)
                     .requires("exec_batch")
                     .value_parser(super::values::text(parse_batch_size))
                     .help_heading("Output")
@@ -188,9 +189,7 @@ impl FromArgMatches for ExecArgs {
 
 /// `--batch-size N`: a whole number, 0 for no limit.
 fn parse_batch_size(value: &str) -> Result<usize, String> {
-    value
-        .parse::<usize>()
-        .map_err(|_| "the batch size must be a whole number (0: no limit)".to_string())
+    super::values::whole_number(value, "the batch size", 0..=usize::MAX, " (0: no limit)")
 }
 
 /// Refuses the other option's terminator inside a command: `;` in `--exec-batch`

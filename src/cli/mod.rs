@@ -327,6 +327,7 @@ pub struct Cli {
         short = 'd',
         long = "max-depth",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_depth),
         help_heading = "Filters"
     )]
@@ -336,6 +337,7 @@ pub struct Cli {
     #[arg(
         long = "min-depth",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_depth),
         help_heading = "Filters"
     )]
@@ -347,6 +349,7 @@ pub struct Cli {
     #[arg(
         long = "exact-depth",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_depth),
         conflicts_with_all = ["max_depth", "min_depth"],
         help_heading = "Filters"
@@ -697,6 +700,7 @@ pub struct Cli {
     #[arg(
         long = "max-results",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_max_results),
         overrides_with = "first",
         help_heading = "Output"
@@ -721,6 +725,7 @@ pub struct Cli {
         short = 'j',
         long = "threads",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_threads),
         help_heading = "Other"
     )]
