@@ -12,9 +12,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use testenv::{
-    assert_same_records, big_tree_dir, is_root, oracle_files, pfind_command,
+    assert_same_records, big_tree_dir, is_root, oracle_files, output_within, pfind_command,
     pfind_without_dac_override, split_records, with_rlimit, TestEnv,
 };
 
@@ -82,41 +82,6 @@ fn open_path(path: &Path) -> libc::c_int {
 fn close(fd: libc::c_int) {
     // SAFETY: closing a descriptor this test opened.
     unsafe { libc::close(fd) };
-}
-
-/// Runs a command, killing it and failing the test if it has not finished in time:
-/// a hang must fail, not block the suite.
-fn output_within(mut command: Command, limit: Duration) -> Output {
-    let mut child = command
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let (mut stdout, mut stderr) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
-    let out_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        stdout.read_to_end(&mut buf).map(|_| buf)
-    });
-    let err_reader = std::thread::spawn(move || {
-        let mut buf = Vec::new();
-        stderr.read_to_end(&mut buf).map(|_| buf)
-    });
-    let start = Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            panic!("pfind did not finish within {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    Output {
-        status,
-        stdout: out_reader.join().unwrap().unwrap(),
-        stderr: err_reader.join().unwrap().unwrap(),
-    }
 }
 
 /// Asserts a run printed exactly `expected`, said nothing on stderr and exited 0.

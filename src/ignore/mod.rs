@@ -37,10 +37,10 @@ mod repo;
 pub mod rules;
 
 use crate::os::dirent::EntryKind;
-use crate::os::read::read_file_at;
+use crate::os::read::read_small_file;
 use crate::report::Reporter;
 use gitconfig::GitSettings;
-use repo::{read_rules, rules_read, Repo};
+use repo::{read_rules, rules_read, Repo, IN_TREE_RULES, NAMED_RULES};
 use rules::{RuleList, Verdict};
 use std::ffi::{CStr, OsStr};
 use std::os::fd::RawFd;
@@ -157,13 +157,15 @@ impl Gate {
         let explicit = options
             .files
             .iter()
-            .filter_map(|file| match std::fs::read(file) {
-                Ok(bytes) => Some(RuleList::parse(&bytes)),
-                Err(err) => {
-                    reporter.path_error(file.as_os_str().as_bytes(), &err);
-                    None
-                }
-            })
+            .filter_map(
+                |file| match crate::os::read::read_small_path(file, NAMED_RULES) {
+                    Ok(bytes) => Some(RuleList::parse(&bytes)),
+                    Err(err) => {
+                        reporter.path_error(file.as_os_str().as_bytes(), &err);
+                        None
+                    }
+                },
+            )
             .collect();
         Gate {
             options,
@@ -174,7 +176,7 @@ impl Gate {
 
     /// The repository in `dirs`, whose work tree's top is at `top` (see [`Repo::top`]).
     fn open_repo(&self, dirs: repo::GitDirs, top: usize, reporter: &Reporter) -> Arc<Repo> {
-        let user = self.user.get_or_init(GitSettings::user);
+        let user = self.user.get_or_init(|| GitSettings::user(reporter));
         Arc::new(Repo::open(dirs, top, user, reporter))
     }
 
@@ -237,7 +239,7 @@ impl Gate {
     /// (roots, and the directories above them).
     fn read_by_path(&self, dir: &Path, in_work_tree: bool, reporter: &Reporter) -> RuleFiles {
         let read = |wanted: bool, file: &str| match wanted {
-            true => read_rules(&dir.join(file), reporter),
+            true => read_rules(&dir.join(file), IN_TREE_RULES, reporter),
             false => None,
         };
         (
@@ -280,7 +282,8 @@ impl Gate {
         let read = |wanted: bool, file: &CStr| match wanted && !tracked_only {
             true => {
                 let path = [dir_path, b"/", file.to_bytes()].concat();
-                rules_read(read_file_at(dir_fd, file), &path, reporter)
+                let read = read_small_file(Some(dir_fd), file, IN_TREE_RULES);
+                rules_read(read, &path, reporter)
             }
             false => None,
         };
