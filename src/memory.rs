@@ -57,7 +57,7 @@ fn workers_within(limit: u64, mapped: u64, requested: usize, each: u64) -> usize
 }
 
 /// The soft `RLIMIT_AS` in bytes, or `None` when there is none.
-fn address_space_limit() -> Option<libc::rlim_t> {
+pub fn address_space_limit() -> Option<libc::rlim_t> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

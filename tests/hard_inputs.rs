@@ -1611,6 +1611,19 @@ fn an_address_space_limit_gives_the_result_or_says_why() {
     };
     let mut endings = Vec::new();
     for mb in [10, 20, 50, 100, 200] {
+        // Below what the program's own image needs, the loader ends it before any of
+        // its code runs: glibc's `ld.so` takes its first `mmap` failing (ENOMEM) for a
+        // page it got, and dies of SIGSEGV at address 0 (strace, the debug build at
+        // 10 MB once it had grown by issue 38's code). Nothing pfind can say why
+        // about, and not its run: such a limit is passed over, as in
+        // `small_stack_and_address_space_limits_together`.
+        let mut version = pfind_command(tmp.path(), &["--version"]);
+        with_rlimit(&mut version, libc::RLIMIT_AS, mb * 1_000_000);
+        let started = version.output().map(|out| out.status.signal().is_none());
+        if !matches!(started, Ok(true)) {
+            endings.push(Ending::NotStarted);
+            continue;
+        }
         for threads in ["1", "2", "64", "1024"] {
             let modes: [(&[&str], ExactCheck); 3] = [
                 (&[], &same_set),
