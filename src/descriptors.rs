@@ -39,6 +39,9 @@
 //! then two spare, then two for each worker (the directory it is reading, plus one
 //! more while it opens a path a piece at a time), and the rest may be anchors. Under a
 //! very low limit the number of workers shrinks so that this arithmetic still holds.
+//! A descriptor a worker keeps for itself beside those (on a network root, its clock
+//! of the time it waited for a CPU) takes an anchor's place, a [`HelperPlace`], when
+//! one is free, and the worker does without it when none is.
 //!
 //! # Running out anyway
 //!
@@ -345,6 +348,28 @@ fn revoke_idle_anchor() -> bool {
     false
 }
 
+/// A place in the budget for a descriptor a worker keeps open beside its
+/// directories (its `/proc/thread-self/schedstat` on a network root): taken only
+/// if the budget has one free, as an anchor's is, and given back when dropped. That
+/// descriptor used to be one more than the budget counted, per worker: at `ulimit
+/// -n 5` on a FUSE root the lone worker's every open of a directory failed with
+/// `EMFILE` and waited its two seconds (1 of 701 files listed, in 51 s; issue 38).
+#[derive(Debug)]
+pub struct HelperPlace(());
+
+impl HelperPlace {
+    /// A place, if the budget has one; else the helper does without its descriptor.
+    pub fn take() -> Option<HelperPlace> {
+        reserve_place().then_some(HelperPlace(()))
+    }
+}
+
+impl Drop for HelperPlace {
+    fn drop(&mut self) {
+        release_place();
+    }
+}
+
 /// Takes a place in the anchor budget, if one is free.
 fn reserve_place() -> bool {
     #[cfg(test)]
@@ -544,6 +569,18 @@ pub(crate) mod tests {
             ANCHORS_OPEN_HERE.with(|here| here.set(open + 1));
         }
         Some(free)
+    }
+
+    /// Gives this thread an anchor budget of its own, `limit` places (`None`: the
+    /// process's again), for tests of what takes places from it.
+    pub(crate) fn set_local_budget(limit: Option<usize>) {
+        ANCHOR_LIMIT_OVERRIDE.with(|o| o.set(limit));
+        ANCHORS_OPEN_HERE.with(|here| here.set(0));
+    }
+
+    /// Places taken from this thread's own budget.
+    pub(crate) fn taken_locally() -> usize {
+        ANCHORS_OPEN_HERE.with(Cell::get)
     }
 
     pub(super) fn release_place_locally() {

@@ -61,7 +61,7 @@ fn workers_within(limit: u64, mapped: u64, requested: usize, each: u64) -> usize
 // negative: `RLIM_INFINITY` is its largest value), so the cast is not redundant
 // everywhere, as in `descriptors::raise_soft_limit`.
 #[allow(clippy::unnecessary_cast)]
-fn address_space_limit() -> Option<u64> {
+pub fn address_space_limit() -> Option<u64> {
     let mut limit = libc::rlimit {
         rlim_cur: 0,
         rlim_max: 0,

@@ -8,6 +8,13 @@
 //! whatever the limit. So when the limit is below that, the whole run moves to a
 //! thread with a stack of that size, and the main thread only waits for it. A
 //! normal limit (8 MiB, or none) costs one `getrlimit` at start-up.
+//!
+//! So does an address-space limit (`ulimit -v`), for another reason: the main
+//! thread's stack grows a page at a time as it is used, and each page counts against
+//! that limit, so a limit that left room for the program but not for the parser's
+//! frames ended it with SIGSEGV (a debug build at 10 MB, seen while testing issue
+//! 38). A thread's stack is mapped whole when it starts: either it can be, and the
+//! run never faults for want of stack, or it cannot, and that is said.
 
 use crate::report::Reporter;
 use std::io;
@@ -22,7 +29,8 @@ pub const RUN_STACK: usize = 2 << 20;
 ///
 /// Call it first thing from `main`, before anything deep is on the stack.
 pub fn with_enough_stack(run: fn() -> i32) -> i32 {
-    if stack_limit() >= RUN_STACK as libc::rlim_t {
+    if stack_limit() >= RUN_STACK as libc::rlim_t && crate::memory::address_space_limit().is_none()
+    {
         return run();
     }
     on_larger_stack(run)
@@ -50,15 +58,23 @@ fn on_larger_stack(run: fn() -> i32) -> i32 {
         // `run` catches its panics itself; this is only in case one escapes it.
         Ok(handle) => handle.join().unwrap_or(101),
         Err(err) => {
+            let why = match crate::memory::address_space_limit() {
+                Some(limit) if stack_limit() >= RUN_STACK as libc::rlim_t => format!(
+                    "the address-space limit ({} KiB) leaves no room for a thread with a \
+                     {} KiB stack",
+                    limit / 1024,
+                    RUN_STACK / 1024
+                ),
+                _ => format!(
+                    "the limit ({} KiB) is too small, and a thread with a {} KiB stack \
+                     cannot start",
+                    stack_limit() / 1024,
+                    RUN_STACK / 1024
+                ),
+            };
             let err = io::Error::new(
                 err.kind(),
-                format!(
-                    "the limit ({} KiB) is too small, and a thread with a {} KiB stack \
-                     cannot start: {}",
-                    stack_limit() / 1024,
-                    RUN_STACK / 1024,
-                    crate::report::describe(&err)
-                ),
+                format!("{why}: {}", crate::report::describe(&err)),
             );
             Reporter::new().error("stack", &err);
             1

@@ -450,20 +450,26 @@ impl DiskWaitWatch {
 /// The time the calling thread has spent runnable but waiting for a CPU, as Linux
 /// keeps it per task (`/proc/thread-self/schedstat`, its second field, in
 /// nanoseconds; there with `CONFIG_SCHED_INFO`, which distribution kernels have).
-/// The file stays open, so a reading is one `pread`. Where the wait for a round trip
+/// The file stays open, so a reading is one `pread`, and takes a place in the
+/// descriptor budget for as long (`descriptors::HelperPlace`): where the budget has
+/// none free, the worker does without the clock. Where the wait for a round trip
 /// grows only because the CPUs are busy, this is the time that grew.
 #[derive(Debug)]
 pub struct CpuQueueClock {
     file: std::fs::File,
+    _place: crate::descriptors::HelperPlace,
 }
 
 impl CpuQueueClock {
-    /// The clock of the calling thread, if the kernel keeps one.
+    /// The clock of the calling thread, if the kernel keeps one and the descriptor
+    /// budget has room for it.
     pub fn for_this_thread() -> Option<CpuQueueClock> {
+        let place = crate::descriptors::HelperPlace::take()?;
         // /proc/thread-self names the thread that opens it; the open file stays
         // that thread's.
         let clock = CpuQueueClock {
             file: std::fs::File::open("/proc/thread-self/schedstat").ok()?,
+            _place: place,
         };
         clock.read().map(|_| clock)
     }
@@ -884,7 +890,11 @@ mod tests {
     #[cfg(target_os = "linux")]
     #[test]
     fn the_time_queued_for_a_cpu_is_read_on_a_network_root() {
+        use crate::descriptors::tests::set_local_budget;
+        // The clock here, and the watch's own.
+        set_local_budget(Some(2));
         let Some(clock) = CpuQueueClock::for_this_thread() else {
+            set_local_budget(None);
             eprintln!("skipped: no /proc/thread-self/schedstat (CONFIG_SCHED_INFO)");
             return;
         };
@@ -896,6 +906,27 @@ mod tests {
         let interval = watch.take_interval().expect("a blocked interval");
         let queued = interval.queued.expect("measured on a network root");
         assert!(queued <= interval.wall, "{interval:?}");
+        set_local_budget(None);
+    }
+
+    /// Issue 38, item 8: the clock's descriptor is one of the budget's places, as an
+    /// anchor's is: with none free there is no clock (the worker measures without
+    /// it), and a clock gives its place back when it goes.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn the_cpu_queue_clock_takes_a_place_in_the_descriptor_budget() {
+        use crate::descriptors::tests::{set_local_budget, taken_locally};
+        set_local_budget(Some(0));
+        assert!(CpuQueueClock::for_this_thread().is_none());
+        assert!(DiskWaitWatch::primed(true).queue_clock.is_none());
+        set_local_budget(Some(1));
+        if let Some(clock) = CpuQueueClock::for_this_thread() {
+            assert_eq!(taken_locally(), 1);
+            assert!(CpuQueueClock::for_this_thread().is_none(), "one place only");
+            drop(clock);
+        }
+        assert_eq!(taken_locally(), 0);
+        set_local_budget(None);
     }
 
     #[test]

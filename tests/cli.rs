@@ -240,6 +240,68 @@ fn usage_errors_exit_2_with_one_clear_message() {
     }
 }
 
+/// Issue 38, items 9 and 10: a negative or oversized value for a number option was
+/// met with clap's texts (`-d -1`: "a value is required", `-1` being a flag;
+/// `--min-depth -2`: the `-- -2` tip) or "must be a whole number". Every option whose
+/// value is `<N>` in `--help`, so that one added later is checked too, gets the range
+/// it accepts, however the value is attached.
+#[test]
+fn numbers_out_of_range_are_told_the_range() {
+    let env = TestEnv::new(&[], &[]);
+    let help = String::from_utf8(env.run(&["--help"]).stdout).unwrap();
+    let numeric: Vec<&str> = help
+        .lines()
+        .filter_map(|line| line.trim_start().split_once(" <N>"))
+        .filter_map(|(names, _)| names.split(", ").find(|name| name.starts_with("--")))
+        .collect();
+    for long in ["--max-depth", "--min-depth", "--exact-depth", "--threads"] {
+        assert!(numeric.contains(&long), "{long} not found in {numeric:?}");
+    }
+    assert!(numeric.contains(&"--max-results") && numeric.contains(&"--batch-size"));
+    let huge = "99999999999999999999999";
+    for long in numeric {
+        // --batch-size is for -X alone.
+        let needs: &[&str] = match long {
+            "--batch-size" => &["-X", "echo"],
+            _ => &[],
+        };
+        for value in ["-1", "-2", "-0.5", huge] {
+            for joined in [false, true] {
+                let mut args = match joined {
+                    true => vec![format!("{long}={value}")],
+                    false => vec![long.to_string(), value.to_string()],
+                };
+                args.extend(needs.iter().map(|word| word.to_string()));
+                let out = env.run(&args);
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                let first = stderr.lines().next().unwrap_or_default();
+                let want = format!("error: invalid value '{value}' for '{long} <N>': ");
+                assert!(first.starts_with(&want), "{args:?}: {stderr}");
+                assert!(
+                    first.contains(" must be a whole number from "),
+                    "{args:?}: {stderr}"
+                );
+                assert!(!stderr.contains("tip:"), "{args:?}: {stderr}");
+                assert_eq!(out.status.code(), Some(2), "{args:?}");
+                assert!(out.stdout.is_empty(), "{args:?}");
+            }
+        }
+    }
+    // The short forms, where `-1` is also pfind's flag for --max-results 1.
+    for (args, range) in [
+        (&["-d", "-1"][..], "from 0 to 18446744073709551615"),
+        (&["-j", "-1"], "from 1 to 1024"),
+        (&["-j", "-1", "-d", "1"], "from 1 to 1024"),
+    ] {
+        let out = env.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(range), "{args:?}: {stderr}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+    // And `-1` after a complete option is still the flag.
+    assert_eq!(env.run(&["-d", "2", "-1"]).status.code(), Some(0));
+}
+
 #[test]
 fn help_documents_every_flag() {
     let out = TestEnv::new(&[], &[]).run(&["--help"]);

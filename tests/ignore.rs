@@ -659,6 +659,75 @@ fn pfind_options_holds_options_only() {
     );
 }
 
+/// Issue 38, item 3: `--exec echo RUN` in the variable took the command line's words
+/// (`-n a`, and a root typed there) as its command's, and ran `echo RUN -n a ./file`
+/// on every file; with `-X rm`, files would have gone. Every option that takes the
+/// rest of the line is refused there, however it is spelled, and so is an option
+/// left without its value, which the command line's first word would have been.
+#[test]
+fn pfind_options_holds_no_command() {
+    let tmp = tempfile::tempdir().unwrap();
+    write(&tmp.path().join("file"), b"x");
+    write(&tmp.path().join("a"), b"x");
+    let run = |env: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
+            .current_dir(tmp.path())
+            .env("PFIND_OPTIONS", env)
+            .args(["-n", "a", "."])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        (
+            out.status.code(),
+            String::from_utf8(out.stdout).unwrap(),
+            stderr,
+        )
+    };
+    let command = |typed: &str| {
+        format!(
+            "pfind: PFIND_OPTIONS may hold options only, not a command: '{typed}' would take \
+             the command line's words as its command's; give it on the command line\n"
+        )
+    };
+    for (env, typed) in [
+        ("--exec echo RUN", "--exec"),
+        ("--exec=echo RUN ;", "--exec=echo"),
+        ("--exec-dir echo", "--exec-dir"),
+        ("-X rm", "-X"),
+        ("-Xrm", "-Xrm"),
+        ("--exec-batch rm +", "--exec-batch"),
+        // After flags in one cluster, and after an option with its value.
+        ("-HX rm", "-HX"),
+        ("-d 3 -G -X rm", "-X"),
+    ] {
+        assert_eq!(run(env), (Some(2), String::new(), command(typed)), "{env}");
+    }
+    for (env, typed) in [
+        ("-d", "-d"),
+        ("-G -E", "-E"),
+        ("--ignore-file", "--ignore-file"),
+    ] {
+        let said = format!(
+            "pfind: PFIND_OPTIONS ends with '{typed}', whose value would be the command \
+             line's first word; give the option its value in PFIND_OPTIONS\n"
+        );
+        assert_eq!(run(env), (Some(2), String::new(), said), "{env}");
+    }
+    // Options with their values, and a value that looks like -X, still work.
+    for env in ["-d 3", "-d3 -G", "-n -X", "-j2", "--exec-dir-not-an-option"] {
+        let (status, stdout, stderr) = run(env);
+        if env.ends_with("option") {
+            assert_eq!(status, Some(2), "{env}: clap's own error: {stderr}");
+            continue;
+        }
+        assert_eq!(
+            (status, stdout.as_str(), stderr.as_str()),
+            (Some(0), "./a\n", ""),
+            "{env}"
+        );
+    }
+}
+
 #[test]
 fn bad_rule_files_and_indexes_are_warned_about_and_the_walk_goes_on() {
     if !git_available() {
@@ -819,4 +888,252 @@ fn an_unreadable_rule_file_is_warned_about() {
         sorted_lines(&out),
         [&b".gitignore"[..], b"sub/.gitignore", b"sub/a.c"]
     );
+}
+
+/// What a file of git's, or a rule file, is replaced with in
+/// [`files_that_never_end_block_or_loop_are_skipped_with_one_warning`].
+#[derive(Clone, Copy, Debug)]
+enum Bad {
+    /// A symbolic link to `/dev/zero`, which never ends.
+    Zero,
+    /// A FIFO with no writer, whose `open` blocks.
+    Fifo,
+    /// A sparse regular file past the bound for its kind.
+    Huge(u64),
+}
+
+fn plant(path: &Path, bad: Bad) {
+    let _ = std::fs::remove_file(path);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    match bad {
+        Bad::Zero => std::os::unix::fs::symlink("/dev/zero", path).unwrap(),
+        Bad::Fifo => {
+            let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).unwrap();
+            // SAFETY: a NUL-terminated path.
+            assert_eq!(unsafe { libc::mkfifo(c_path.as_ptr(), 0o644) }, 0);
+        }
+        Bad::Huge(len) => std::fs::File::create(path).unwrap().set_len(len).unwrap(),
+    }
+}
+
+/// Issue 38, items 1, 2 and 6: every file pfind reads for `--ignore` (rule files at
+/// each level, `info/exclude`, `core.excludesFile` and its default, the index, the
+/// configuration, `--ignore-file`) replaced by `/dev/zero` (pfind ran out of memory),
+/// a FIFO (`open` blocked for ever) or a file too large to be one, and a
+/// configuration that includes itself eight times (8^10 reads): each run ends at
+/// once, under a 1 GiB address-space limit, with the tree listed as if the file were
+/// not there and one warning naming it (an `--ignore-file` asked for by name: an
+/// error, status 1).
+#[test]
+fn files_that_never_end_block_or_loop_are_skipped_with_one_warning() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let template = sandbox.repo("template");
+    write(&template.join(".gitignore"), b"*.o\n");
+    for file in ["a.c", "a.o", "t.o", "sub/f.c"] {
+        write(&template.join(file), b"x");
+    }
+    sandbox.git(&template, &["add", "-f", "t.o", "a.c"]);
+    const MIB: u64 = 1 << 20;
+    let all = ["a.c", "a.o", "sub/f.c", "t.o"];
+    let normal = [".gitignore", "a.c", "sub/f.c", "t.o"];
+    let untracked = [".gitignore", "a.c", "sub/f.c"];
+    // Past the bounds: 100 MiB for text, 2 GiB for an index.
+    let (big, bigger) = (Bad::Huge(101 * MIB), Bad::Huge(2049 * MIB));
+    // A large rule file is a regular file: listed, as git lists it.
+    let with_it = [".gitignore", "a.c", "sub/.gitignore", "sub/f.c", "t.o"];
+    let rules = "its rules are not applied";
+    let index = "files that ignore rules match are left out even where git tracks them";
+    let settings = "its settings are not read";
+    // (the file replaced, relative to the repository (`~` the sandbox's home), how,
+    // whether the configuration names it as core.excludesFile, the files listed, the
+    // end of the warning)
+    type Case<'a> = (&'a str, Bad, bool, &'a [&'a str], &'a str);
+    let cases: Vec<Case> = vec![
+        ("sub/.gitignore", Bad::Zero, false, &normal, rules),
+        ("sub/.gitignore", Bad::Fifo, false, &normal, rules),
+        ("sub/.ignore", Bad::Fifo, false, &normal, rules),
+        ("sub/.fdignore", Bad::Zero, false, &normal, rules),
+        ("sub/.gitignore", big, false, &with_it, rules),
+        (".gitignore", Bad::Zero, false, &all, rules),
+        (".gitignore", Bad::Fifo, false, &all, rules),
+        (".git/info/exclude", Bad::Zero, false, &normal, rules),
+        (".git/info/exclude", Bad::Fifo, false, &normal, rules),
+        (".git/info/exclude", big, false, &normal, rules),
+        ("excl", Bad::Zero, true, &normal, rules),
+        ("excl", Bad::Fifo, true, &normal, rules),
+        ("~/.config/git/ignore", Bad::Fifo, false, &normal, rules),
+        (".git/index", Bad::Zero, false, &untracked, index),
+        (".git/index", Bad::Fifo, false, &untracked, index),
+        (".git/index", bigger, false, &untracked, index),
+        (".git/config", Bad::Fifo, false, &normal, settings),
+        (".git/config", Bad::Zero, false, &normal, settings),
+        (".git/config", big, false, &normal, settings),
+        ("~/.gitconfig", Bad::Fifo, false, &normal, settings),
+    ];
+    let run = |dir: &Path, args: &[&str]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_pfind"));
+        sandbox.env(&mut command);
+        command.current_dir(dir).args(args);
+        testenv::with_rlimit(&mut command, libc::RLIMIT_AS, 1 << 30);
+        testenv::output_within(command, std::time::Duration::from_secs(60))
+    };
+    let copy = |name: &str| {
+        let repo = sandbox.path(name);
+        let status = Command::new("cp")
+            .arg("-a")
+            .arg(&template)
+            .arg(&repo)
+            .status();
+        assert!(status.unwrap().success());
+        repo
+    };
+    let home = sandbox.path("home");
+    for (at, (file, bad, config, listed, instead)) in cases.into_iter().enumerate() {
+        let context = format!("{file} as {bad:?}");
+        let repo = copy(&format!("case{at}"));
+        let path = match file.strip_prefix("~/") {
+            Some(in_home) => home.join(in_home),
+            None => repo.join(file),
+        };
+        if config {
+            let mut text = std::fs::read(repo.join(".git/config")).unwrap();
+            text.extend_from_slice(b"[core]\n\texcludesFile = ");
+            text.extend_from_slice(path.as_os_str().as_bytes());
+            std::fs::write(repo.join(".git/config"), text).unwrap();
+        }
+        plant(&path, bad);
+        let out = run(&repo, &["--ignore"]);
+        let _ = std::fs::remove_file(&path);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{context}: {stderr}");
+        let got = sorted_lines(&out);
+        let want: Vec<Vec<u8>> = listed.iter().map(|f| f.as_bytes().to_vec()).collect();
+        assert_eq!(got, want, "{context}: {stderr}");
+        // In-tree files are named as the walk prints them, the rest by their path.
+        let shown = match file.starts_with("sub/") {
+            true => file.to_string(),
+            false => path.to_string_lossy().into_owned(),
+        };
+        let why = match (bad, file.ends_with("ignore") && !file.contains("/git/")) {
+            (Bad::Zero, true) => "Too many levels of symbolic links".to_string(),
+            (Bad::Zero, false) => "not a regular file (a character device)".to_string(),
+            (Bad::Fifo, _) => "not a regular file (a FIFO)".to_string(),
+            (Bad::Huge(_), _) => "too large to be ".to_string(),
+        };
+        let prefix = format!("pfind: warning: {shown}: {why}");
+        assert!(
+            stderr.starts_with(&prefix) && stderr.ends_with(&format!("; {instead}\n")),
+            "{context}: {stderr}"
+        );
+        assert_eq!(stderr.lines().count(), 1, "{context}: {stderr}");
+        let _ = std::fs::remove_dir_all(&repo);
+    }
+    // --ignore-file, asked for by name: an error, and the walk goes on without it.
+    let repo = copy("named");
+    for (bad, why) in [
+        (Bad::Zero, "not a regular file (a character device)"),
+        (
+            Bad::Huge(101 * MIB),
+            "too large to be a rule file (more than 100 MiB)",
+        ),
+    ] {
+        plant(&sandbox.path("named.rules"), bad);
+        let out = run(&repo, &["--ignore", "--ignore-file", "../named.rules"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr, format!("pfind: ../named.rules: {why}\n"), "{bad:?}");
+        assert_eq!(out.status.code(), Some(1), "{bad:?}");
+        assert_eq!(sorted_lines(&out).len(), normal.len(), "{bad:?}: {stderr}");
+    }
+    // A pipe named by the user is read (`--ignore-file <(echo 'sub/')`).
+    let mut command = Command::new("bash");
+    sandbox.env(&mut command);
+    let script = format!(
+        "{} --ignore --ignore-file <(printf 'sub/\\n')",
+        env!("CARGO_BIN_EXE_pfind")
+    );
+    let out = command
+        .current_dir(&repo)
+        .args(["-c", &script])
+        .output()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(sorted_lines(&out), [&b".gitignore"[..], b"a.c", b"t.o"]);
+    // A configuration that includes itself eight times: git's error, as a warning.
+    let config = repo.join(".git/config");
+    let mut text = std::fs::read(&config).unwrap();
+    text.extend_from_slice("[include]\n\tpath = config\n".repeat(8).as_bytes());
+    std::fs::write(&config, text).unwrap();
+    let out = run(&repo, &["--ignore"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "pfind: warning: {0}: exceeded maximum include depth (10) while including {0} \
+             (a circular include?); no more includes are followed\n",
+            config.display()
+        )
+    );
+    assert_eq!(sorted_lines(&out).len(), normal.len(), "{stderr}");
+}
+
+/// Issue 38, item 5: a `.gitignore` that is a symbolic link was refused below the
+/// root but followed at the root and above it, so that `pfind --ignore` listed
+/// `sub/f` and `pfind --ignore sub` did not. Git never follows one (and says so);
+/// pfind now lists what git lists, both ways, and says so once.
+#[test]
+fn a_gitignore_that_is_a_link_is_never_followed() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("repo");
+    write(&repo.join("rules"), b"sub\n*.o\n");
+    std::os::unix::fs::symlink("rules", repo.join(".gitignore")).unwrap();
+    write(&repo.join("sub/f"), b"x");
+    write(&repo.join("sub/g.o"), b"x");
+    write(&repo.join("deeper/sub/h"), b"x");
+    std::os::unix::fs::symlink("../rules", repo.join("deeper/.gitignore")).unwrap();
+    let warning = |shown: &str| {
+        format!(
+            "pfind: warning: {shown}: Too many levels of symbolic links; \
+             its rules are not applied\n"
+        )
+    };
+    let top = repo.join(".gitignore");
+    let top = top.to_str().unwrap();
+    for (dir, root, warned) in [
+        (&repo, None, warning(top) + &warning("deeper/.gitignore")),
+        (&repo, Some("sub"), warning(top)),
+        (&repo.join("sub"), None, warning(top)),
+        (&repo.join("deeper"), Some("."), {
+            let deeper = repo.join("deeper/.gitignore");
+            warning(top) + &warning(deeper.to_str().unwrap())
+        }),
+    ] {
+        let args: Vec<&str> = ["--ignore", "-j", "1"].into_iter().chain(root).collect();
+        let out = sandbox.pfind(dir, &args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr, warned, "in {dir:?}, root {root:?}");
+        let mut want: Vec<Vec<u8>> = sandbox.git_files(&dir.join(root.unwrap_or(".")));
+        want.retain(|path| !path.ends_with(b".gitignore"));
+        let prefix = root.map_or(String::new(), |root| format!("{root}/"));
+        let want: Vec<Vec<u8>> = want
+            .iter()
+            .map(|path| [prefix.as_bytes(), path].concat())
+            .collect();
+        let mut got = sorted_lines(&out);
+        got.iter_mut().for_each(|path| {
+            if let Some(rest) = path.strip_prefix(b"./") {
+                *path = rest.to_vec();
+            }
+        });
+        let want: Vec<Vec<u8>> = want
+            .into_iter()
+            .map(|p| p.strip_prefix(b"./").map_or(p.clone(), <[u8]>::to_vec))
+            .collect();
+        assert_eq!(got, want, "in {dir:?}, root {root:?}");
+    }
 }

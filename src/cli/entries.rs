@@ -126,6 +126,7 @@ pub struct EntryArgs {
         short = 'd',
         long = "max-depth",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_depth)
     )]
     pub max_depth: Option<usize>,
@@ -134,6 +135,7 @@ pub struct EntryArgs {
     #[arg(
         long = "min-depth",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_depth)
     )]
     pub min_depth: Option<usize>,
@@ -144,6 +146,7 @@ pub struct EntryArgs {
     #[arg(
         long = "exact-depth",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_depth),
         conflicts_with_all = ["max_depth", "min_depth"]
     )]

@@ -117,6 +117,7 @@ impl Args for ExecArgs {
                 Arg::new("batch_size")
                     .long("batch-size")
                     .value_name("N")
+                    .allow_negative_numbers(true)
                     .requires("exec_batch")
                     .value_parser(text(parse_batch_size))
                     .help_heading("Output")

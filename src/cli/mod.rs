@@ -115,12 +115,15 @@ pub enum Usage {
 /// that order and only then, so that the file is found where the roots are.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     let mut args: Vec<OsString> = args.into_iter().collect();
+    let command = command();
     let defaults = default_options();
+    if let Some(refusal) = unfinished_in_defaults(&defaults, &command) {
+        return Err(Usage::Hint(refusal));
+    }
     let from_env = defaults.len();
     if !args.is_empty() {
         args.splice(1..1, defaults);
     }
-    let command = command();
     let options = args.get(1..).unwrap_or_default();
     if let Some(hint) = hints::refusal(options, &command, &hints::System) {
         return Err(Usage::Hint(hint));
@@ -174,6 +177,79 @@ fn default_options() -> Vec<OsString> {
         .filter(|word| !word.is_empty())
         .map(|word| OsStr::from_bytes(word).to_owned())
         .collect()
+}
+
+/// Why the words of `PFIND_OPTIONS` (`defaults`) cannot go before the command
+/// line's, if they cannot: an option that takes the words after it up to a
+/// terminator or the end of the line (`--exec`, `--exec-dir`, `-X`), which would take
+/// the command line's own words as its arguments and, run on every match, do what
+/// nobody typed (`PFIND_OPTIONS='-X rm'` and `pfind -n a` ran `rm -n a PATHS`; issue
+/// 38), or an option whose value would be the command line's first word. The words
+/// are read as clap reads them (a value after its option, short flags in clusters),
+/// from the definitions, so an option that takes the rest of the line added later is
+/// refused too. Unknown words are left to clap.
+fn unfinished_in_defaults(defaults: &[OsString], command: &clap::Command) -> Option<Vec<u8>> {
+    let takes_value = |arg: &clap::Arg| arg.get_action().takes_values();
+    let takes_the_rest = |arg: &clap::Arg| {
+        arg.get_num_args()
+            .is_some_and(|n| n.max_values() == usize::MAX)
+    };
+    let refusal = |arg: &clap::Arg, typed: &str| {
+        let message = match takes_the_rest(arg) {
+            true => format!(
+                "PFIND_OPTIONS may hold options only, not a command: '{typed}' would \
+                 take the command line's words as its command's; give it on the command line"
+            ),
+            false => format!(
+                "PFIND_OPTIONS ends with '{typed}', whose value would be the command \
+                 line's first word; give the option its value in PFIND_OPTIONS"
+            ),
+        };
+        Some(message.into_bytes())
+    };
+    let mut words = defaults.iter().map(|word| word.to_string_lossy());
+    while let Some(word) = words.next() {
+        if word == "--" {
+            break;
+        }
+        let (arg, inline_value) = if let Some(long) = word.strip_prefix("--") {
+            let (name, value) = long
+                .split_once('=')
+                .map_or((long, None), |(n, v)| (n, Some(v)));
+            let found = command.get_arguments().find(|arg| {
+                arg.get_long() == Some(name)
+                    || arg.get_all_aliases().is_some_and(|a| a.contains(&name))
+            });
+            (found, value.is_some())
+        } else if let Some(cluster) = word.strip_prefix('-') {
+            // Flags until one takes a value: the rest of the word, or the next word.
+            let mut found = None;
+            for (at, letter) in cluster.char_indices() {
+                let Some(arg) = command.get_arguments().find(|arg| {
+                    arg.get_short() == Some(letter)
+                        || arg
+                            .get_all_short_aliases()
+                            .is_some_and(|a| a.contains(&letter))
+                }) else {
+                    break;
+                };
+                if takes_value(arg) {
+                    found = Some((arg, at + letter.len_utf8() < cluster.len()));
+                    break;
+                }
+            }
+            found.map_or((None, false), |(arg, inline)| (Some(arg), inline))
+        } else {
+            (None, false)
+        };
+        let Some(arg) = arg.filter(|arg| takes_value(arg)) else {
+            continue;
+        };
+        if takes_the_rest(arg) || (!inline_value && words.next().is_none()) {
+            return refusal(arg, &word);
+        }
+    }
+    None
 }
 
 impl From<values::Refused> for Usage {

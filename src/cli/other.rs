@@ -18,6 +18,7 @@ pub struct OtherArgs {
         short = 'j',
         long = "threads",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_threads)
     )]
     pub threads: Option<usize>,

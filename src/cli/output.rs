@@ -197,6 +197,7 @@ pub struct OutputArgs {
     #[arg(
         long = "max-results",
         value_name = "N",
+        allow_negative_numbers = true,
         value_parser = text(parse_max_results),
         overrides_with = "first"
     )]

@@ -68,30 +68,50 @@ where
 }
 
 pub(super) fn parse_depth(value: &str) -> Result<usize, String> {
-    value
-        .parse::<usize>()
-        .map_err(|_| "the depth must be a whole number of at least 0".to_string())
+    whole_number(value, "the depth", 0..=usize::MAX, "")
 }
 
 /// `--max-results N`: 0 is no limit, as in fd.
 pub(super) fn parse_max_results(value: &str) -> Result<u64, String> {
-    value
-        .parse::<u64>()
-        .map_err(|_| "the number of results must be a whole number (0: no limit)".to_string())
+    whole_number(
+        value,
+        "the number of results",
+        0..=u64::MAX,
+        " (0: no limit)",
+    )
 }
 
 /// `--batch-size N`: a whole number, 0 for no limit.
 pub(super) fn parse_batch_size(value: &str) -> Result<usize, String> {
-    value
-        .parse::<usize>()
-        .map_err(|_| "the batch size must be a whole number (0: no limit)".to_string())
+    whole_number(value, "the batch size", 0..=usize::MAX, " (0: no limit)")
 }
 
 pub(super) fn parse_threads(value: &str) -> Result<usize, String> {
-    let range = format!("the thread count must be a whole number from 1 to {MAX_THREADS}");
-    match value.parse::<usize>() {
-        Ok(n) if (1..=MAX_THREADS).contains(&n) => Ok(n),
-        _ => Err(range),
+    whole_number(value, "the thread count", 1..=MAX_THREADS, "")
+}
+
+/// A number option's value: a whole number in `range`, or a message that says which
+/// numbers `what` may be. One message for every way out of the range (a sign, a
+/// number past the type's limit, a fraction), as the range is the answer to each;
+/// negative values reach here because their options allow negative numbers, so that
+/// clap's "a value is required" (`-d -1`, `-1` being a flag) or "unexpected argument"
+/// with its `-- -2` tip is never what is said (issue 38).
+pub(super) fn whole_number<T>(
+    value: &str,
+    what: &str,
+    range: std::ops::RangeInclusive<T>,
+    note: &str,
+) -> Result<T, String>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display,
+{
+    match value.parse::<T>() {
+        Ok(n) if range.contains(&n) => Ok(n),
+        _ => Err(format!(
+            "{what} must be a whole number from {} to {}{note}",
+            range.start(),
+            range.end()
+        )),
     }
 }
 

@@ -8,7 +8,20 @@
 //! `$XDG_CONFIG_HOME/git/config` then `~/.gitconfig`), then the repository's own
 //! `config`. `[include] path = ...` is followed; `[includeIf]` is not (its conditions
 //! need more of git than this), which the README says.
+//!
+//! Includes are bounded as git bounds them, and then some (issue 38): a file that
+//! included itself eight times was followed to depth 10, 8^10 reads, and `pfind
+//! --ignore` ran for hours. Past git's depth of 10 git stops with "exceeded maximum
+//! include depth"; here that is a warning, after which no include of that
+//! configuration is followed (its files' own settings still count), and so is a
+//! configuration's hundredth included file, which git would read on (ten levels of
+//! eight includes each are a billion reads for git as well). Each file is read as
+//! any file of git's is (`os::read`): a regular file, up to a bound.
 
+use crate::os::read::{read_small_path, Expect};
+use crate::report::Reporter;
+use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 /// The settings found, each `None` when no file sets it.
@@ -23,20 +36,43 @@ pub struct GitSettings {
 /// How deep `[include]` may nest, as git's own limit.
 const MAX_INCLUDE_DEPTH: usize = 10;
 
+/// How many files one configuration may include in all, nested or not. Git has no
+/// such bound; no configuration written by hand comes near it.
+const MAX_INCLUDED_FILES: usize = 100;
+
+/// A configuration file: git reads one to its end whatever its size, but one of
+/// 100 MiB (as a rule file may be) is not a configuration.
+const CONFIG_FILE: Expect = Expect {
+    what: "a git configuration file",
+    limit: 100 << 20,
+    follow: true,
+    pipe: false,
+};
+
+/// The state of reading one configuration, its includes included.
+struct Reading<'r> {
+    reporter: &'r Reporter,
+    /// Files included so far.
+    included: usize,
+    /// Past a bound: no more includes are followed.
+    gave_up: bool,
+}
+
 impl GitSettings {
     /// The settings of the system and global files, which every repository shares.
-    pub fn user() -> GitSettings {
+    pub fn user(reporter: &Reporter) -> GitSettings {
         let mut settings = GitSettings::default();
         for file in user_config_files() {
-            settings.read_file(&file, 0);
+            settings.read_file(&file, 0, &mut Reading::new(reporter));
         }
         settings
     }
 
     /// These settings overlaid with the repository's own `config` in `common_dir`.
-    pub fn with_repository(&self, common_dir: &Path) -> GitSettings {
+    pub fn with_repository(&self, common_dir: &Path, reporter: &Reporter) -> GitSettings {
         let mut settings = self.clone();
-        settings.read_file(&common_dir.join("config"), 0);
+        let config = common_dir.join("config");
+        settings.read_file(&config, 0, &mut Reading::new(reporter));
         settings
     }
 
@@ -56,30 +92,82 @@ impl GitSettings {
         }
     }
 
-    /// Reads one file (missing or unreadable: nothing), following its includes.
-    fn read_file(&mut self, file: &Path, depth: usize) {
-        let Ok(bytes) = std::fs::read(file) else {
-            return;
+    /// Reads one file, at `depth` includes below the configuration's own, following
+    /// its includes while `reading` allows. A missing file is nothing (as git takes
+    /// a missing include); one that cannot be read is warned about and skipped.
+    fn read_file(&mut self, file: &Path, depth: usize, reading: &mut Reading) {
+        let bytes = match read_small_path(file, CONFIG_FILE) {
+            Ok(bytes) => bytes,
+            Err(err) if is_missing(&err) => return,
+            Err(err) => {
+                let why = crate::report::describe(&err);
+                return warn(file, &why, "its settings are not read", reading.reporter);
+            }
         };
         let text = String::from_utf8_lossy(&bytes);
         for (section, key, value) in entries(&text) {
             match (section.as_str(), key.as_str()) {
                 ("core", "excludesfile") => self.excludes_file = value.map(|v| expand_home(&v)),
                 ("extensions", "objectformat") => self.object_format = value,
-                ("include", "path") if depth < MAX_INCLUDE_DEPTH => {
+                ("include", "path") if !reading.gave_up => {
                     if let Some(value) = value {
                         let included = expand_home(&value);
                         let included = match file.parent() {
                             Some(dir) if included.is_relative() => dir.join(included),
                             _ => included,
                         };
-                        self.read_file(&included, depth + 1);
+                        if reading.may_include(file, &included, depth) {
+                            self.read_file(&included, depth + 1, reading);
+                        }
                     }
                 }
                 _ => {}
             }
         }
     }
+}
+
+impl<'r> Reading<'r> {
+    fn new(reporter: &'r Reporter) -> Reading<'r> {
+        Reading {
+            reporter,
+            included: 0,
+            gave_up: false,
+        }
+    }
+
+    /// Whether `file`, at `depth`, may include `included`: not past either bound,
+    /// the first time one is met said in one warning, git's words for the depth.
+    fn may_include(&mut self, file: &Path, included: &Path, depth: usize) -> bool {
+        let why = if depth >= MAX_INCLUDE_DEPTH {
+            format!(
+                "exceeded maximum include depth ({MAX_INCLUDE_DEPTH}) while including {} \
+                 (a circular include?)",
+                String::from_utf8_lossy(included.as_os_str().as_bytes())
+            )
+        } else if self.included >= MAX_INCLUDED_FILES {
+            format!("includes more than {MAX_INCLUDED_FILES} files")
+        } else {
+            self.included += 1;
+            return true;
+        };
+        self.gave_up = true;
+        warn(file, &why, "no more includes are followed", self.reporter);
+        false
+    }
+}
+
+/// A file that is not there, as git takes it: not found, or below something that
+/// is not a directory.
+fn is_missing(err: &io::Error) -> bool {
+    err.kind() == io::ErrorKind::NotFound || err.raw_os_error() == Some(libc::ENOTDIR)
+}
+
+/// `pfind: warning: FILE: WHY; WHAT_INSTEAD`, as for git's other files.
+fn warn(file: &Path, why: &str, what_instead: &str, reporter: &Reporter) {
+    let mut message = file.as_os_str().as_bytes().to_vec();
+    message.extend_from_slice(format!(": {why}; {what_instead}").as_bytes());
+    reporter.warning(&message);
 }
 
 /// The system and global configuration files, in the order git reads them.
@@ -256,7 +344,7 @@ mod tests {
         )
         .unwrap();
         std::fs::write(tmp.path().join("more"), "[core]\nexcludesFile = /second\n").unwrap();
-        let settings = GitSettings::default().with_repository(tmp.path());
+        let settings = GitSettings::default().with_repository(tmp.path(), &Reporter::new());
         assert_eq!(settings.excludes_file, Some(PathBuf::from("/second")));
         assert_eq!(settings.hash_len(), 20);
     }
@@ -265,7 +353,39 @@ mod tests {
     fn an_include_loop_ends() {
         let tmp = tempfile::tempdir().unwrap();
         std::fs::write(tmp.path().join("config"), "[include]\npath = config\n").unwrap();
-        let settings = GitSettings::default().with_repository(tmp.path());
+        let settings = GitSettings::default().with_repository(tmp.path(), &Reporter::new());
         assert_eq!(settings, GitSettings::default());
+    }
+
+    /// Issue 38, item 1: a file that includes itself eight times was read 8^10
+    /// times. Now the first include past git's depth ends the includes: 11 reads. And
+    /// includes that fan out without a loop (a tree of files, eight each, depth 3:
+    /// 584 in all, git would read them) stop at the hundredth, the settings read by
+    /// then kept.
+    #[test]
+    fn includes_are_bounded_in_depth_and_number() {
+        let tmp = tempfile::tempdir().unwrap();
+        let eightfold = "[include]\npath = config\n".repeat(8);
+        std::fs::write(tmp.path().join("config"), eightfold).unwrap();
+        let reporter = Reporter::new();
+        let mut settings = GitSettings::default();
+        let mut reading = Reading::new(&reporter);
+        settings.read_file(&tmp.path().join("config"), 0, &mut reading);
+        assert!(reading.gave_up);
+        assert_eq!(reading.included, MAX_INCLUDE_DEPTH);
+
+        let fan = tmp.path().join("fan");
+        std::fs::create_dir(&fan).unwrap();
+        let includes = |next: &str| format!("[include]\npath = {next}\n").repeat(8);
+        std::fs::write(fan.join("config"), includes("a")).unwrap();
+        std::fs::write(fan.join("a"), includes("b")).unwrap();
+        std::fs::write(fan.join("b"), includes("c")).unwrap();
+        std::fs::write(fan.join("c"), "[core]\nexcludesFile = /deep\n").unwrap();
+        let mut reading = Reading::new(&reporter);
+        let mut settings = GitSettings::default();
+        settings.read_file(&fan.join("config"), 0, &mut reading);
+        assert!(reading.gave_up);
+        assert_eq!(reading.included, MAX_INCLUDED_FILES);
+        assert_eq!(settings.excludes_file, Some(PathBuf::from("/deep")));
     }
 }

@@ -52,6 +52,12 @@ const STAT_BYTES: usize = 40;
 /// An entry flag: a second, extended flags word follows (version 3 and later).
 const EXTENDED: u16 = 0x4000;
 const NAME_MASK: u16 = 0x0fff;
+/// The most bytes of paths an index may expand to, for each byte of the index
+/// itself. A version 4 entry takes at least 64 bytes (stat data, a SHA-1, flags, a
+/// one-byte prefix length and a NUL), so a real index comes near this only if its
+/// paths average 4 KiB; a crafted one of 3.7 MB whose paths each repeat the one
+/// before and add a byte expanded past 4 GiB (issue 38).
+const MOST_PATH_BYTES_PER_BYTE: usize = 64;
 
 impl TrackedPaths {
     /// Reads the paths of the index `bytes`, whose object ids are `hash_len` bytes.
@@ -65,10 +71,19 @@ impl TrackedPaths {
             return Err(IndexError::Version(version));
         }
         let count = input.u32()? as usize;
+        // Sized by what the file can hold, not by the count it states: a count of
+        // 2^32 - 1 in a small file reserved gigabytes.
+        let entries = count.min(bytes.len() / (STAT_BYTES + hash_len + 2));
         let mut paths = TrackedPaths {
-            bytes: Vec::with_capacity(count.min(bytes.len()) * 24),
-            ends: Vec::with_capacity(count.min(bytes.len() / 62)),
+            bytes: Vec::with_capacity(entries * 24),
+            ends: Vec::with_capacity(entries),
         };
+        // Path ends are kept as u32: past that, or past what an index of this size
+        // can honestly hold, it is no index.
+        let most = bytes
+            .len()
+            .saturating_mul(MOST_PATH_BYTES_PER_BYTE)
+            .min(u32::MAX as usize);
         let mut previous: Vec<u8> = Vec::new();
         let mut in_order = true;
         for _ in 0..count {
@@ -89,6 +104,7 @@ impl TrackedPaths {
                     .ok_or(IndexError::Corrupt("a path strips more than the previous"))?;
                 previous.truncate(keep);
                 previous.extend_from_slice(input.until_nul()?);
+                paths.check_room(previous.len(), most)?;
                 in_order &= paths.push(&previous);
             } else {
                 // The flags hold the length of all but the longest paths: no scan.
@@ -104,6 +120,7 @@ impl TrackedPaths {
                     }
                     name
                 };
+                paths.check_room(name.len(), most)?;
                 in_order &= paths.push(name);
                 // The entry, NUL included, is padded with NULs to a multiple of 8.
                 let used = input.at - start;
@@ -118,6 +135,16 @@ impl TrackedPaths {
             paths.sort();
         }
         Ok(paths)
+    }
+
+    /// Refuses a path of `len` bytes that would take the paths past `most` bytes.
+    fn check_room(&self, len: usize, most: usize) -> Result<(), IndexError> {
+        match self.bytes.len().checked_add(len) {
+            Some(total) if total <= most => Ok(()),
+            _ => Err(IndexError::Corrupt(
+                "its paths add up to more than such an index can hold",
+            )),
+        }
     }
 
     /// Adds `path`; false when it sorts before the previous one (an index not in
@@ -341,6 +368,10 @@ mod tests {
         let mut huge = index(2, &[]);
         huge[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
         assert!(TrackedPaths::parse(&huge, 20).is_err());
+        // A count of 2^32 - 1 with one entry behind it: no gigabytes reserved.
+        let mut overstated = index(2, &[b"a"]);
+        overstated[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
+        assert!(TrackedPaths::parse(&overstated, 20).is_err());
         let mut split = index(2, &[b"a"]);
         let at = split.len() - 20;
         split.splice(at..at, b"link\0\0\0\0".iter().copied());
@@ -348,5 +379,34 @@ mod tests {
             TrackedPaths::parse(&split, 20).unwrap_err(),
             IndexError::Split
         );
+    }
+
+    /// Issue 38, item 7: a version 4 index whose every path repeats the one before
+    /// and adds a byte expands to the square of its entries; 3.7 MB of it passed
+    /// 4 GiB and the u32 path ends wrapped (a panic). Refused once the paths pass 64
+    /// bytes for each byte of the index: here 20,000 entries of 64 bytes (1.3 MB)
+    /// would expand to 200 MB.
+    #[test]
+    fn paths_that_expand_past_the_file_are_refused() {
+        let mut crafted = b"DIRC".to_vec();
+        crafted.extend_from_slice(&4u32.to_be_bytes());
+        let entries: u32 = 20_000;
+        crafted.extend_from_slice(&entries.to_be_bytes());
+        for _ in 0..entries {
+            crafted.extend_from_slice(&[0; STAT_BYTES + 20]);
+            crafted.extend_from_slice(&[0x0f, 0xff]); // flags: a long name
+            crafted.extend_from_slice(&[0, b'a', 0]); // strip nothing, add "a"
+        }
+        crafted.extend_from_slice(&[0; 20]);
+        // `.err()`: an index read whole would print 200 MB of paths.
+        assert_eq!(
+            TrackedPaths::parse(&crafted, 20).err(),
+            Some(IndexError::Corrupt(
+                "its paths add up to more than such an index can hold"
+            ))
+        );
+        // A real version 4 index is read as before.
+        let real = index(4, &[b"a", b"ab", b"abc/d"]);
+        assert_eq!(TrackedPaths::parse(&real, 20).unwrap().len(), 3);
     }
 }

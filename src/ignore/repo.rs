@@ -7,11 +7,56 @@
 use super::gitconfig::GitSettings;
 use super::index::TrackedPaths;
 use super::rules::RuleList;
+use crate::os::read::{read_small_path, Expect};
 use crate::report::Reporter;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
+
+/// A rule file in the tree (`.gitignore`, `.ignore`, `.fdignore`), at any level,
+/// the root and above it included: never followed if it is a symbolic link (git
+/// refuses one with `ELOOP`, "Too many levels of symbolic links", since 2.32), and
+/// at most git's own bound on a pattern file (`PATTERN_MAX_FILE_SIZE` in `dir.c`),
+/// beyond which git warns and reads nothing.
+pub const IN_TREE_RULES: Expect = Expect {
+    what: "a rule file",
+    limit: 100 << 20,
+    follow: false,
+    pipe: false,
+};
+
+/// `info/exclude` and `core.excludesFile`: outside the tree, followed as git
+/// follows them (a dotfile kept elsewhere and linked is common).
+pub const RULES_OUTSIDE: Expect = Expect {
+    follow: true,
+    ..IN_TREE_RULES
+};
+
+/// `--ignore-file`: named by the user, so a pipe is read too (`--ignore-file
+/// <(...)`), to the same bound.
+pub const NAMED_RULES: Expect = Expect {
+    pipe: true,
+    ..RULES_OUTSIDE
+};
+
+/// A `.git` file (`gitdir: ...`) or a worktree's `commondir`: one line; git refuses
+/// a `.git` file past 1 MiB too (`READ_GITFILE_ERR_TOO_LARGE`).
+const ONE_LINE: Expect = Expect {
+    what: "a .git file",
+    limit: 1 << 20,
+    follow: true,
+    pipe: false,
+};
+
+/// The index: no real one comes near 2 GiB (an entry is 62 bytes and its path;
+/// a repository of millions of files has a few hundred MiB).
+const INDEX: Expect = Expect {
+    what: "a git index",
+    limit: 2 << 30,
+    follow: true,
+    pipe: false,
+};
 
 /// Where a repository keeps its data.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -32,7 +77,14 @@ pub fn resolve(dot_git: &Path) -> Result<GitDirs, String> {
     let git_dir = if meta.is_dir() {
         dot_git.to_path_buf()
     } else if meta.is_file() {
-        let bytes = std::fs::read(dot_git).map_err(|err| crate::report::describe(&err))?;
+        let read = read_small_path(
+            dot_git,
+            Expect {
+                follow: false,
+                ..ONE_LINE
+            },
+        );
+        let bytes = read.map_err(|err| crate::report::describe(&err))?;
         let text = bytes
             .strip_prefix(b"gitdir:")
             .ok_or("a .git file that does not start with 'gitdir:'")?;
@@ -44,7 +96,7 @@ pub fn resolve(dot_git: &Path) -> Result<GitDirs, String> {
     } else {
         return Err("neither a directory nor a file".into());
     };
-    let common_dir = match std::fs::read(git_dir.join("commondir")) {
+    let common_dir = match read_small_path(&git_dir.join("commondir"), ONE_LINE) {
         Ok(bytes) => {
             let common = Path::new(std::ffi::OsStr::from_bytes(bytes.trim_ascii()));
             if common.is_relative() {
@@ -120,11 +172,15 @@ pub struct Repo {
 impl Repo {
     /// The repository in `dirs`, whose work tree's top is at `top` (see the field).
     pub fn open(dirs: GitDirs, top: usize, user: &GitSettings, reporter: &Reporter) -> Repo {
-        let settings = user.with_repository(&dirs.common_dir);
-        let info_exclude = read_rules(&dirs.common_dir.join("info/exclude"), reporter);
+        let settings = user.with_repository(&dirs.common_dir, reporter);
+        let info_exclude = read_rules(
+            &dirs.common_dir.join("info/exclude"),
+            RULES_OUTSIDE,
+            reporter,
+        );
         let user_excludes = settings
             .user_ignore_file()
-            .and_then(|file| read_rules(&file, reporter))
+            .and_then(|file| read_rules(&file, RULES_OUTSIDE, reporter))
             .map(Arc::new);
         Repo {
             top,
@@ -142,7 +198,7 @@ impl Repo {
         self.tracked
             .get_or_init(|| {
                 let file = self.git_dir.join("index");
-                let bytes = match std::fs::read(&file) {
+                let bytes = match read_small_path(&file, INDEX) {
                     Ok(bytes) => bytes,
                     Err(err) if err.kind() == io::ErrorKind::NotFound => {
                         return Some(TrackedPaths::default())
@@ -169,9 +225,10 @@ fn index_warning(file: &Path, why: &str, reporter: &Reporter) {
     warn(file.as_os_str().as_bytes(), why, what_instead, reporter);
 }
 
-/// The rules of the file at `path`, by its path.
-pub fn read_rules(path: &Path, reporter: &Reporter) -> Option<RuleList> {
-    rules_read(std::fs::read(path), path.as_os_str().as_bytes(), reporter)
+/// The rules of the file at `path`, by its path, if it is what `expect` allows.
+pub fn read_rules(path: &Path, expect: Expect, reporter: &Reporter) -> Option<RuleList> {
+    let read = read_small_path(path, expect);
+    rules_read(read, path.as_os_str().as_bytes(), reporter)
 }
 
 /// The rules of a rule file once `read` tried to read it (from `path`, named in

@@ -27,10 +27,9 @@ pub struct RuleList {
     paths: Literals,
     /// `*literal` rules tested on the name: the name must end with the literal.
     suffixes: Vec<u32>,
-    /// Every other rule, tested with git's wildmatch, after the literal start it
-    /// must have (of the name, or of the path for a path rule) and whether it is a
-    /// name rule.
-    others: Vec<(u32, Box<[u8]>, bool)>,
+    /// Every other rule, tested with git's wildmatch once the name or path has the
+    /// literal ends the rule needs.
+    others: Vec<Wild>,
 }
 
 /// Rules by their literal text. Looked up once per entry, so hashed with a
@@ -89,6 +88,20 @@ impl Hasher for FxHasher {
     }
 }
 
+/// A rule with wildcards, with what a name or path must have for wildmatch to be
+/// worth asking: the literal text before its first wildcard and after its last.
+/// The end matters on deep paths: `**/x` was a wildmatch over the whole path of
+/// every entry, 47 s on a chain of 100,000 directories against 1.1 s for `*.o`
+/// (issue 38); an entry that does not end in `x` is now turned away at once.
+#[derive(Debug)]
+struct Wild {
+    index: u32,
+    start: Box<[u8]>,
+    end: Box<[u8]>,
+    /// Tested on the name alone (else on the path below the file's directory).
+    by_name: bool,
+}
+
 /// What the rules say about one path.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -114,8 +127,21 @@ impl RuleList {
                     list.suffixes.push(index)
                 }
                 Some(literal_len) => {
-                    let start = pattern.text[..literal_len].into();
-                    list.others.push((index, start, by_name))
+                    let text = &pattern.text[..];
+                    // Past the last character that is not itself (escapes and
+                    // brackets included), the rule is literal to its end.
+                    let special = |b: &u8| b"*?[]\\".contains(b);
+                    let mut tail = text.iter().rposition(special).map_or(0, |at| at + 1);
+                    // `**/` also matches no directory at all, its `/` included.
+                    if text.get(tail) == Some(&b'/') {
+                        tail += 1;
+                    }
+                    list.others.push(Wild {
+                        index,
+                        start: text[..literal_len].into(),
+                        end: text[tail..].into(),
+                        by_name,
+                    })
                 }
             }
             list.rules.push(pattern);
@@ -165,12 +191,13 @@ impl RuleList {
                 .copied(),
         );
         let name_start = (name_start > 0).then_some(name_start);
-        for (index, start, by_name) in self.others.iter().rev() {
-            let index = *index;
+        for wild in self.others.iter().rev() {
+            let index = wild.index;
             if Some(index) < last {
                 break;
             }
-            if !(if *by_name { name } else { path }).starts_with(start) {
+            let tested = if wild.by_name { name } else { path };
+            if !tested.starts_with(&wild.start) || !tested.ends_with(&wild.end) {
                 continue;
             }
             let matched = self.rule(index).matches_repo_relative_path(
@@ -269,7 +296,8 @@ mod tests {
     #[test]
     fn buckets_agree_with_testing_every_rule() {
         let rules: &[u8] = b"target\n*.o\n!keep.o\n/Cargo.lock\nsrc/gen\n*.o/\nbuild/\n\
-                             !build\na*b\n!target/\n*.tar.gz\ntarget/x\n**/deep\n";
+                             !build\na*b\n!target/\n*.tar.gz\ntarget/x\n**/deep\n\
+                             a/**/b\nx?y\n[ab]c\n**/q/r\nsrc/*.rs\n**/b/deep\n\\*lit\n";
         let list = RuleList::parse(rules);
         let names: &[&[u8]] = &[
             b"target",
@@ -284,8 +312,15 @@ mod tests {
             b"x",
             b"deep",
             b"other",
+            b"b",
+            b"xzy",
+            b"ac",
+            b"r",
+            b"m.rs",
+            b"*lit",
+            b"xlit",
         ];
-        for dir in [&b""[..], b"src/", b"target/", b"a/b/"] {
+        for dir in [&b""[..], b"src/", b"target/", b"a/b/", b"q/", b"x/a/q/"] {
             for name in names {
                 for is_dir in [false, true] {
                     let path = [dir, name].concat();

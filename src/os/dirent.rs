@@ -258,7 +258,10 @@ impl DirReader {
         match self.kind {
             #[cfg(target_os = "linux")]
             ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each, full_batch),
-            ReaderKind::Readdir => read_readdir(dir, stop, each),
+            ReaderKind::Readdir => {
+                drop(full_batch);
+                read_readdir(dir, stop, each)
+            }
         }
     }
 

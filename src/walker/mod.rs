@@ -730,9 +730,10 @@ fn gated_rules(
     let listed = Listed {
         fd,
         path: dir.display_path(),
+        below_root: &dir.prefix[dir.below_root()..],
         marks,
     };
-    gate.enter(parent, job.name(), listed, job.tracked_only(), reporter)
+    gate.enter(parent, listed, job.tracked_only(), reporter)
 }
 
 /// Hands the entries of `listing` that `gate` keeps to the visitor.
@@ -754,6 +755,7 @@ fn visit_gated(
     {
         visitor.kinds_asked = true;
     }
+    let below_root = &dir.prefix[dir.below_root()..];
     let mut start = 0;
     for &(end, kind) in &listing.entries {
         let name_with_nul = &listing.names[start..end];
@@ -774,6 +776,7 @@ fn visit_gated(
         }
         let decision = gate.decide(
             rules,
+            below_root,
             entry.name(),
             entry.kind,
             *tracked_only,
