@@ -87,6 +87,9 @@ pub struct Config {
     /// on a network filesystem, whatever the roots are on. Used by tests to exercise
     /// that path on a local tree.
     pub share_mid_listing: bool,
+    /// `--stats`: count the entries listings return ([`crate::Summary::examined`]),
+    /// for the statistics printed at the end.
+    pub stats: bool,
     /// Cut every listing that fills the reader's buffer into pieces for other workers
     /// (`walker::split`), not only when a worker is idle. Used by tests to cut
     /// giant directories at every point a walk allows.
@@ -137,6 +140,7 @@ impl Config {
             assume_disk_waits: false,
             assume_network: false,
             share_mid_listing: false,
+            stats: false,
             split_every_listing: false,
             listing_buffer: None,
             frontier_limit: None,

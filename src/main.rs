@@ -98,7 +98,9 @@ fn run() -> ExitStatus {
     {
         output.separate_paths(separator);
     }
+    let started = std::time::Instant::now();
     let summary = pfind::run(&config, &output, &reporter);
+    let took = started.elapsed();
     if let Some(missed) = search.and_then(|search| search.nothing_matched(&summary)) {
         reporter.warning(&missed);
     }
@@ -119,7 +121,26 @@ fn run() -> ExitStatus {
         }
         OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
     }
+    if config.stats {
+        print_stats(&summary, took);
+    }
     reporter.exit_status()
+}
+
+/// `--stats`: what the walk did, on stderr once the output is written (so that the
+/// lines follow the last path in a terminal), one figure a line as ripgrep prints
+/// them.
+fn print_stats(summary: &pfind::Summary, took: std::time::Duration) {
+    let lines = format!(
+        "{} matches\n{} entries examined\n{} pieces of giant directories listed\n{:.3} seconds\n",
+        summary.matches,
+        summary.examined,
+        summary.pieces,
+        took.as_secs_f64()
+    );
+    use std::io::Write;
+    // A closed stderr leaves nobody to tell.
+    let _ = std::io::stderr().lock().write_all(lines.as_bytes());
 }
 
 /// Where clap stops the run instead of returning options: `--help` and `--version`,

@@ -338,3 +338,138 @@ fn a_million_entries_in_one_directory() {
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// The entries `--stats` says were examined: its line on stderr.
+fn entries_examined(stderr: &[u8]) -> u64 {
+    let stderr = String::from_utf8_lossy(stderr);
+    let line = stderr
+        .lines()
+        .find_map(|line| line.strip_suffix(" entries examined"))
+        .unwrap_or_else(|| panic!("no entries examined in {stderr:?}"));
+    line.parse().unwrap()
+}
+
+/// `find ARGS | wc -l`, NUL-separated so that names with newlines count once.
+fn find_count(args: &[&std::ffi::OsStr]) -> u64 {
+    let out = Command::new("find")
+        .args(args)
+        .arg("-print0")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    out.stdout.iter().filter(|&&b| b == 0).count() as u64
+}
+
+/// `--stats` counts every entry read from a listing once, as `find -mindepth 1`
+/// lists them: in a random tree with a giant directory cut into pieces, at 1, 2
+/// and 8 workers, with -c and with paths printed, and with a depth bound.
+#[test]
+fn stats_count_every_entry_examined_as_find_lists_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    testenv::random_tree(tmp.path(), 5, 2_000);
+    giant_dir(&tmp.path().join("giant"), 5_000);
+    let root = tmp.path().as_os_str();
+    let all = find_count(&[root, "-mindepth".as_ref(), "1".as_ref()]);
+    let shallow = find_count(&[
+        root,
+        "-mindepth".as_ref(),
+        "1".as_ref(),
+        "-maxdepth".as_ref(),
+        "1".as_ref(),
+    ]);
+    for threads in ["1", "2", "8"] {
+        for (extra, want) in [(vec![], all), (vec!["-c"], all), (vec!["-d", "1"], shallow)] {
+            let mut args = vec![root, "--stats".as_ref(), "-j".as_ref(), threads.as_ref()];
+            args.extend(extra.iter().map(std::ffi::OsStr::new));
+            let out = testenv::pfind_command(tmp.path(), &args).output().unwrap();
+            assert!(out.status.success());
+            assert_eq!(
+                entries_examined(&out.stderr),
+                want,
+                "-j {threads} {extra:?}"
+            );
+        }
+    }
+}
+
+/// IO500's external find through `scripts/io500-find.sh`: one walk of an
+/// IO500-style tree (mdtest's easy and hard directories, files of 0 and 3,901
+/// bytes, some older than the timestamp file), `MATCHED found/scanned` with
+/// find's counts; extra arguments go to pfind; another expression is refused.
+#[test]
+fn io500_find_script_counts_as_find_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("datafiles");
+    let stamp = data.join("timestampfile");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::File::create(&stamp).unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&stamp)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    for (kind, size) in [("easy", 0), ("hard", 3901)] {
+        for rank in 0..2 {
+            let dir = data.join(format!("mdtest-{kind}/test-dir.0-0/mdtest_tree.{rank}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            for index in 0..1_500 {
+                let path = dir.join(format!("file.mdtest.{rank}.{index}"));
+                std::fs::write(&path, vec![b'x'; size]).unwrap();
+                if index % 10 == 3 {
+                    let file = std::fs::File::options().write(true).open(&path).unwrap();
+                    file.set_modified(old - std::time::Duration::from_secs(60))
+                        .unwrap();
+                }
+            }
+        }
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/io500-find.sh");
+    let expression = [
+        data.as_os_str(),
+        "-newer".as_ref(),
+        stamp.as_os_str(),
+        "-size".as_ref(),
+        "3901c".as_ref(),
+        "-name".as_ref(),
+        "*01*".as_ref(),
+    ];
+    let mut find_args = expression.to_vec();
+    find_args.extend([std::ffi::OsStr::new("-type"), std::ffi::OsStr::new("f")]);
+    let found = find_count(&find_args);
+    let scanned = find_count(&[data.as_os_str(), "-mindepth".as_ref(), "1".as_ref()]);
+    assert!(found > 0);
+    for extra in [vec![], vec!["-j", "2"]] {
+        let out = Command::new("bash")
+            .arg(&script)
+            .args(&extra)
+            .args(expression)
+            .env("PFIND", env!("CARGO_BIN_EXE_pfind"))
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert_eq!(
+            stdout.lines().last(),
+            Some(&*format!("MATCHED {found}/{scanned}"))
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let out = Command::new("bash")
+        .arg(&script)
+        .args(&expression[..5])
+        .args(["+3901c", "-name", "*01*"])
+        .env("PFIND", env!("CARGO_BIN_EXE_pfind"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

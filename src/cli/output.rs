@@ -57,6 +57,16 @@ pub struct OutputArgs {
     )]
     pub count: bool,
 
+    /// Print statistics to stderr when the walk ends.
+    ///
+    /// As ripgrep's --stats, but on stderr, so that stdout keeps only the matches:
+    /// the matches, the entries examined (every entry read from a directory
+    /// listing, `.` and `..` aside, whatever became of it), the pieces giant
+    /// directories were listed in, and the seconds the walk took. IO500's find
+    /// phase scores entries examined per second (`scripts/io500-find.sh`).
+    #[arg(long = "stats")]
+    pub stats: bool,
+
     /// End each path with NUL, for xargs -0.
     ///
     /// A NUL byte instead of a newline, safe for any file name: `pfind -0 | xargs -0
@@ -283,6 +293,7 @@ impl OutputArgs {
         let stdout_is_terminal = std::io::stdout().is_terminal();
         let record_format = self.record_format(stdout_is_terminal);
         config.absolute = self.absolute;
+        config.stats = self.stats;
         config.path_separator = self.path_separator;
         config.strip_cwd_prefix = self.strip_cwd_prefix;
         config.max_results = if self.first {

@@ -165,6 +165,16 @@ fn short_name(area: &[u8]) -> &[u8] {
     }
 }
 
+/// The entries of a batch `getdents64` filled, `.` and `..` aside: counted only when
+/// asked (`--stats`), so that the listing loop counts nothing per entry.
+#[cfg(target_os = "linux")]
+fn entries_in(filled: &[u8]) -> u64 {
+    let records = cookies::records(filled);
+    records
+        .filter(|record| !cookies::is_dot(record.name))
+        .count() as u64
+}
+
 /// Which way [`DirReader`] lists a directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReaderKind {
@@ -239,7 +249,9 @@ impl DirReader {
     ) -> io::Result<()> {
         match self.kind {
             #[cfg(target_os = "linux")]
-            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each, |_| false),
+            ReaderKind::Getdents => {
+                read_getdents(dir, &mut self.buffer, stop, each, None, |_| false)
+            }
             ReaderKind::Readdir => read_readdir(dir, stop, each),
         }
     }
@@ -247,20 +259,32 @@ impl DirReader {
     /// [`Self::read`], calling `full_batch` after each batch that filled the buffer
     /// (more may follow) with the batch's bytes: if it returns true the listing ends
     /// there, its rest handed to others (see `walker::split`). A directory listed in
-    /// one batch never calls it. The `readdir` reader has no batches and never does.
+    /// one batch never calls it, nor does the `readdir` reader. With `examined`,
+    /// adds the entries listed (`.` and `..` aside) to it, counted per batch.
     pub fn read_splittable(
         &mut self,
         dir: RawFd,
         stop: &AtomicBool,
-        each: impl FnMut(RawEntry<'_>),
+        mut each: impl FnMut(RawEntry<'_>),
+        examined: Option<&mut u64>,
         full_batch: impl FnMut(&[u8]) -> bool,
     ) -> io::Result<()> {
         match self.kind {
             #[cfg(target_os = "linux")]
-            ReaderKind::Getdents => read_getdents(dir, &mut self.buffer, stop, each, full_batch),
+            ReaderKind::Getdents => {
+                read_getdents(dir, &mut self.buffer, stop, each, examined, full_batch)
+            }
             ReaderKind::Readdir => {
                 drop(full_batch);
-                read_readdir(dir, stop, each)
+                let mut entries = 0;
+                let listed = read_readdir(dir, stop, |entry| {
+                    entries += u64::from(!entry.is_dot_or_dotdot());
+                    each(entry)
+                });
+                if let Some(examined) = examined {
+                    *examined += entries;
+                }
+                listed
             }
         }
     }
@@ -335,6 +359,7 @@ fn read_getdents(
     buffer: &mut [MaybeUninit<u8>],
     stop: &AtomicBool,
     mut each: impl FnMut(RawEntry<'_>),
+    mut examined: Option<&mut u64>,
     mut full_batch: impl FnMut(&[u8]) -> bool,
 ) -> io::Result<()> {
     let full = buffer.len() - MAX_RECORD;
@@ -347,6 +372,9 @@ fn read_getdents(
             Some(&[]) => return Ok(()),
             Some(filled) => {
                 parse_records(filled, &mut each)?;
+                if let Some(examined) = examined.as_deref_mut() {
+                    *examined += entries_in(filled);
+                }
                 if filled.len() > full && full_batch(filled) {
                     return Ok(());
                 }

@@ -29,6 +29,9 @@ pub struct Summary {
     /// Pieces of giant directories listed (see `walker::split`): each a listing of
     /// its own, from one cookie to another.
     pub pieces: u64,
+    /// Entries read from directory listings (`.` and `..` aside), whatever became
+    /// of them: what `--stats` and IO500's find call entries examined.
+    pub examined: u64,
 }
 
 impl Summary {
@@ -38,6 +41,7 @@ impl Summary {
         self.workers += other.workers;
         self.missed = self.missed.union(other.missed);
         self.pieces += other.pieces;
+        self.examined += other.examined;
     }
 }
 

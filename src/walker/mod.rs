@@ -353,6 +353,7 @@ impl<'a> Walker<'a> {
                     listing.push(&entry);
                 }
             });
+            visitor.found.examined += listing.entries.len() as u64;
             let visit_entries = dir.depth < config.filter.max_depth && !crossing;
             // Rules are read only for a directory whose entries are visited.
             if visit_entries {
@@ -373,10 +374,12 @@ impl<'a> Walker<'a> {
             // Built only where a batch filled the buffer: made before the listing,
             // the cutter cost every directory of a local walk 20 instructions.
             let (pool, config, shallow, alone) = (pool, config, visitor.shallow, self.alone);
-            reader.read_splittable(
+            let mut examined = 0;
+            let listed = reader.read_splittable(
                 fd,
                 stop,
                 |entry| visitor.visit(&dir, fd, entry),
+                config.stats.then_some(&mut examined),
                 move |filled| {
                     let cutter = Cutter {
                         pool,
@@ -388,7 +391,9 @@ impl<'a> Walker<'a> {
                     };
                     cutter.offer_rest_of_listing(fd, filled)
                 },
-            )
+            );
+            visitor.found.examined += examined;
+            listed
         };
         visitor.visit_unknown(&dir, fd);
         #[cfg(test)]
@@ -455,6 +460,7 @@ fn list_out_of_line(
     let listed = reader.read(fd, pool.stop_flag(), |entry| {
         if !entry.is_dot_or_dotdot() {
             empty = false;
+            visitor.found.examined += 1;
             if visit_entries {
                 visitor.visit_out_of_line(dir, fd, entry);
             }
@@ -485,7 +491,10 @@ fn list_piece(
         fd,
         piece.piece,
         stop,
-        |entry| visitor.visit(dir, fd, entry),
+        |entry| {
+            visitor.found.examined += 1;
+            visitor.visit(dir, fd, entry)
+        },
         |next, _| cutter.offer_rest_of_piece(fd, next, piece),
     )
 }
@@ -616,7 +625,10 @@ fn list_sharing(
     let pool = visitor.pool;
     let mut anchor = None;
     loop {
-        let more = reader.read_batch(fd, pool.stop_flag(), |entry| visitor.visit(dir, fd, entry));
+        let more = reader.read_batch(fd, pool.stop_flag(), |entry| {
+            visitor.found.examined += u64::from(!entry.is_dot_or_dotdot());
+            visitor.visit(dir, fd, entry)
+        });
         visitor.visit_unknown(dir, fd);
         // Each batch is a round trip: measured for the growth as a directory is
         // elsewhere, so that the steps need not wait for large directories' ends.
