@@ -205,7 +205,13 @@ pub fn run_with_reader(
         .with_latency_growth(growth_on_network)
         .with_latency_bound_listings(remote || config.share_mid_listing);
     let shallow = ShallowFirst::new(root_dirs.len());
-    let listing_buffer = config.listing_buffer.unwrap_or(DIRENT_BUFFER_SIZE);
+    let listing_buffer = config.listing_buffer.unwrap_or_else(|| {
+        let stats_each = config.force_stat || config.needs_stat(EntryKind::File);
+        match stats_each {
+            true => crate::walker::STAT_LISTING_BUFFER,
+            false => DIRENT_BUFFER_SIZE,
+        }
+    });
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, listing_buffer);
         Walker::new(

@@ -473,3 +473,38 @@ fn io500_find_script_counts_as_find_does() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// The pieces `--stats` says were listed.
+fn pieces_listed(stderr: &[u8]) -> u64 {
+    let stderr = String::from_utf8_lossy(stderr);
+    let line = stderr
+        .lines()
+        .find_map(|line| line.strip_suffix(" pieces of giant directories listed"))
+        .unwrap_or_else(|| panic!("no pieces in {stderr:?}"));
+    line.parse().unwrap()
+}
+
+/// A directory of a thousand files fits one listing batch, so a plain walk lists
+/// it whole; when every file is `stat`ed (`-S`) its listing is cut for the other
+/// workers, who share the `stat`s (issue 36, item 2). The counts stay find's.
+#[test]
+fn a_directory_whose_entries_are_each_stated_is_shared_sooner() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("thousand");
+    giant_dir(&dir, 1_200);
+    let files = find_count(&[dir.as_os_str(), "-type".as_ref(), "f".as_ref()]);
+    for (extra, cut) in [(None, false), (Some("+0b"), true)] {
+        let mut args: Vec<&std::ffi::OsStr> = vec![dir.as_os_str()];
+        args.extend(["-c", "--stats", "-j", "4"].map(std::ffi::OsStr::new));
+        if let Some(size) = extra {
+            args.extend(["-S", size].map(std::ffi::OsStr::new));
+        }
+        let out = testenv::pfind_command(tmp.path(), &args).output().unwrap();
+        assert!(out.status.success());
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).trim(),
+            files.to_string()
+        );
+        assert_eq!(pieces_listed(&out.stderr) > 0, cut, "-S {extra:?}");
+    }
+}

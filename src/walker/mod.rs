@@ -20,6 +20,7 @@ mod split;
 mod visit;
 
 pub use job::{DirJob, Summary};
+pub use split::STAT_LISTING_BUFFER;
 
 use crate::config::Config;
 use crate::descriptors::Anchor;
