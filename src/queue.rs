@@ -149,6 +149,16 @@ pub fn listing_pieces(alone: bool, idle: usize, workers: usize) -> usize {
     }
 }
 
+/// The most pieces one cut makes on a network filesystem, where each piece's cut
+/// is found by a probe, a round trip: the pieces are cut again as workers idle.
+pub const NETWORK_PIECES: usize = 16;
+
+/// The batches a listing on a network filesystem takes before it may be cut: a cut
+/// there costs a `statfs` and a probe per piece, each a round trip, which a
+/// directory of a few batches would not pay back (a FUSE batch is a page, about
+/// a hundred entries).
+pub const NETWORK_CUT_AFTER: usize = 16;
+
 /// The frontier limit for a walk: [`SEARCH_FRONTIER_LIMIT`] when it stops at its
 /// first matches, [`FRONTIER_LIMIT`] otherwise.
 pub fn frontier_limit(stops_early: bool) -> usize {

@@ -172,6 +172,12 @@ fn giant_dir(dir: &Path, entries: usize) {
 }
 
 fn config(root: &Path, threads: usize, every: bool) -> Config {
+    network_config(root, threads, every, false)
+}
+
+/// [`config`], taking the root as one on a network filesystem (`network`): its
+/// listings are read batch by batch, and cut only after many (`list_sharing`).
+fn network_config(root: &Path, threads: usize, every: bool, network: bool) -> Config {
     let mut config = Config::new(vec![OsString::from(root)]);
     config.output = OutputMode::Paths { terminator: 0 };
     config.threads = threads;
@@ -181,6 +187,7 @@ fn config(root: &Path, threads: usize, every: bool) -> Config {
         config.split_every_listing = true;
         config.listing_buffer = Some(1024);
     }
+    config.assume_network = network;
     config
 }
 
@@ -190,13 +197,18 @@ fn config(root: &Path, threads: usize, every: bool) -> Config {
 /// listed.
 fn assert_exact(root: &Path, context: &str) {
     let expected = oracle_files(root.as_os_str().as_bytes());
+    // A network root's listing is cut only after 16 batches (`NETWORK_CUT_AFTER`).
+    let big = expected.len() > 10_000;
+    let settings = [(true, false), (false, false), (true, true)];
     for threads in [1, 2, 8, 16] {
-        for every in [true, false] {
-            let config = config(root, threads, every);
+        for (every, network) in settings {
+            let config = network_config(root, threads, every, network);
             let (paths, summary) = library_walk(&config, ReaderKind::native());
-            let context = format!("{context}, {threads} workers, every listing cut: {every}");
+            let context = format!(
+                "{context}, {threads} workers, every listing cut: {every}, as a network root: {network}"
+            );
             assert_same_records(&context, &paths, &expected);
-            if every && threads > 1 && cuttable(root) {
+            if every && threads > 1 && cuttable(root) && (!network || big) {
                 assert!(summary.pieces > 0, "{context}: no piece listed");
             }
             if threads == 1 {

@@ -41,6 +41,26 @@ pub enum Order {
     Descending,
 }
 
+/// How far a filesystem's cookies are trusted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trust {
+    /// Shown exact here (ext4, xfs, btrfs, tmpfs): cut on the order alone.
+    Known(Order),
+    /// A FUSE filesystem: its server makes the cookies, so each listing is cut only
+    /// once a probe has read back a record of it at its own position
+    /// ([`Probe::reads_back`]), on a new description, as a piece will.
+    Checked(Order),
+}
+
+impl Trust {
+    /// The order cookies run in, however far they are trusted.
+    pub fn order(self) -> Order {
+        match self {
+            Trust::Known(order) | Trust::Checked(order) => order,
+        }
+    }
+}
+
 /// Byte offsets inside a `struct linux_dirent64` record.
 const INO: usize = 0;
 const OFF: usize = 8;
@@ -57,12 +77,14 @@ const XFS: i64 = 0x5846_5342;
 const BTRFS: i64 = 0x9123_683E;
 #[cfg(any(target_os = "linux", test))]
 const TMPFS: i64 = 0x0102_1994;
+#[cfg(any(target_os = "linux", test))]
+const FUSE: i64 = 0x6573_5546;
 
 impl Order {
     /// The order of the cookies of the directory open as `fd`, if its filesystem is
     /// one where splitting a listing was shown exact; `None` keeps one reader.
     #[cfg(target_os = "linux")]
-    pub fn of(fd: RawFd) -> Option<Order> {
+    pub fn of(fd: RawFd) -> Option<Trust> {
         let mut buf = std::mem::MaybeUninit::<libc::statfs>::uninit();
         // SAFETY: `fd` is an open descriptor and `buf` a writable statfs.
         if unsafe { libc::fstatfs(fd, buf.as_mut_ptr()) } != 0 {
@@ -76,15 +98,18 @@ impl Order {
     }
 
     #[cfg(not(target_os = "linux"))]
-    pub fn of(_fd: RawFd) -> Option<Order> {
+    pub fn of(_fd: RawFd) -> Option<Trust> {
         None
     }
 
     #[cfg(any(target_os = "linux", test))]
-    fn of_fs_type(kind: i64) -> Option<Order> {
+    fn of_fs_type(kind: i64) -> Option<Trust> {
         match kind {
-            EXT4 | XFS | BTRFS => Some(Order::Ascending),
-            TMPFS => Some(Order::Descending),
+            EXT4 | XFS | BTRFS => Some(Trust::Known(Order::Ascending)),
+            TMPFS => Some(Trust::Known(Order::Descending)),
+            // Servers that pass their source's cookies on (latencyfs, a passthrough)
+            // list in ascending order; any other is caught by the checks.
+            FUSE => Some(Trust::Checked(Order::Ascending)),
             _ => None,
         }
     }
@@ -206,6 +231,26 @@ impl Probe {
     /// past `guess` (its record's `d_off`), if another entry follows it.
     pub fn boundary(&self, guess: u64) -> io::Result<Option<u64>> {
         Ok(self.first_two(guess)?.map(|(_, _, next)| next))
+    }
+
+    /// True when seeking this description to the position of the last record but
+    /// one of `filled` (a batch of another description's listing, in `order`)
+    /// reads that record back first, with the same `d_off`: the cookies are
+    /// positions any description of the directory can seek to.
+    pub fn reads_back(&self, filled: &[u8], order: Order) -> io::Result<bool> {
+        let tail: Vec<Record<'_>> = records(filled).filter(|r| !is_dot(r.name)).collect();
+        // The record before the last, so that a probe at its position finds two.
+        let [.., before, record, _last] = tail.as_slice() else {
+            return Ok(false);
+        };
+        if !order.after(before.next, record.next) {
+            return Ok(false);
+        }
+        Ok(self
+            .first_two(before.next)?
+            .is_some_and(|(ino, name, next)| {
+                ino == record.ino && name == record.name && next == record.next
+            }))
     }
 
     /// True when an entry is at or past `cookie`, with another after it.
@@ -452,8 +497,18 @@ mod tests {
         assert_eq!(Order::Ascending.between(10, 110, 1, 4), 35);
         assert_eq!(Order::Descending.between(110, 10, 1, 4), 85);
         assert_eq!(Order::Ascending.between(0, u64::MAX, 1, 2), u64::MAX / 2);
-        assert_eq!(Order::of_fs_type(EXT4), Some(Order::Ascending));
-        assert_eq!(Order::of_fs_type(TMPFS), Some(Order::Descending));
+        assert_eq!(
+            Order::of_fs_type(EXT4),
+            Some(Trust::Known(Order::Ascending))
+        );
+        assert_eq!(
+            Order::of_fs_type(TMPFS),
+            Some(Trust::Known(Order::Descending))
+        );
+        assert_eq!(
+            Order::of_fs_type(FUSE),
+            Some(Trust::Checked(Order::Ascending))
+        );
         assert_eq!(Order::of_fs_type(0x6969), None);
     }
 
@@ -525,6 +580,48 @@ mod tests {
             bytes.extend_from_slice(&record);
         }
         bytes
+    }
+
+    /// A probe on a new description reads a record of a real listing back at its
+    /// position, and refuses a batch whose cookie was changed.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_probe_reads_back_a_record_at_its_position() {
+        let tmp = tempfile::tempdir().unwrap();
+        for index in 0..200 {
+            std::fs::File::create(tmp.path().join(format!("entry.{index}"))).unwrap();
+        }
+        let dir = std::fs::File::open(tmp.path()).unwrap();
+        let Some(trust) = Order::of(dir.as_raw_fd()) else {
+            eprintln!("skipped: the temporary directory's filesystem is not cut");
+            return;
+        };
+        let mut buffer = vec![0u8; 64 * 1024];
+        let filled = getdents(dir.as_raw_fd(), &mut buffer).unwrap().to_vec();
+        let probe = Probe::open(dir.as_raw_fd()).unwrap();
+        assert!(probe.reads_back(&filled, trust.order()).unwrap());
+        // The record before the last claims another position.
+        let offsets: Vec<usize> = {
+            let mut at = 0;
+            records(&filled)
+                .map(|record| {
+                    let start = at;
+                    at +=
+                        u16::from_ne_bytes([filled[at + RECLEN], filled[at + RECLEN + 1]]) as usize;
+                    let _ = record;
+                    start
+                })
+                .collect()
+        };
+        let mut changed = filled.clone();
+        let before_last = offsets[offsets.len() - 2];
+        let next = u64::from_ne_bytes(changed[before_last + OFF..][..8].try_into().unwrap());
+        let moved = match trust.order() {
+            Order::Ascending => next + 1,
+            Order::Descending => next - 1,
+        };
+        changed[before_last + OFF..][..8].copy_from_slice(&moved.to_ne_bytes());
+        assert!(!probe.reads_back(&changed, trust.order()).unwrap());
     }
 
     #[test]

@@ -293,27 +293,36 @@ impl DirReader {
     /// start and calls `each` for the entries in it, until its end. `full_batch`
     /// runs after each batch that filled the buffer, with where the listing is (the
     /// position of the next entry, if the batch gave a safe one): true ends the
-    /// listing there, its rest handed to others. Only `getdents64` has cookies.
+    /// listing there, its rest handed to others. With `any_batch` it runs after
+    /// every batch (on a network filesystem, whose batches are its server's size
+    /// and never fill the buffer). Only `getdents64` has cookies.
+    #[allow(clippy::too_many_arguments)]
     pub fn read_piece(
         &mut self,
         dir: RawFd,
         piece: Piece,
+        any_batch: bool,
         stop: &AtomicBool,
         mut each: impl FnMut(RawEntry<'_>),
         mut full_batch: impl FnMut(Option<u64>, &Positions) -> bool,
     ) -> io::Result<()> {
         #[cfg(target_os = "linux")]
         if self.kind == ReaderKind::Getdents {
+            let full = match any_batch {
+                true => 0,
+                false => self.buffer.len() - MAX_RECORD,
+            };
             return read_piece(
                 dir,
                 &mut self.buffer,
                 piece,
+                full,
                 stop,
                 &mut each,
                 &mut full_batch,
             );
         }
-        let _ = (dir, piece, stop, &mut each, &mut full_batch);
+        let _ = (dir, piece, any_batch, stop, &mut each, &mut full_batch);
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
@@ -321,16 +330,25 @@ impl DirReader {
     /// `getdents64` call and returns true if there may be more, so that the caller can
     /// act between two batches (on a network filesystem each is a round trip). The
     /// `readdir` reader has no batches of its own and lists the whole directory.
+    /// `after` runs after a batch with entries, with its bytes; if it returns true the
+    /// listing ends there (false is returned), its rest handed to others.
     pub fn read_batch(
         &mut self,
         dir: RawFd,
         stop: &AtomicBool,
         mut each: impl FnMut(RawEntry<'_>),
+        after: impl FnMut(&[u8]) -> bool,
     ) -> io::Result<bool> {
         match self.kind {
             #[cfg(target_os = "linux")]
-            ReaderKind::Getdents => getdents_batch(dir, &mut self.buffer, stop, &mut each),
-            ReaderKind::Readdir => read_readdir(dir, stop, &mut each).map(|()| false),
+            ReaderKind::Getdents => {
+                let mut after = after;
+                getdents_batch(dir, &mut self.buffer, stop, &mut each, &mut after)
+            }
+            ReaderKind::Readdir => {
+                drop(after);
+                read_readdir(dir, stop, &mut each).map(|()| false)
+            }
         }
     }
 }
@@ -394,6 +412,7 @@ fn read_piece(
     dir: RawFd,
     buffer: &mut [MaybeUninit<u8>],
     piece: Piece,
+    full: usize,
     stop: &AtomicBool,
     each: &mut impl FnMut(RawEntry<'_>),
     full_batch: &mut impl FnMut(Option<u64>, &Positions) -> bool,
@@ -401,7 +420,6 @@ fn read_piece(
     cookies::seek(dir, piece.from)?;
     let mut positions = Positions::new(piece);
     let mut first = true;
-    let full = buffer.len() - MAX_RECORD;
     loop {
         if stop.load(Ordering::Relaxed) {
             return Ok(());
@@ -477,6 +495,7 @@ fn getdents_batch(
     buffer: &mut [MaybeUninit<u8>],
     stop: &AtomicBool,
     each: &mut impl FnMut(RawEntry<'_>),
+    after: &mut impl FnMut(&[u8]) -> bool,
 ) -> io::Result<bool> {
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -485,7 +504,10 @@ fn getdents_batch(
         match getdents(dir, buffer)? {
             None => continue,
             Some(&[]) => return Ok(false),
-            Some(filled) => return parse_records(filled, each).map(|()| true),
+            Some(filled) => {
+                parse_records(filled, each)?;
+                return Ok(!after(filled));
+            }
         }
     }
 }
@@ -697,9 +719,14 @@ mod tests {
             let mut batches = 0;
             let stop = AtomicBool::new(false);
             while reader
-                .read_batch(fd.as_raw_fd(), &stop, |entry| {
-                    assert!(seen.insert(entry.name().to_vec(), entry.kind).is_none());
-                })
+                .read_batch(
+                    fd.as_raw_fd(),
+                    &stop,
+                    |entry| {
+                        assert!(seen.insert(entry.name().to_vec(), entry.kind).is_none());
+                    },
+                    |_| false,
+                )
                 .unwrap()
             {
                 batches += 1;

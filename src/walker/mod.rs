@@ -448,7 +448,7 @@ fn list_out_of_line(
         return list_piece(reader, visitor, listing, piece, alone);
     }
     if !listing.job.print_if_empty() {
-        return list_sharing(reader, visitor, listing);
+        return list_sharing(reader, visitor, listing, alone);
     }
     // Only with `-t e`: note whether the directory has any entry at all. A directory
     // at the maximum depth, or a mount point under `-x`, is listed for this alone.
@@ -488,15 +488,26 @@ fn list_piece(
     } = listing;
     let cutter = Cutter::new(visitor, job, slot, alone);
     let stop = visitor.pool.stop_flag();
+    let network = visitor.pool.latency_bound_listings();
+    let mut batches = 0;
     reader.read_piece(
         fd,
         piece.piece,
+        network,
         stop,
         |entry| {
             visitor.found.examined += 1;
             visitor.visit(dir, fd, entry)
         },
-        |next, _| cutter.offer_rest_of_piece(fd, next, piece),
+        // On a network filesystem a piece is cut again only once it has taken as
+        // many batches as a whole listing must (`NETWORK_CUT_AFTER`): cut whenever
+        // a worker idled, a million entries at 1 ms became 1,092 pieces, whose
+        // probes were as many round trips as the listing's own.
+        |next, _| {
+            batches += 1;
+            (!network || batches >= crate::queue::NETWORK_CUT_AFTER)
+                && cutter.offer_rest_of_piece(fd, next, piece)
+        },
     )
 }
 
@@ -539,7 +550,13 @@ impl<'w, 'a> Cutter<'w, 'a> {
         if !(self.alone || idle > 0 || every) {
             return 0;
         }
-        crate::queue::listing_pieces(self.alone || every, idle, self.config.threads)
+        let pieces = crate::queue::listing_pieces(self.alone || every, idle, self.config.threads);
+        // On a network filesystem each cut asks a probe per piece, a round trip
+        // each: a few pieces now, cut again as workers idle.
+        match pool.latency_bound_listings() {
+            true => pieces.min(crate::queue::NETWORK_PIECES),
+            false => pieces,
+        }
     }
 
     /// After a batch of a whole directory's listing filled the buffer: cuts the rest
@@ -550,10 +567,10 @@ impl<'w, 'a> Cutter<'w, 'a> {
         if pieces == 0 {
             return false;
         }
-        let Some(order) = crate::os::cookies::Order::of(fd) else {
+        let Some(trust) = crate::os::cookies::Order::of(fd) else {
             return false;
         };
-        let Some(next) = crate::os::cookies::last_positions(filled, order) else {
+        let Some(next) = crate::os::cookies::last_positions(filled, trust.order()) else {
             return false;
         };
         let standing = split::Standing {
@@ -561,7 +578,7 @@ impl<'w, 'a> Cutter<'w, 'a> {
             next,
             started_at: 0,
             until: None,
-            giant: None,
+            giant: Err((trust, filled)),
         };
         self.queue(split::cut(standing, pieces))
     }
@@ -583,7 +600,7 @@ impl<'w, 'a> Cutter<'w, 'a> {
             next,
             started_at: piece.piece.from,
             until: piece.piece.until,
-            giant: Some(piece.giant()),
+            giant: Ok(piece.giant()),
         };
         self.queue(split::cut(standing, pieces))
     }
@@ -614,6 +631,7 @@ fn list_sharing(
     reader: &mut DirReader,
     visitor: &mut Visitor<'_>,
     listing: SharedListing<'_>,
+    alone: bool,
 ) -> std::io::Result<()> {
     let SharedListing {
         dir,
@@ -625,11 +643,26 @@ fn list_sharing(
     } = listing;
     let pool = visitor.pool;
     let mut anchor = None;
+    let cutter = Cutter::new(visitor, job, slot, alone);
+    let mut batches = 0;
     loop {
-        let more = reader.read_batch(fd, pool.stop_flag(), |entry| {
-            visitor.found.examined += u64::from(!entry.is_dot_or_dotdot());
-            visitor.visit(dir, fd, entry)
-        });
+        let more = reader.read_batch(
+            fd,
+            pool.stop_flag(),
+            |entry| {
+                visitor.found.examined += u64::from(!entry.is_dot_or_dotdot());
+                visitor.visit(dir, fd, entry)
+            },
+            // A network filesystem's batches are its server's (a page of entries
+            // through FUSE), never the buffer's size: any may be followed by more.
+            // A cut costs round trips (a statfs, probes): only a listing that has
+            // already taken many is offered one.
+            |filled| {
+                batches += 1;
+                batches >= crate::queue::NETWORK_CUT_AFTER
+                    && cutter.offer_rest_of_listing(fd, filled)
+            },
+        );
         visitor.visit_unknown(dir, fd);
         // Each batch is a round trip: measured for the growth as a directory is
         // elsewhere, so that the steps need not wait for large directories' ends.

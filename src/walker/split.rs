@@ -17,7 +17,7 @@
 //! Every piece keeps the same directory open (`Giant::fd`), so renaming it or
 //! replacing its path while its pieces wait changes nothing about what they list.
 
-use crate::os::cookies::{self, Order, Piece, Probe};
+use crate::os::cookies::{self, Order, Piece, Probe, Trust};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::Arc;
@@ -69,18 +69,24 @@ pub(super) struct Standing<'a> {
     pub started_at: u64,
     /// The end of the piece being listed (`None`: the directory's end).
     pub until: Option<u64>,
-    /// The giant this listing is already a piece of, if it is one.
-    pub giant: Option<&'a Arc<Giant>>,
+    /// The giant this listing is already a piece of, if it is one; otherwise how
+    /// far its filesystem's cookies are trusted and the batch just listed, which a
+    /// [`Trust::Checked`] filesystem must read back before a first cut.
+    pub giant: Result<&'a Arc<Giant>, (Trust, &'a [u8])>,
 }
 
 /// Cuts the rest of a listing into about `pieces` pieces, if it can be done
 /// exactly; `None` leaves the listing whole (and the caller reads on).
 pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>> {
     let (giant, new_giant) = match standing.giant {
-        Some(giant) => (giant.clone(), false),
-        None => {
-            let order = Order::of(standing.fd)?;
+        Ok(giant) => (giant.clone(), false),
+        Err((trust, batch)) => {
+            let order = trust.order();
             let fd = cookies::reopen(standing.fd).ok()?;
+            if let Trust::Checked(_) = trust {
+                let probe = Probe::open(fd.as_raw_fd()).ok()?;
+                probe.reads_back(batch, order).ok()?.then_some(())?;
+            }
             let giant = Giant {
                 fd,
                 order,
