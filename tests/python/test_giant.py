@@ -256,6 +256,18 @@ class TreeTests(TempDirTest):
         self.assertEqual(io500_tree.reference_counts(str(root), FIND), {k: manifest[k] for k in ("found", "scanned", "files")})
 
 
+class DocsTest(unittest.TestCase):
+    def test_the_documented_commands_parse(self):
+        text = (REPO / "docs" / "benchmarks.md").read_text()
+        section = text[text.index("### Giant directories"):text.index("### Memory")]
+        commands = [c.replace("\\\n", " ") for c in section.split("```")[1].strip().split("\npython3")]
+        self.assertEqual(len(commands), 2)
+        giant_args, io500_args = (cli.parse_args(c.split()[2:] if c.startswith("python3") else c.split()[1:]) for c in commands)
+        self.assertEqual((giant_args.giant, giant_args.fs, giant_args.cache), ([400_000, 1_000_000], ["ext4", "xfs", "btrfs", "tmpfs"], ["warm", "cold"]))
+        self.assertTrue(io500_args.io500_tree)
+        self.assertEqual(io500_args.io500_entries, 400_000)
+
+
 @unittest.skipUnless(PFIND.exists(), f"needs a release build of pfind ({PFIND}: cargo build --release)")
 @unittest.skipUnless(HYPERFINE and FIND, "needs hyperfine and GNU find")
 class SmallestRunTest(TempDirTest):
