@@ -17,6 +17,9 @@ and `--first-path` (a cold walk's first path, root only); `--ignore-view REPO`
 (the developer's view of a git work tree: pfind --ignore and -G against fd, rg and
 git ls-files, every answer checked against git's), on trees `--make-realistic SRC
 DEST` makes.
+`--giant` (one directory of 400k and 1m entries) and `--io500-tree` (IO500's
+find phase on an mdtest tree) are runs of their own, on the data directory and
+each --fs, in each --cache mode.
 docs/benchmarks.md, "Reproducing the numbers", has the full command and its duration;
 `--dry-run` prints what a command line would time and skip.
 

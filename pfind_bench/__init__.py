@@ -8,7 +8,9 @@ page cache first for cold cells); correctness checks every tool's answer untimed
 early_quit, order and first_path are the parts that time finding one file, the
 order of a listing and a cold walk's first path (--early-quit, --shallow-order,
 --first-path); ignore_view times the developer's view of git trees against git's
-own answer (--ignore-view), on trees realistic makes (--make-realistic); report
+own answer (--ignore-view), on trees realistic makes (--make-realistic); giant
+and io500_tree time giant directories and IO500's find phase (--giant,
+--io500-tree); report
 assembles the JSON report and prints the tables; charts
 draws them (--plot).
 
@@ -24,6 +26,8 @@ draws them (--plot).
     ignore_view.py  --ignore-view: git's answer, the set checks, the view's commands
     realistic.py    --make-realistic: a clone with build output, packages, untracked files
     latency_fs.py   --latency-fs: latencyfs mounts, the commands, measure_on, the table
+    giant.py        --giant: one directory of N mdtest-named files, its commands, cells, table
+    io500_tree.py   --io500-tree: mdtest easy/hard tree, IO500's find phase, its count checks
     sshfs.py        --sshfs: the harness's own sshd on 127.0.0.1, sshfs mounts of it
     report/         schema.py: the JSON report (REPORT_SCHEMA); tables.py: the text
     charts.py       --plot: SVG charts (matplotlib, only there)

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from . import early_quit, first_path, ignore_view, latency_fs, order, sshfs
+from . import early_quit, first_path, giant, ignore_view, io500_tree, latency_fs, order, sshfs
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
@@ -54,6 +54,14 @@ def free_output_path(directory: Path = Path(".")) -> Path:
         if not path.exists():
             return path
         n += 1
+
+
+def entry_count(text: str) -> int:
+    """argparse's type for --giant and --io500-entries: 2000, 400k, 1m."""
+    try:
+        return giant.parse_size(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e))
 
 
 def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
@@ -136,6 +144,12 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--latency-no-types", action="store_true", help="the filesystem gives no file types in readdir (DT_UNKNOWN)")
     g.add_argument("--sshfs", action="store_true", help="with --latency-fs: also time the same commands, --latency-runs times each, on SOURCE mounted afresh for every run with sshfs from an sshd of the harness's own on 127.0.0.1 (throwaway keys; skipped with a message where sshfs or sshd is missing)")
 
+    g = p.add_argument_group("giant directories and IO500's find (docs/benchmarks.md, 'Giant directories')")
+    g.add_argument("--giant", nargs="*", type=entry_count, metavar="SIZE", help="only time one directory of SIZE empty files named file.mdtest.R.I (400k, 1m, 2000; no SIZE: " + " ".join(giant.DEFAULT_SIZES) + ") on the data directory and each --fs, in each --cache mode: pfind's default, -j 1 and each --giant-threads, find, fd, rg and bfs, every count checked; then exit")
+    g.add_argument("--giant-threads", nargs="*", type=int, default=list(giant.DEFAULT_THREADS), metavar="N", help="pfind is also timed at each -j N (default: %(default)s)")
+    g.add_argument("--io500-tree", action="store_true", help="only time IO500's find phase on an mdtest easy and hard tree (on the data directory and each --fs, in each --cache mode): scripts/io500-find.sh against pfind's plain walk, the two-walk adapter and GNU find, every count checked against find's; then exit (with --giant: both)")
+    g.add_argument("--io500-entries", type=entry_count, default=io500_tree.DEFAULT_ENTRIES, metavar="N", help="files in the IO500 tree, half easy, half hard (default: %(default)s)")
+
     g = p.add_argument_group("files and output")
     g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
     g.add_argument("--gen-jobs", type=int, default=available_cpus(), help="processes writing large datasets (default: CPUs available)")
@@ -190,6 +204,14 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         p.error("--ignore-view-runs must be at least 1 and --ignore-view-warmup at least 0")
     if not args.realistic_scale > 0:
         p.error("--realistic-scale must be above 0")
+    if args.giant is not None:
+        args.giant = unique(args.giant or [giant.parse_size(s) for s in giant.DEFAULT_SIZES])
+        if sets_j:
+            p.error("--pfind-args must not set -j with --giant (it times pfind's default and each -j; give --giant-threads)")
+    if any(n < 1 for n in args.giant_threads):
+        p.error("--giant-threads values must be at least 1")
+    if (args.giant is not None or args.io500_tree) and args.latency_fs:
+        p.error("--giant and --io500-tree are runs of their own: not with --latency-fs")
     args.ignore_view = unique(args.ignore_view)
     args.early_quit = unique(args.early_quit)
     args.early_quit_depths = unique(args.early_quit_depths)
@@ -546,6 +568,152 @@ def run_latency_fs(args) -> int:
     return status
 
 
+def say_plan(plan_lines: list[str], skip_lines: list[str], dry_run: bool) -> bool:
+    """A dry run prints the plan and the skips on stdout (and is then done: True);
+    a run logs them before timing."""
+    if dry_run:
+        print("\n".join(plan_lines + [f"skipped {s}" for s in skip_lines]))
+        return True
+    for line in skip_lines:
+        log(f"skipped {line}")
+    for line in plan_lines:
+        log("plan: " + line)
+    return False
+
+
+def timing_config(args, argv: Optional[list[str]], hyperfine: str, caches: list[str]) -> dict:
+    """The report's config: the command line, the harness's revision and how
+    everything was timed."""
+    return {
+        "argv": sys.argv if argv is None else ["benchmark.py"] + list(argv),
+        "harness_revision": git_revision(Path(__file__).resolve().parent.parent),
+        "hyperfine": {"path": hyperfine, "version": tool_version([hyperfine, "--version"]), "warmup": args.warmup, "runs": args.runs, "output": args.hyperfine_output, "shell": "none"},
+        "passes": args.passes,
+        "cache": caches,
+        "cold": {"runs": args.cold_runs, "warmup": 0, "prepare": DROP_CACHES_COMMAND},
+        "fs": args.fs,
+        "pfind_args": args.pfind_extra,
+    }
+
+
+def hyperfine_and_pfind(args) -> tuple[Optional[str], Optional[str]]:
+    """The paths of hyperfine and of --pfind, or (None, None) once it has said which
+    is missing."""
+    hyperfine = which("hyperfine")
+    if hyperfine is None:
+        log("benchmark.py: hyperfine is required (apt-get install hyperfine, or cargo install hyperfine)")
+        return None, None
+    pfind_path = named_program(args.pfind)
+    if pfind_path is None:
+        log(f"benchmark.py: pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
+        return None, None
+    return hyperfine, pfind_path
+
+
+GIANT, IO500_TREE = "giant", "io500-tree"
+
+
+def run_giant_modes(args, argv: Optional[list[str]] = None) -> int:
+    """--giant and --io500-tree: their cells on the data directory and each --fs
+    (mounted as for the cells), in each --cache mode, then their tables and a
+    report with a section each; with --dry-run, what would be timed and skipped,
+    and nothing generated, mounted or written."""
+    started = time.monotonic()
+    hyperfine, pfind_path = hyperfine_and_pfind(args)
+    if pfind_path is None:
+        return 2
+    peers, skipped_tools, path_ref = find_peers(args)
+    if path_ref is None:
+        log("benchmark.py: GNU find is needed to check the counts (apt-get install findutils)")
+        return 2
+    pfind = make_pfind(pfind_path, args.pfind_extra)
+    giant_tools = giant.commands(pfind, args.giant_threads, [t for t in peers if t.name in giant.PEERS])
+
+    euid = os.geteuid()
+    places, fs_skipped = plan_places(args.fs, filesystem_of(args.data_dir), lambda fs: fs_unavailable(fs, euid))
+    skip_lines = [f"--fs {fs}: {why}" for fs, why in fs_skipped.items()]
+    if args.giant:
+        skip_lines += [f"{GIANT}: {name}: {why}" for name, why in skipped_tools.items() if name in giant.PEERS]
+    cold_why = cold_cache_unavailable() if COLD in args.cache else None
+    plans: list[giant.TargetPlan] = []
+    lines = []
+    for mode, sizes, names in (
+        (GIANT, args.giant or [], [giant.heading(t.name) for t in giant_tools]),
+        (IO500_TREE, [args.io500_entries] if args.io500_tree else [], [n for n, _ in io500_tree.commands("DATADIR", pfind_path, args.pfind_extra, path_ref.path)]),
+    ):
+        if not sizes:
+            continue
+        planned, skipped = giant.plan_targets(mode, args.cache, [fs for fs, _ in places], sizes, cold_why)
+        plans += planned
+        skip_lines += skipped
+        lines += giant.describe(planned) + [f"{mode} commands: {', '.join(names)}"]
+    if say_plan(lines, skip_lines, args.dry_run):
+        return 0
+    if not plans:
+        log("benchmark.py: nothing to time (see the skipped lines above)")
+        return 2
+
+    def time_commands(named, cache, env=None):
+        timer = functools.partial(run_hyperfine, env=env) if env else run_hyperfine
+        return time_in_passes(hyperfine, named, output=args.hyperfine_output, passes=args.passes, run=timer, **cache_settings(args, cache))
+
+    sections = {GIANT: [], IO500_TREE: []}
+    with contextlib.ExitStack() as stack:
+        ready: dict[str, Place] = {}
+        mounter = None
+        for fs, where in places:
+            if not any(p.fs == fs for p in plans):
+                continue
+            try:
+                if where != HOME and mounter is None:
+                    mounter = stack.enter_context(Mounter(args.fs_dir, args.fs_image_gib, args.fs_fresh))
+                ready[fs] = home_place(args.data_dir, fs) if where == HOME else mounter.place_for(fs)
+            except FsError as e:
+                log(f"skipped --fs {fs}: {e}")
+                skip_lines.append(f"--fs {fs}: {e}")
+        trees = {}
+        for plan in plans:
+            if plan.fs not in ready or (plan.mode, plan.fs, plan.entries) in trees:
+                continue
+            place = ready[plan.fs]
+            ensure = giant.ensure_giant if plan.mode == GIANT else io500_tree.ensure_io500_tree
+            trees[(plan.mode, plan.fs, plan.entries)] = ensure(place.data_dir, plan.entries, args.gen_jobs, where="" if place.home else f"on {plan.fs}")
+        plans = [p for p in plans if p.fs in ready]
+        for i, plan in enumerate(plans, 1):
+            root, manifest = trees[(plan.mode, plan.fs, plan.entries)]
+            log(f"[{i}/{len(plans)}] {plan.label}")
+            if plan.mode == GIANT:
+                sections[GIANT].append(giant.run_cell(plan, str(root), manifest, giant_tools, path_ref, time_commands))
+            else:
+                sections[IO500_TREE].append(io500_tree.run_cell(plan, str(root), manifest, pfind_path, args.pfind_extra, path_ref.path, time_commands))
+        filesystems = {fs: place.info for fs, place in ready.items()}
+
+    report: dict = {"generated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+    tables = []
+    if sections[GIANT]:
+        report["giant"] = {"threads": args.giant_threads, "sizes": args.giant, "ranks": giant.MDTEST_RANKS, "cells": sections[GIANT]}
+        tables.append("giant directories, ms: median (min-max)\n" + giant.table(sections[GIANT]))
+    if sections[IO500_TREE]:
+        report["io500_tree"] = {"entries": args.io500_entries, "script": str(io500_tree.SCRIPT), "glob": io500_tree.GLOB, "cells": sections[IO500_TREE]}
+        tables.append("IO500's find phase, ms: median (min-max)\n" + io500_tree.table(sections[IO500_TREE]))
+    cells = sections[GIANT] + sections[IO500_TREE]
+    machine = machine_info(args.data_dir)
+    machine["filesystems"] = filesystems
+    report.update(
+        machine=machine,
+        tools={t.name: t.describe() for t in [pfind] + peers},
+        skipped_tools=skipped_tools,
+        skipped=skip_lines,
+        config=timing_config(args, argv, hyperfine, args.cache) | {"duration_seconds": round(time.monotonic() - started, 1)},
+        pfind_correct=giant.all_correct(cells),
+        all_timings_ok=not any(c.get("error") for c in cells),
+    )
+    print("\n\n".join(tables), flush=True)
+    write_json_atomic(args.output, report)
+    log(f"report written to {args.output} ({report['config']['duration_seconds'] / 60:.1f} min)")
+    return 0 if report["pfind_correct"] and report["all_timings_ok"] else 1
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
     if args.plot:
@@ -554,15 +722,12 @@ def main(argv: Optional[list[str]] = None) -> int:
         return make_realistic_tree(args)
     if args.latency_fs:
         return run_latency_fs(args)
+    if args.giant is not None or args.io500_tree:
+        return run_giant_modes(args, argv)
     started = time.monotonic()
 
-    hyperfine = which("hyperfine")
-    if hyperfine is None:
-        log("benchmark.py: hyperfine is required (apt-get install hyperfine, or cargo install hyperfine)")
-        return 2
-    pfind_path = named_program(args.pfind)
+    hyperfine, pfind_path = hyperfine_and_pfind(args)
     if pfind_path is None:
-        log(f"benchmark.py: pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
         return 2
     pfind = make_pfind(pfind_path, args.pfind_extra)
     peers, skipped_tools, path_ref = find_peers(args)
@@ -600,13 +765,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     extras, extra_skips = plan_extras(args, tools, path_ref, euid)
     skip_lines += extra_skips
     plan_lines = describe_plan(cells_plan, sweeps_plan) + [f"{part}: {what}" for part, what in extras.items()]
-    if args.dry_run:
-        print("\n".join(plan_lines + [f"skipped {s}" for s in skip_lines]))
+    if say_plan(plan_lines, skip_lines, args.dry_run):
         return 0
-    for line in skip_lines:
-        log(f"skipped {line}")
-    for line in plan_lines:
-        log("plan: " + line)
     if not cells_plan and not sweeps_plan and not extras:
         log("benchmark.py: nothing to time (see the skipped lines above)")
         return 2
@@ -670,15 +830,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         trees_info[path] = {"fs": sel.tree_fs.get(path), "files": counts[0] if counts else None}
     machine = machine_info(args.data_dir)
     machine["filesystems"] = filesystems
-    config = {
-        "argv": sys.argv if argv is None else ["benchmark.py"] + list(argv),
-        "harness_revision": git_revision(Path(__file__).resolve().parent.parent),
-        "hyperfine": {"path": hyperfine, "version": tool_version([hyperfine, "--version"]), "warmup": args.warmup, "runs": args.runs, "output": args.hyperfine_output, "shell": "none"},
-        "passes": args.passes,
-        "cache": sel.caches,
-        "cold": {"runs": args.cold_runs, "warmup": 0, "prepare": DROP_CACHES_COMMAND},
-        "fs": args.fs,
-        "pfind_args": args.pfind_extra,
+    config = timing_config(args, argv, hyperfine, sel.caches) | {
         "sizes": args.sizes,
         "fs_sizes": args.fs_sizes,
         "cold_sizes": args.cold_sizes,

@@ -22,6 +22,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .common import NAME_GLOB, log, read_json, write_json_atomic
 
@@ -221,25 +222,33 @@ def _data_dir_lock(data_dir: Path):
 
 
 def ensure_dataset(data_dir: Path, shape: Shape, jobs: int = 1, seed: int = SEED, where: str = "") -> tuple[Path, dict]:
-    """Return (root, manifest) of ``shape`` under ``data_dir``, building it if needed.
+    """Return (root, manifest) of ``shape`` under ``data_dir``, building it if needed
+    (see ensure_tree).  ``where`` (e.g. "on xfs") only labels the progress lines."""
+    plan = plan_files(shape, seed)
+    manifest = manifest_for(shape, plan, seed)
+    label = f"{shape.name} {where}".rstrip()
+    root = ensure_tree(data_dir, shape.name, manifest, lambda dest: build_tree(dest, plan, jobs, label=f"generating {label}"), label)
+    return root, manifest
+
+
+def ensure_tree(data_dir: Path, name: str, manifest: dict, build: Callable[[Path], None], label: str) -> Path:
+    """``data_dir/name``, built by ``build(dest)`` unless it is already there as
+    ``manifest`` describes (datasets here, giant.py's and io500_tree.py's trees).
 
     The tree is reused only if its directory exists *and* the manifest beside it
     equals the one the current generator would write.  The directory appears under
     its final name only through os.rename of a completed build, and the manifest is
     written after that rename, so a crash at any point leaves something that fails
     this check and is rebuilt: a leftover ``.NAME.partial-PID`` directory is deleted,
-    never adopted.  ``where`` (e.g. "on xfs") only labels the progress lines.
+    never adopted.  ``manifest["files"]`` decides whether to sync after a build.
     """
-    label = f"{shape.name} {where}".rstrip()
     data_dir.mkdir(parents=True, exist_ok=True)
-    root = data_dir / shape.name
-    manifest_path = data_dir / f"{shape.name}.manifest.json"
-    plan = plan_files(shape, seed)
-    manifest = manifest_for(shape, plan, seed)
+    root = data_dir / name
+    manifest_path = data_dir / f"{name}.manifest.json"
     with _data_dir_lock(data_dir):
         if root.is_dir() and read_json(manifest_path) == manifest:
-            return root, manifest
-        for stale in _partial_dirs(data_dir, shape.name):
+            return root
+        for stale in _partial_dirs(data_dir, name):
             log(f"removing interrupted build {stale}")
             shutil.rmtree(stale)
         if root.exists():
@@ -247,12 +256,12 @@ def ensure_dataset(data_dir: Path, shape: Shape, jobs: int = 1, seed: int = SEED
             with contextlib.suppress(FileNotFoundError):
                 manifest_path.unlink()
             shutil.rmtree(root)
-        partial = data_dir / f".{shape.name}.partial-{os.getpid()}"
+        partial = data_dir / f".{name}.partial-{os.getpid()}"
         started = time.monotonic()
-        build_tree(partial, plan, jobs, label=f"generating {label}")
+        build(partial)
         os.rename(partial, root)
         write_json_atomic(manifest_path, manifest)
         if manifest["files"] >= SYNC_THRESHOLD:
             os.sync()
         log(f"generated {label}: {manifest['files']:,} files in {time.monotonic() - started:.1f} s")
-    return root, manifest
+    return root
