@@ -40,19 +40,28 @@ if [ -z "${PFIND:-}" ]; then
     if command -v pfind >/dev/null; then
         PFIND=pfind
     else
-        PFIND=$(dirname "$0")/../target/release/pfind
+        PFIND=${0%/*}/../target/release/pfind
     fi
 fi
 
-stats=$(mktemp) || exit 1
-trap 'rm -f "$stats"' EXIT
-found=$("$PFIND" "${extra[@]}" "$datadir" --newer "$newer" -S "${size%c}b" -n "$name" \
-    -c --stats 2>"$stats")
+# One process besides the shell: pfind's count (stdout) and its statistics and
+# messages (stderr) come back in one capture, read with the shell's own builtins
+# (mktemp, grep and sed cost 10-20 ms, a tenth of a walk of 400,000 entries).
+output=$("$PFIND" "${extra[@]}" "$datadir" --newer "$newer" -S "${size%c}b" -n "$name" \
+    -c --stats 2>&1)
 status=$?
-# pfind's own messages go on to stderr; its statistics are read here.
-grep -v -E '^[0-9]+ (matches|entries examined|pieces of giant directories listed)$|^[0-9.]+ seconds$' \
-    "$stats" >&2
-scanned=$(sed -n 's/^\([0-9]*\) entries examined$/\1/p' "$stats")
+found="" scanned=""
+while IFS= read -r line; do
+    case $line in
+        *[!0-9]* | "") ;;
+        *) found=$line; continue ;;
+    esac
+    case $line in
+        *" entries examined") scanned=${line% entries examined} ;;
+        *" matches" | *" pieces of giant directories listed" | *" seconds") ;;
+        *) printf '%s\n' "$line" >&2 ;;
+    esac
+done <<<"$output"
 [ -n "$found" ] && [ -n "$scanned" ] || exit $((status == 0 ? 1 : status))
 echo "MATCHED $found/$scanned"
 exit "$status"
