@@ -21,10 +21,13 @@
 //! * [`queue`] is the Chase-Lev work-stealing pool: per-worker LIFO deques, stealing,
 //!   parking idle workers, and detecting the end of the walk.
 //! * [`walker`] is one worker: `walker/job.rs` is a directory waiting in the pool,
-//!   `walker/mod.rs` the loop that opens and lists directories, `walker/visit.rs`
-//!   the per-entry decision (test against the [`filter`], emit, queue subdirectories),
-//!   `walker/loops.rs` the chain of directories `-L` checks for loops,
-//!   `walker/split.rs` when a giant directory's listing is cut into pieces.
+//!   `walker/mod.rs` the loop that opens and lists directories, `walker/listings.rs`
+//!   the listings other than the plain one (`-t e`, network batches, pieces),
+//!   `walker/split.rs` when a giant directory's listing is cut into pieces,
+//!   `walker/visit.rs` the per-entry decision (test against the [`filter`], queue
+//!   subdirectories), `walker/unknown.rs` the kinds a listing did not give,
+//!   `walker/emit.rs` the matches handed to the output, `walker/loops.rs` the chain
+//!   of directories `-L` checks for loops.
 //!   [`descriptors`] opens each directory relative to an open ancestor without
 //!   following a link out of the tree, and bounds the descriptors kept open for that;
 //!   [`memory`] bounds the workers by the address-space limit.

@@ -17,6 +17,7 @@
 //! a limit (the usual case) nothing changes, for the cost of one `getrlimit`.
 
 use crate::os::dirent::DIRENT_BUFFER_SIZE;
+use crate::os::limits::address_space_limit;
 use crate::output::sink::OUTPUT_FLUSH_THRESHOLD;
 use crate::stack::RUN_STACK;
 
@@ -54,21 +55,6 @@ fn workers_within(limit: u64, mapped: u64, requested: usize, each: u64) -> usize
         .unwrap_or(usize::MAX)
         .saturating_add(1);
     requested.clamp(1, affordable)
-}
-
-/// The soft `RLIMIT_AS` in bytes, or `None` when there is none.
-// `rlim_t` is `u64` on Linux and macOS but `i64` on FreeBSD (where no limit is
-// negative: `RLIM_INFINITY` is its largest value), so the cast is not redundant
-// everywhere, as in `descriptors::raise_soft_limit`.
-#[allow(clippy::unnecessary_cast)]
-pub fn address_space_limit() -> Option<u64> {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes one `rlimit` into the struct passed.
-    let rc = unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) };
-    (rc == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur as u64)
 }
 
 /// The address space the process has mapped now (`VmSize`), or 0 if it cannot be

@@ -29,7 +29,8 @@ pub const RUN_STACK: usize = 2 << 20;
 ///
 /// Call it first thing from `main`, before anything deep is on the stack.
 pub fn with_enough_stack(run: fn() -> i32) -> i32 {
-    if stack_limit() >= RUN_STACK as libc::rlim_t && crate::memory::address_space_limit().is_none()
+    if stack_limit() >= RUN_STACK as libc::rlim_t
+        && crate::os::limits::address_space_limit().is_none()
     {
         return run();
     }
@@ -58,7 +59,7 @@ fn on_larger_stack(run: fn() -> i32) -> i32 {
         // `run` catches its panics itself; this is only in case one escapes it.
         Ok(handle) => handle.join().unwrap_or(101),
         Err(err) => {
-            let why = match crate::memory::address_space_limit() {
+            let why = match crate::os::limits::address_space_limit() {
                 Some(limit) if stack_limit() >= RUN_STACK as libc::rlim_t => format!(
                     "the address-space limit ({} KiB) leaves no room for a thread with a \
                      {} KiB stack",

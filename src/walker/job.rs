@@ -3,14 +3,14 @@
 //! found ([`Summary`]). The identity chain `-L` checks for loops is `loops.rs`.
 
 use super::loops::DirId;
-use super::split::PieceJob;
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
 use crate::filter::types::KindSet;
 use crate::filter::Filter;
 use crate::ignore::DirRules;
+use crate::os::cookies::{self, Order, Piece};
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::Arc;
 
 /// What a walk found: the whole walk's, or one worker's share of it.
@@ -372,6 +372,34 @@ impl Siblings {
             print_if_empty: child.print_if_empty,
             tracked_only: child.tracked_only,
         })
+    }
+}
+
+/// What the pieces of one directory's listing share.
+pub struct Giant {
+    /// A description of the directory, kept open while any piece waits: each piece
+    /// opens its own from this one (`cookies::reopen`).
+    pub(super) fd: OwnedFd,
+    pub(super) order: Order,
+    /// How far its positions go (for cutting the last piece again).
+    pub(super) extent: u64,
+}
+
+/// A job's piece of a giant directory.
+pub struct PieceJob {
+    pub(super) giant: Arc<Giant>,
+    pub(super) piece: Piece,
+}
+
+impl PieceJob {
+    /// What the pieces of its directory share.
+    pub(super) fn giant(&self) -> &Arc<Giant> {
+        &self.giant
+    }
+
+    /// A descriptor of the directory of its own, to seek and list the piece with.
+    pub(super) fn open(&self) -> io::Result<OwnedFd> {
+        cookies::reopen(self.giant.fd.as_raw_fd())
     }
 }
 

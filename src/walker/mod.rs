@@ -8,15 +8,21 @@
 //! is handed to stdout in 256 KiB blocks, and only a subdirectory costs an allocation
 //! (its path, which must outlive this directory).
 //!
-//! The work is in three rooms: [`job`] is what waits in the pool, this module is the
-//! worker's loop (take a directory, open it, list it, queue its children), and
-//! [`visit`] decides, per entry, what it is and whether it is printed; with `-L`,
-//! [`loops`] keeps the chain of directories on the path that loops are checked
-//! against.
+//! The rooms: [`job`] is what waits in the pool; this module is the worker's loop
+//! (take a directory, open it, list it, queue its children) with the plain and the
+//! gated listing; [`listings`] the other listings (`-t e`, a network filesystem's
+//! batches, a giant directory's pieces); [`split`] when and where a giant
+//! directory's listing is cut; [`visit`] decides, per entry, what it is and
+//! whether it is printed, [`unknown`] asks the kind the listing did not give, and
+//! [`emit`] hands matches to the output; with `-L`, [`loops`] keeps the chain of
+//! directories on the path that loops are checked against.
 
+mod emit;
 mod job;
+mod listings;
 mod loops;
 mod split;
+mod unknown;
 mod visit;
 
 pub use job::{DirJob, Summary};
@@ -35,7 +41,9 @@ use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
 use job::{identity, Inherited, Siblings};
+use listings::{list_out_of_line, SharedListing};
 use loops::DirId;
+use split::Cutter;
 use std::os::fd::AsRawFd;
 #[cfg(test)]
 use std::os::unix::ffi::OsStrExt;
@@ -419,279 +427,6 @@ impl<'a> Walker<'a> {
     }
 }
 
-/// What [`list_out_of_line`] needs of the directory being listed.
-struct SharedListing<'l> {
-    dir: &'l job::Dir<'l>,
-    /// The directory's descriptor, which the caller keeps open.
-    fd: std::os::fd::RawFd,
-    job: &'l DirJob,
-    slot: &'l WorkerSlot<DirJob>,
-    root_dev: Option<u64>,
-    /// `-x`: a mount point, listed only to see whether it is empty.
-    crossing: bool,
-}
-
-/// The listings other than the plain one and the gated one: with `-t e`, whether the
-/// directory is empty; on a network filesystem, in batches (see [`list_sharing`]).
-/// Out of line, so that the plain listing of a local walk is compiled much as it
-/// was (callgrind, `/usr -j1 -c`): a branch of its own to `list_sharing` after the
-/// others cost it 0.9% to 1.8% more instructions, this one first 0.3%; a `-t e`
-/// walk pays 1.4% for the call.
-#[inline(never)]
-fn list_out_of_line(
-    reader: &mut DirReader,
-    visitor: &mut Visitor<'_>,
-    listing: SharedListing<'_>,
-    alone: bool,
-) -> std::io::Result<()> {
-    if let Some(piece) = listing.job.piece() {
-        return list_piece(reader, visitor, listing, piece, alone);
-    }
-    if !listing.job.print_if_empty() {
-        return list_sharing(reader, visitor, listing, alone);
-    }
-    // Only with `-t e`: note whether the directory has any entry at all. A directory
-    // at the maximum depth, or a mount point under `-x`, is listed for this alone.
-    let SharedListing {
-        dir, fd, crossing, ..
-    } = listing;
-    let pool = visitor.pool;
-    let visit_entries = dir.depth < visitor.config.filter.max_depth && !crossing;
-    let mut empty = true;
-    let listed = reader.read(fd, pool.stop_flag(), |entry| {
-        if !entry.is_dot_or_dotdot() {
-            empty = false;
-            visitor.found.examined += 1;
-            if visit_entries {
-                visitor.visit_out_of_line(dir, fd, entry);
-            }
-        }
-    });
-    // A listing cut short by the stop proves nothing about emptiness.
-    if listed.is_ok() && empty && !pool.is_stopped() {
-        visitor.match_empty_dir(dir, fd);
-    }
-    listed
-}
-
-/// Lists one piece of a giant directory (see [`split`]), cutting its rest again if
-/// a peer is idle when a batch fills the buffer.
-fn list_piece(
-    reader: &mut DirReader,
-    visitor: &mut Visitor<'_>,
-    listing: SharedListing<'_>,
-    piece: &split::PieceJob,
-    alone: bool,
-) -> std::io::Result<()> {
-    let SharedListing {
-        dir, fd, job, slot, ..
-    } = listing;
-    let cutter = Cutter::new(visitor, job, slot, alone);
-    let stop = visitor.pool.stop_flag();
-    let network = visitor.pool.latency_bound_listings();
-    let mut batches = 0;
-    reader.read_piece(
-        fd,
-        piece.piece,
-        network,
-        stop,
-        |entry| {
-            visitor.found.examined += 1;
-            visitor.visit(dir, fd, entry)
-        },
-        // On a network filesystem a piece is cut again only once it has taken as
-        // many batches as a whole listing must (`NETWORK_CUT_AFTER`): cut whenever
-        // a worker idled, a million entries at 1 ms became 1,092 pieces, whose
-        // probes were as many round trips as the listing's own.
-        |next, _| {
-            batches += 1;
-            (!network || batches >= crate::queue::NETWORK_CUT_AFTER)
-                && cutter.offer_rest_of_piece(fd, next, piece)
-        },
-    )
-}
-
-/// What cutting the rest of a listing into pieces needs besides the listing: the
-/// pool the pieces go to and whether one is wanted now (see [`split`]).
-struct Cutter<'w, 'a> {
-    pool: &'a Pool<DirJob>,
-    config: &'a Config,
-    shallow: &'a ShallowFirst,
-    job: &'w DirJob,
-    slot: &'w WorkerSlot<DirJob>,
-    alone: bool,
-}
-
-impl<'w, 'a> Cutter<'w, 'a> {
-    fn new(
-        visitor: &Visitor<'a>,
-        job: &'w DirJob,
-        slot: &'w WorkerSlot<DirJob>,
-        alone: bool,
-    ) -> Cutter<'w, 'a> {
-        Cutter {
-            pool: visitor.pool,
-            config: visitor.config,
-            shallow: visitor.shallow,
-            job,
-            slot,
-            alone,
-        }
-    }
-
-    /// How many pieces to cut the rest of a listing into now; 0 for none.
-    fn pieces_wanted(&self) -> usize {
-        let pool = self.pool;
-        if pool.capacity() < 2 || pool.is_stopped() {
-            return 0;
-        }
-        let idle = pool.parked_workers();
-        let every = self.config.split_every_listing;
-        if !(self.alone || idle > 0 || every) {
-            return 0;
-        }
-        let pieces = crate::queue::listing_pieces(self.alone || every, idle, self.config.threads);
-        // On a network filesystem each cut asks a probe per piece, a round trip
-        // each: a few pieces now, cut again as workers idle.
-        match pool.latency_bound_listings() {
-            true => pieces.min(crate::queue::NETWORK_PIECES),
-            false => pieces,
-        }
-    }
-
-    /// After a batch of a whole directory's listing filled the buffer: cuts the rest
-    /// into pieces if a peer would take them. True when the listing ends here.
-    #[inline(never)]
-    fn offer_rest_of_listing(&self, fd: std::os::fd::RawFd, filled: &[u8]) -> bool {
-        let pieces = self.pieces_wanted();
-        if pieces == 0 {
-            return false;
-        }
-        let Some(trust) = crate::os::cookies::Order::of(fd) else {
-            return false;
-        };
-        let Some(next) = crate::os::cookies::last_positions(filled, trust.order()) else {
-            return false;
-        };
-        let standing = split::Standing {
-            fd,
-            next,
-            started_at: 0,
-            until: None,
-            giant: Err((trust, filled)),
-        };
-        self.queue(split::cut(standing, pieces))
-    }
-
-    /// [`Self::offer_rest_of_listing`] for a piece, standing before `next`.
-    #[inline(never)]
-    fn offer_rest_of_piece(
-        &self,
-        fd: std::os::fd::RawFd,
-        next: Option<u64>,
-        piece: &split::PieceJob,
-    ) -> bool {
-        let pieces = self.pieces_wanted();
-        let Some(next) = next.filter(|_| pieces > 0) else {
-            return false;
-        };
-        let standing = split::Standing {
-            fd,
-            next,
-            started_at: piece.piece.from,
-            until: piece.piece.until,
-            giant: Ok(piece.giant()),
-        };
-        self.queue(split::cut(standing, pieces))
-    }
-
-    /// Queues `pieces` as jobs; true if there were any.
-    fn queue(&self, pieces: Option<Vec<split::PieceJob>>) -> bool {
-        let Some(pieces) = pieces else {
-            return false;
-        };
-        let depth = self.job.depth();
-        // Each piece is listed (and counted done) as a directory of this depth.
-        if depth <= 1 {
-            self.shallow.queued(pieces.len());
-        }
-        let job = self.job;
-        let jobs = pieces.into_iter().map(|piece| job.with_piece(piece));
-        self.pool
-            .push_dirs(self.slot, depth, jobs.collect::<Vec<_>>().into_iter());
-        true
-    }
-}
-
-/// Lists a directory on a network filesystem, where each batch is a round trip: the
-/// subdirectories a batch found go out before the next one is asked for (see
-/// [`share_mid_listing`]), all of a listing's relative to one duplicate of the
-/// directory's descriptor.
-fn list_sharing(
-    reader: &mut DirReader,
-    visitor: &mut Visitor<'_>,
-    listing: SharedListing<'_>,
-    alone: bool,
-) -> std::io::Result<()> {
-    let SharedListing {
-        dir,
-        fd,
-        job,
-        slot,
-        root_dev,
-        ..
-    } = listing;
-    let pool = visitor.pool;
-    let mut anchor = None;
-    let cutter = Cutter::new(visitor, job, slot, alone);
-    let mut batches = 0;
-    loop {
-        let more = reader.read_batch(
-            fd,
-            pool.stop_flag(),
-            |entry| {
-                visitor.found.examined += u64::from(!entry.is_dot_or_dotdot());
-                visitor.visit(dir, fd, entry)
-            },
-            // A network filesystem's batches are its server's (a page of entries
-            // through FUSE), never the buffer's size: any may be followed by more.
-            // A cut costs round trips (a statfs, probes): only a listing that has
-            // already taken many is offered one.
-            |filled| {
-                batches += 1;
-                batches >= crate::queue::NETWORK_CUT_AFTER
-                    && cutter.offer_rest_of_listing(fd, filled)
-            },
-        );
-        visitor.visit_unknown(dir, fd);
-        // Each batch is a round trip: measured for the growth as a directory is
-        // elsewhere, so that the steps need not wait for large directories' ends.
-        if let Some(tally) = pool.latency_tally() {
-            if more.as_ref().is_ok_and(|&more| more) {
-                visitor.look_and_count(tally);
-            }
-        }
-        let found = visitor.children.len();
-        if share_mid_listing(pool.latency_bound_listings(), found, pool.capacity()) {
-            let (anchor, anchor_is_parent) =
-                anchor.get_or_insert_with(|| sharing_anchor(fd, dir, job));
-            let inherited = Inherited {
-                anchor: anchor.clone(),
-                anchor_is_parent: *anchor_is_parent,
-                id: visitor.here.id.clone(),
-                root_dev,
-                rules: None,
-            };
-            queue_children(visitor, dir, slot, inherited);
-            #[cfg(test)]
-            tests::shared_mid_listing(more.as_ref().is_ok_and(|&more| more));
-        }
-        if !more? {
-            return Ok(());
-        }
-    }
-}
-
 /// Queues the subdirectories `visitor` collected in the listing of `dir`, with what
 /// they inherit from it. Inlined: a call cost the local walk 1% more instructions.
 #[inline(always)]
@@ -712,34 +447,6 @@ fn queue_children(
     );
     visitor.pool.push_dirs(slot, dir.depth + 1, jobs);
     visitor.child_names.clear();
-}
-
-/// Whether the subdirectories a listing has found so far (`found`) are queued
-/// between two of its batches rather than when it ends. Every batch with entries is
-/// followed by at least one more `getdents64` call (the empty one that ends a
-/// listing), which on a network filesystem (`latency_bound`) is a round trip: shared
-/// now, a subdirectory's lookup and opendir overlap it, one round trip less per level
-/// on the critical path (a chain of directories: four round trips a level, three).
-/// Not where a batch costs no wait (a local disk: the children would only be queued
-/// in two pieces), nor in a pool of one worker, who would take them itself anyway.
-/// A pool with no worker parked at the moment still gets them: whichever finishes
-/// its directory first takes them a round trip sooner.
-fn share_mid_listing(latency_bound: bool, found: usize, capacity: usize) -> bool {
-    latency_bound && found > 0 && capacity > 1
-}
-
-/// The anchor of subdirectories shared before the listing of `dir` (open as `fd`)
-/// ends: a duplicate of its descriptor, since the listing goes on with this one
-/// (then the rest of its subdirectories share it too); see [`children_anchor`].
-fn sharing_anchor(
-    fd: std::os::fd::RawFd,
-    dir: &job::Dir<'_>,
-    job: &DirJob,
-) -> (Option<Arc<Anchor>>, bool) {
-    // SAFETY: `fd` is the descriptor of the directory being listed, which its owner
-    // keeps open for the whole listing, and so for this call.
-    let dir_fd = unsafe { std::os::fd::BorrowedFd::borrow_raw(fd) };
-    children_anchor(dir_fd.try_clone_to_owned(), dir, job)
 }
 
 /// The anchor the subdirectories of `dir` are opened from, and whether it is their
@@ -879,6 +586,7 @@ mod tests {
     use super::*;
     use crate::output::{Output, OutputMode};
     use crate::report::Reporter;
+    use listings::share_mid_listing;
     use std::io;
     use std::sync::Mutex;
 

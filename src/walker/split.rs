@@ -17,9 +17,13 @@
 //! Every piece keeps the same directory open (`Giant::fd`), so renaming it or
 //! replacing its path while its pieces wait changes nothing about what they list.
 
+use super::job::{DirJob, Giant, PieceJob};
+use crate::config::Config;
 use crate::os::cookies::{self, Order, Piece, Probe, Trust};
-use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use crate::output::pacing::ShallowFirst;
+use crate::queue::{Pool, WorkerSlot};
+
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::Arc;
 
 /// The listing buffer when every file is `stat`ed (`-S`, times, owners, `-t x`,
@@ -29,34 +33,6 @@ use std::sync::Arc;
 /// listing itself pays four system calls where it paid one, next to a `stat` an
 /// entry.
 pub const STAT_LISTING_BUFFER: usize = 16 * 1024;
-
-/// What the pieces of one directory's listing share.
-pub struct Giant {
-    /// A description of the directory, kept open while any piece waits: each piece
-    /// opens its own from this one (`cookies::reopen`).
-    fd: OwnedFd,
-    order: Order,
-    /// How far its positions go (for cutting the last piece again).
-    extent: u64,
-}
-
-/// A job's piece of a giant directory.
-pub struct PieceJob {
-    giant: Arc<Giant>,
-    pub(super) piece: Piece,
-}
-
-impl PieceJob {
-    /// What the pieces of its directory share.
-    pub(super) fn giant(&self) -> &Arc<Giant> {
-        &self.giant
-    }
-
-    /// A descriptor of the directory of its own, to seek and list the piece with.
-    pub(super) fn open(&self) -> io::Result<OwnedFd> {
-        cookies::reopen(self.giant.fd.as_raw_fd())
-    }
-}
 
 /// Where a listing stands when it may be cut: what the cut needs to know.
 pub(super) struct Standing<'a> {
@@ -132,4 +108,116 @@ pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>
             })
             .collect(),
     )
+}
+
+/// What cutting the rest of a listing into pieces needs besides the listing: the
+/// pool the pieces go to and whether one is wanted now (see [`split`]).
+pub(super) struct Cutter<'w, 'a> {
+    pub(super) pool: &'a Pool<DirJob>,
+    pub(super) config: &'a Config,
+    pub(super) shallow: &'a ShallowFirst,
+    pub(super) job: &'w DirJob,
+    pub(super) slot: &'w WorkerSlot<DirJob>,
+    pub(super) alone: bool,
+}
+
+impl<'w, 'a> Cutter<'w, 'a> {
+    pub(super) fn new(
+        (pool, config, shallow): (&'a Pool<DirJob>, &'a Config, &'a ShallowFirst),
+        job: &'w DirJob,
+        slot: &'w WorkerSlot<DirJob>,
+        alone: bool,
+    ) -> Cutter<'w, 'a> {
+        Cutter {
+            pool,
+            config,
+            shallow,
+            job,
+            slot,
+            alone,
+        }
+    }
+
+    /// How many pieces to cut the rest of a listing into now; 0 for none.
+    fn pieces_wanted(&self) -> usize {
+        let pool = self.pool;
+        if pool.capacity() < 2 || pool.is_stopped() {
+            return 0;
+        }
+        let idle = pool.parked_workers();
+        let every = self.config.split_every_listing;
+        if !(self.alone || idle > 0 || every) {
+            return 0;
+        }
+        let pieces = crate::queue::listing_pieces(self.alone || every, idle, self.config.threads);
+        // On a network filesystem each cut asks a probe per piece, a round trip
+        // each: a few pieces now, cut again as workers idle.
+        match pool.latency_bound_listings() {
+            true => pieces.min(crate::queue::NETWORK_PIECES),
+            false => pieces,
+        }
+    }
+
+    /// After a batch of a whole directory's listing filled the buffer: cuts the rest
+    /// into pieces if a peer would take them. True when the listing ends here.
+    #[inline(never)]
+    pub(super) fn offer_rest_of_listing(&self, fd: std::os::fd::RawFd, filled: &[u8]) -> bool {
+        let pieces = self.pieces_wanted();
+        if pieces == 0 {
+            return false;
+        }
+        let Some(trust) = crate::os::cookies::Order::of(fd) else {
+            return false;
+        };
+        let Some(next) = crate::os::cookies::last_positions(filled, trust.order()) else {
+            return false;
+        };
+        let standing = Standing {
+            fd,
+            next,
+            started_at: 0,
+            until: None,
+            giant: Err((trust, filled)),
+        };
+        self.queue(cut(standing, pieces))
+    }
+
+    /// [`Self::offer_rest_of_listing`] for a piece, standing before `next`.
+    #[inline(never)]
+    pub(super) fn offer_rest_of_piece(
+        &self,
+        fd: std::os::fd::RawFd,
+        next: Option<u64>,
+        piece: &PieceJob,
+    ) -> bool {
+        let pieces = self.pieces_wanted();
+        let Some(next) = next.filter(|_| pieces > 0) else {
+            return false;
+        };
+        let standing = Standing {
+            fd,
+            next,
+            started_at: piece.piece.from,
+            until: piece.piece.until,
+            giant: Ok(piece.giant()),
+        };
+        self.queue(cut(standing, pieces))
+    }
+
+    /// Queues `pieces` as jobs; true if there were any.
+    fn queue(&self, pieces: Option<Vec<PieceJob>>) -> bool {
+        let Some(pieces) = pieces else {
+            return false;
+        };
+        let depth = self.job.depth();
+        // Each piece is listed (and counted done) as a directory of this depth.
+        if depth <= 1 {
+            self.shallow.queued(pieces.len());
+        }
+        let job = self.job;
+        let jobs = pieces.into_iter().map(|piece| job.with_piece(piece));
+        self.pool
+            .push_dirs(self.slot, depth, jobs.collect::<Vec<_>>().into_iter());
+        true
+    }
 }

@@ -1,6 +1,6 @@
 //! The per-entry half of a worker: decide what each entry of the directory being
-//! listed is, whether it matches, and emit it (inline for plain paths and `-l`, out
-//! of line for every other format), and collect the subdirectories to queue.
+//! listed is and whether it matches (handing matches to `emit.rs`, and untyped
+//! entries to `unknown.rs`), and collect the subdirectories to queue.
 //!
 //! `visit` and the few functions it calls per file are forced inline into the
 //! listing loop; everything rarer is `#[inline(never)]`, so the loop stays short.
@@ -12,23 +12,20 @@ use crate::filter::path::PathState;
 use crate::filter::Scope;
 use crate::os::dirent::{EntryKind, RawEntry};
 use crate::os::stat::{fstat, lstat_at, stat_at};
-use crate::os::stat_many::lstat_all;
 use crate::output::formatted::FormattedOutput;
-use crate::output::limit::{MatchLimit, Reservation};
-use crate::output::line::push_line;
+use crate::output::limit::MatchLimit;
 use crate::output::meta::Meta;
-use crate::output::pacing::{Pacing, ShallowFirst, OUTPUT_HOLD_CAP};
-use crate::output::printer::Match;
-use crate::output::sink::{Delivery, Output, OUTPUT_FLUSH_THRESHOLD, OUTPUT_INITIAL_CAPACITY};
+use crate::output::pacing::{Pacing, ShallowFirst};
+use crate::output::sink::{Output, OUTPUT_INITIAL_CAPACITY};
 use crate::output::OutputMode;
 use crate::queue::Pool;
 use crate::report::Reporter;
-use crate::threads::{DiskWaitWatch, LatencyTally};
+use crate::threads::DiskWaitWatch;
 use std::ffi::CStr;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub(super) struct Visitor<'a> {
     pub(super) config: &'a Config,
@@ -81,7 +78,7 @@ pub(super) struct Visitor<'a> {
     /// Whether listing directories made this thread wait on the disk (see `threads`).
     pub(super) disk_watch: DiskWaitWatch,
     /// Entries without a type whose `stat` waits for the end of the listing.
-    unknown: Unknown,
+    pub(super) unknown: Unknown,
     /// When `buffer` goes out before it is full.
     pub(super) pacing: Pacing,
     /// Whether the directories at depth 0 and 1 have all been listed.
@@ -212,24 +209,31 @@ impl<'a> Visitor<'a> {
 /// A `stat` slower than this is a round trip to a server, not a read of an inode
 /// (a warm local `lstat` takes about a microsecond, a cold one a disk read, well
 /// under this on an SSD; the FUSE tree at 0.2 ms takes more than 0.2 ms).
-const SLOW_STAT: Duration = Duration::from_micros(150);
+pub(super) const SLOW_STAT: Duration = Duration::from_micros(150);
 
 /// The entries of the directory being listed whose kind is still to be asked for,
 /// and whether this worker's listings put them off (see `Visitor::stat_kind`).
 #[derive(Default)]
-struct Unknown {
+pub(super) struct Unknown {
     /// Learnt from this worker's last `stat`s: they were round trips.
-    slow: bool,
+    pub(super) slow: bool,
     /// Their names, each with its NUL...
-    names: Vec<u8>,
+    pub(super) names: Vec<u8>,
     /// ...ending at these offsets.
-    ends: Vec<usize>,
+    pub(super) ends: Vec<usize>,
 }
 
 impl Unknown {
-    fn defer(&mut self, name: &CStr) {
+    pub(super) fn defer(&mut self, name: &CStr) {
         self.names.extend_from_slice(name.to_bytes_with_nul());
         self.ends.push(self.names.len());
+    }
+}
+
+impl<'a> Visitor<'a> {
+    /// What cutting a listing into pieces (`split::Cutter`) needs of the walk.
+    pub(super) fn walk_parts(&self) -> (&'a Pool<DirJob>, &'a Config, &'a ShallowFirst) {
+        (self.pool, self.config, self.shallow)
     }
 }
 
@@ -340,121 +344,6 @@ impl Visitor<'_> {
         } else if self.here.misses {
             self.note_miss(entry.name(), kind);
         }
-    }
-
-    /// The kind of an entry that must be asked for: `None` when that failed (and was
-    /// reported) or when the entry waits in `unknown` to be asked with others (see
-    /// [`Self::visit_unknown`]): once one `stat` of a listing without types took
-    /// longer than [`SLOW_STAT`], each answer is a round trip, and one at a time they
-    /// would set the pace of the walk. On a network filesystem every `stat` is a
-    /// round trip, and the entries are always put off: learnt from one `stat` of its
-    /// own, each new worker's first listing waited for a round trip alone, and a
-    /// batch's time over its entries (the helpers' round trips overlap) fell below
-    /// [`SLOW_STAT`] on directories of 64 entries at 1 ms, so the next listing asked
-    /// alone again.
-    #[inline(never)]
-    fn stat_kind(
-        &mut self,
-        dir: &Dir<'_>,
-        dir_fd: RawFd,
-        entry: &RawEntry<'_>,
-    ) -> Option<EntryKind> {
-        let unknown = entry.kind == EntryKind::Unknown;
-        if unknown && (self.unknown.slow || self.pool.latency_bound_listings()) {
-            self.unknown.defer(entry.name_cstr());
-            return None;
-        }
-        let started = unknown.then(Instant::now);
-        #[cfg(test)]
-        if unknown {
-            super::tests::stat_asked_alone(dir.prefix);
-        }
-        let stat = lstat_at(dir_fd, entry.name_cstr());
-        if started.is_some_and(|started| started.elapsed() > SLOW_STAT) {
-            self.unknown.slow = true;
-        }
-        match stat {
-            Ok(stat) => Some(EntryKind::from_mode(stat.st_mode)),
-            Err(err) => {
-                self.entry_error(dir, entry.name(), &err);
-                None
-            }
-        }
-    }
-
-    /// After a directory's listing: the entries whose `stat` was put off, asked for
-    /// all at once (`os::stat_many`), then visited with their kinds. If they came back
-    /// fast on average, the next listings ask one at a time again. The test is inlined
-    /// and the work is not, whatever the number of callers.
-    #[inline(always)]
-    pub(super) fn visit_unknown(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
-        if !self.unknown.ends.is_empty() {
-            self.visit_deferred(dir, dir_fd);
-        }
-    }
-
-    /// Adds the interval the worker's last look measured, if it blocked, to `tally`.
-    pub(super) fn count_interval(&mut self, tally: &LatencyTally) {
-        if let Some(interval) = self.disk_watch.take_interval() {
-            tally.add(&interval);
-        }
-    }
-
-    /// Looks now (`DiskWaitWatch::look`) and counts what the look measured: between
-    /// a listing's batches, and before a wait that is not the worker's own.
-    pub(super) fn look_and_count(&mut self, tally: &LatencyTally) {
-        self.disk_watch.look();
-        self.count_interval(tally);
-    }
-
-    #[inline(never)]
-    fn visit_deferred(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
-        let mut unknown = std::mem::take(&mut self.unknown);
-        let started = Instant::now();
-        let mut names = Vec::with_capacity(unknown.ends.len());
-        let mut start = 0;
-        for &end in &unknown.ends {
-            names.extend(CStr::from_bytes_with_nul(&unknown.names[start..end]).ok());
-            start = end;
-        }
-        // On a network root the wait for the helpers' round trips is left out of the
-        // worker's intervals (what the listing waited before it is counted): the
-        // helpers' CPU is not the worker's, and counted, that wait made the
-        // workers' latency over their CPU ask for four times the workers at 1 ms
-        // (see `threads::latency_step`).
-        let tally = self.pool.latency_tally();
-        if let Some(tally) = tally {
-            self.look_and_count(tally);
-        }
-        let stats = lstat_all(dir_fd, &names);
-        if tally.is_some() {
-            self.disk_watch.reset();
-        }
-        let per_stat = started.elapsed() / u32::try_from(names.len()).unwrap_or(u32::MAX);
-        #[cfg(test)]
-        {
-            self.kinds_asked = true;
-        }
-        for (name, stat) in names.iter().zip(stats) {
-            match stat {
-                Ok(stat) => {
-                    let entry = RawEntry::from_name_with_nul(
-                        name.to_bytes_with_nul(),
-                        EntryKind::from_mode(stat.st_mode),
-                    );
-                    self.visit_out_of_line(dir, dir_fd, entry);
-                }
-                Err(err) => self.entry_error(dir, name.to_bytes(), &err),
-            }
-        }
-        #[cfg(test)]
-        {
-            self.kinds_asked = false;
-        }
-        unknown.slow = per_stat > SLOW_STAT;
-        unknown.names.clear();
-        unknown.ends.clear();
-        self.unknown = unknown;
     }
 
     /// [`Self::visit`] as a call, for the listing loops other than the plain one (`-t e`),
@@ -786,113 +675,6 @@ impl Visitor<'_> {
             return self.emit_formatted(path_parts, EntryKind::Dir, meta);
         }
         self.emit_out_of_line(path_parts, stat.map_or(0, |stat| stat.st_size as u64));
-    }
-
-    /// [`Self::emit`] as a call, for the paths that are not per-file hot (after a
-    /// `stat`, an empty directory): each inlined copy of `emit` is one more site for
-    /// the `Vec` copies, and past a few LLVM stops inlining them in the hot loop too.
-    #[inline(never)]
-    fn emit_out_of_line(&mut self, path_parts: [&[u8]; 2], size: u64) {
-        self.emit(path_parts, size)
-    }
-
-    /// Counts one match and hands it to `formatted`, unless `--max-results` has been
-    /// reached: [`Self::emit`] for [`OutputMode::Formatted`].
-    #[inline(never)]
-    fn emit_formatted(&mut self, path_parts: [&[u8]; 2], kind: EntryKind, meta: Option<Meta>) {
-        let reservation = self.limit.map(MatchLimit::reserve);
-        if reservation == Some(Reservation::Refused) {
-            return;
-        }
-        self.found.matches += 1;
-        self.found.bytes += u128::from(meta.map_or(0, |meta| meta.size));
-        if let Some(formatted) = self.formatted.as_deref_mut() {
-            let found = Match {
-                parts: path_parts,
-                kind,
-                meta: meta.as_ref(),
-            };
-            formatted.add(&mut self.buffer, &found);
-        }
-        if reservation == Some(Reservation::Last) {
-            self.flush();
-            self.pool.stop();
-        } else if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
-            self.flush_full();
-        }
-    }
-
-    /// Counts and buffers one match, unless `--max-results` has been reached.
-    #[inline(always)]
-    fn emit(&mut self, path_parts: [&[u8]; 2], size: u64) {
-        match self.limit {
-            None => self.buffer_match(path_parts, size),
-            Some(limit) => self.emit_limited(limit, path_parts, size),
-        }
-    }
-
-    #[inline(always)]
-    fn buffer_match(&mut self, path_parts: [&[u8]; 2], size: u64) {
-        self.found.matches += 1;
-        self.found.bytes += u128::from(size);
-        push_line(&mut self.buffer, self.config.output, path_parts, size);
-        if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
-            self.flush_full();
-        }
-    }
-
-    /// `--max-results`: out of line, so that the walk without it does not carry the
-    /// reservation in its inner loop.
-    #[inline(never)]
-    fn emit_limited(&mut self, limit: &MatchLimit, path_parts: [&[u8]; 2], size: u64) {
-        match limit.reserve() {
-            Reservation::Granted => self.buffer_match(path_parts, size),
-            Reservation::Last => {
-                // The last result: show it now and end the walk for every worker.
-                self.buffer_match(path_parts, size);
-                self.flush();
-                self.pool.stop();
-            }
-            Reservation::Refused => {}
-        }
-    }
-
-    #[inline(never)]
-    pub(super) fn report_loop(&self, path: &[u8]) {
-        self.reporter
-            .path_error(path, &io::Error::other("filesystem loop detected"));
-    }
-
-    #[inline(never)]
-    fn entry_error(&self, dir: &Dir<'_>, name: &[u8], err: &io::Error) {
-        self.reporter.path_error(&dir.entry_path(name), err);
-    }
-
-    /// The block has reached its size: written, unless what it holds must wait for
-    /// the first two levels (see `output::pacing`), in which case it grows up to
-    /// [`OUTPUT_HOLD_CAP`] first.
-    #[inline(never)]
-    fn flush_full(&mut self) {
-        if self.buffer.len() < OUTPUT_HOLD_CAP && !self.pacing.may_write_block(self.shallow) {
-            return;
-        }
-        self.flush();
-    }
-
-    /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
-    #[inline(never)]
-    pub(super) fn flush(&mut self) {
-        if self.buffer.is_empty() {
-            return;
-        }
-        if self.output.deliver(&self.buffer, self.reporter) == Delivery::Closed {
-            self.pool.stop();
-        }
-        self.buffer.clear();
-        self.pacing.wrote(self.shallow);
-        // Waiting for a slow reader, or for another worker's block, is not a wait on
-        // the disk.
-        self.disk_watch.reset();
     }
 }
 

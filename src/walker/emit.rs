@@ -1,0 +1,128 @@
+//! What the visitor hands on: each match to the worker's output buffer (inline for
+//! plain paths and `-l`, out of line for formats and `--max-results`), the buffer
+//! to the shared output in blocks, and problems to the reporter.
+
+use super::job::Dir;
+use super::visit::Visitor;
+use crate::os::dirent::EntryKind;
+use crate::output::limit::{MatchLimit, Reservation};
+use crate::output::line::push_line;
+use crate::output::meta::Meta;
+use crate::output::pacing::OUTPUT_HOLD_CAP;
+use crate::output::printer::Match;
+use crate::output::sink::{Delivery, OUTPUT_FLUSH_THRESHOLD};
+use std::io;
+
+impl Visitor<'_> {
+    /// [`Self::emit`] as a call, for the paths that are not per-file hot (after a
+    /// `stat`, an empty directory): each inlined copy of `emit` is one more site for
+    /// the `Vec` copies, and past a few LLVM stops inlining them in the hot loop too.
+    #[inline(never)]
+    pub(super) fn emit_out_of_line(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        self.emit(path_parts, size)
+    }
+
+    /// Counts one match and hands it to `formatted`, unless `--max-results` has been
+    /// reached: [`Self::emit`] for [`OutputMode::Formatted`].
+    #[inline(never)]
+    pub(super) fn emit_formatted(
+        &mut self,
+        path_parts: [&[u8]; 2],
+        kind: EntryKind,
+        meta: Option<Meta>,
+    ) {
+        let reservation = self.limit.map(MatchLimit::reserve);
+        if reservation == Some(Reservation::Refused) {
+            return;
+        }
+        self.found.matches += 1;
+        self.found.bytes += u128::from(meta.map_or(0, |meta| meta.size));
+        if let Some(formatted) = self.formatted.as_deref_mut() {
+            let found = Match {
+                parts: path_parts,
+                kind,
+                meta: meta.as_ref(),
+            };
+            formatted.add(&mut self.buffer, &found);
+        }
+        if reservation == Some(Reservation::Last) {
+            self.flush();
+            self.pool.stop();
+        } else if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
+            self.flush_full();
+        }
+    }
+
+    /// Counts and buffers one match, unless `--max-results` has been reached.
+    #[inline(always)]
+    pub(super) fn emit(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        match self.limit {
+            None => self.buffer_match(path_parts, size),
+            Some(limit) => self.emit_limited(limit, path_parts, size),
+        }
+    }
+
+    #[inline(always)]
+    pub(super) fn buffer_match(&mut self, path_parts: [&[u8]; 2], size: u64) {
+        self.found.matches += 1;
+        self.found.bytes += u128::from(size);
+        push_line(&mut self.buffer, self.config.output, path_parts, size);
+        if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
+            self.flush_full();
+        }
+    }
+
+    /// `--max-results`: out of line, so that the walk without it does not carry the
+    /// reservation in its inner loop.
+    #[inline(never)]
+    pub(super) fn emit_limited(&mut self, limit: &MatchLimit, path_parts: [&[u8]; 2], size: u64) {
+        match limit.reserve() {
+            Reservation::Granted => self.buffer_match(path_parts, size),
+            Reservation::Last => {
+                // The last result: show it now and end the walk for every worker.
+                self.buffer_match(path_parts, size);
+                self.flush();
+                self.pool.stop();
+            }
+            Reservation::Refused => {}
+        }
+    }
+
+    #[inline(never)]
+    pub(super) fn report_loop(&self, path: &[u8]) {
+        self.reporter
+            .path_error(path, &io::Error::other("filesystem loop detected"));
+    }
+
+    #[inline(never)]
+    pub(super) fn entry_error(&self, dir: &Dir<'_>, name: &[u8], err: &io::Error) {
+        self.reporter.path_error(&dir.entry_path(name), err);
+    }
+
+    /// The block has reached its size: written, unless what it holds must wait for
+    /// the first two levels (see `output::pacing`), in which case it grows up to
+    /// [`OUTPUT_HOLD_CAP`] first.
+    #[inline(never)]
+    pub(super) fn flush_full(&mut self) {
+        if self.buffer.len() < OUTPUT_HOLD_CAP && !self.pacing.may_write_block(self.shallow) {
+            return;
+        }
+        self.flush();
+    }
+
+    /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
+    #[inline(never)]
+    pub(super) fn flush(&mut self) {
+        if self.buffer.is_empty() {
+            return;
+        }
+        if self.output.deliver(&self.buffer, self.reporter) == Delivery::Closed {
+            self.pool.stop();
+        }
+        self.buffer.clear();
+        self.pacing.wrote(self.shallow);
+        // Waiting for a slow reader, or for another worker's block, is not a wait on
+        // the disk.
+        self.disk_watch.reset();
+    }
+}
