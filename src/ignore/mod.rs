@@ -21,9 +21,13 @@
 //!
 //! Within one file the last matching line decides; a `!` line keeps the entry. An
 //! excluded directory is not listed at all (git cannot re-include below one either),
-//! unless git's index tracks something in it: then it is listed for the tracked
-//! paths only, because `git ls-files --cached` lists tracked files whatever the
-//! rules say. `.git` itself is never listed.
+//! unless git's own rules (3 to 5) excluded it and git's index tracks something in
+//! it: then it is listed for the tracked paths only, because `git ls-files --cached`
+//! lists tracked files whatever git's rules say. What `.fdignore` and `.ignore`
+//! exclude is left out tracked or not, as in fd and rg: they are not git's, and
+//! projects keep them to hide tracked files from search tools (issue 39). `.git`
+//! itself is never listed. A hidden name under `--no-hidden` is left out unless
+//! the deciding rule is a `!` rule, as in fd and rg.
 //!
 //! Paths: rules are matched on paths below the *origin*, the outermost directory
 //! whose rules were read (the work tree's top when the root is inside one, else the
@@ -311,7 +315,7 @@ impl Gate {
             }
         }
         let in_work_tree = repo.is_some() || parent.repo.is_some();
-        let read = |wanted: bool, file: &CStr| match wanted && !tracked_only {
+        let read = |wanted: bool, file: &CStr| match wanted {
             true => {
                 let path = [dir_path, b"/", file.to_bytes()].concat();
                 let read = read_small_file(Some(dir_fd), file, IN_TREE_RULES);
@@ -319,11 +323,14 @@ impl Gate {
             }
             false => None,
         };
+        // Where only tracked paths are listed, `.gitignore` has nothing left to say
+        // (git lists them whatever it says), but `.fdignore` and `.ignore` still
+        // hide tracked files.
         let files = (
             read(marks.fdignore && self.options.dot_ignore, c".fdignore").map(Box::new),
             read(marks.dot_ignore && self.options.dot_ignore, c".ignore"),
             read(
-                marks.gitignore && self.reads_gitignore(in_work_tree),
+                marks.gitignore && self.reads_gitignore(in_work_tree) && !tracked_only,
                 c".gitignore",
             ),
         );
@@ -337,6 +344,13 @@ impl Gate {
     /// What to do with the entry `name` of kind `kind` in the directory `rules`
     /// describes. `scratch` is a buffer the caller reuses for the entry's path.
     /// `below_root` is the directory's path below its root, with a trailing `/`.
+    ///
+    /// Which files' rules a tracked file escapes: git's own (`.gitignore`,
+    /// `info/exclude`, `core.excludesFile`, and `--ignore-file`, which git's answer is
+    /// the baseline for) exclude only what git does not track, as git lists tracked
+    /// files whatever they say; `.fdignore` and `.ignore` are not git's and exclude
+    /// tracked files too, since hiding tracked files from search tools is what
+    /// projects keep them for (cargo's hides its generated, tracked man pages).
     #[allow(clippy::too_many_arguments)]
     pub fn decide(
         &self,
@@ -348,12 +362,12 @@ impl Gate {
         scratch: &mut Vec<u8>,
         reporter: &Reporter,
     ) -> Decision {
-        if self.options.skip_hidden && name.first() == Some(&b'.') {
-            return Decision::Skip;
-        }
         if self.options.vcs && name == b".git" {
             return Decision::Skip;
         }
+        // A hidden name is left out unless a `!` rule names it, as in fd and rg
+        // (ripgrep's own `.ignore` has `!/.github/`): only then are its rules asked.
+        let hidden = self.options.skip_hidden && name.first() == Some(&b'.');
         let is_dir = kind == EntryKind::Dir;
         scratch.clear();
         scratch.extend_from_slice(&rules.root_path);
@@ -362,33 +376,43 @@ impl Gate {
         scratch.extend_from_slice(name);
         let path = &scratch[..];
         let repo = rules.repo.as_deref().filter(|_| self.options.vcs);
+        let entry = Candidate {
+            path,
+            name_start,
+            is_dir,
+        };
+        let non_git = self.non_git_verdict(rules, entry);
         if tracked_only {
+            // Below a directory git's rules exclude, git's rules have had their say
+            // and a `!` cannot re-include (nor can it in fd, which never enters);
+            // the non-git files still hide tracked files.
+            if non_git == Some(Verdict::Ignored) || hidden && non_git != Some(Verdict::Kept) {
+                return Decision::Skip;
+            }
             return match repo {
                 Some(repo) => tracked_decision(repo, path, is_dir, reporter),
                 None => Decision::Keep,
             };
         }
-        match self.verdict(rules, path, name_start, is_dir) {
+        let (verdict, by_git) = match non_git {
+            Some(verdict) => (Some(verdict), false),
+            None => (self.git_verdict(rules, entry), true),
+        };
+        match verdict {
+            Some(Verdict::Kept) => Decision::Keep,
+            _ if hidden => Decision::Skip,
+            None => Decision::Keep,
             Some(Verdict::Ignored) => match repo {
-                Some(repo) => tracked_decision(repo, path, is_dir, reporter),
-                None => Decision::Skip,
+                Some(repo) if by_git => tracked_decision(repo, path, is_dir, reporter),
+                _ => Decision::Skip,
             },
-            _ => Decision::Keep,
         }
     }
 
-    /// The verdict of the rule that decides for `path` (below the origin; its name
-    /// starts at `name_start`), in the precedence order of the module's comment.
-    fn verdict(
-        &self,
-        rules: &DirRules,
-        path: &[u8],
-        name_start: usize,
-        is_dir: bool,
-    ) -> Option<Verdict> {
-        let below =
-            |base: usize, list: &RuleList| list.verdict(&path[base..], name_start - base, is_dir);
-        // Each kind of non-git file over every level, the nearest first, before the next kind.
+    /// The verdict of the `.fdignore` or `.ignore` rule that decides for `path`
+    /// (below the origin; its name starts at `name_start`), if one does: each kind
+    /// over every level, the nearest first, before the next kind.
+    fn non_git_verdict(&self, rules: &DirRules, entry: Candidate<'_>) -> Option<Verdict> {
         type ListOf = fn(&DirRules) -> Option<&RuleList>;
         let non_git: [(bool, ListOf); 2] = [
             (rules.fdignore_above, |d| d.fdignore.as_deref()),
@@ -397,12 +421,20 @@ impl Gate {
         for (_, list_of) in non_git.into_iter().filter(|(any, _)| *any) {
             let mut level = Some(rules);
             while let Some(here) = level {
-                if let Some(verdict) = list_of(here).and_then(|l| below(here.path_len, l)) {
+                if let Some(verdict) = list_of(here).and_then(|l| entry.below(here.path_len, l)) {
                     return Some(verdict);
                 }
                 level = here.parent.as_deref();
             }
         }
+        None
+    }
+
+    /// The verdict of the rule of lower precedence than `.fdignore` and `.ignore`
+    /// that decides for `path`: `.gitignore` files up to the work tree's top, then
+    /// `info/exclude`, `core.excludesFile` and `--ignore-file`.
+    fn git_verdict(&self, rules: &DirRules, entry: Candidate<'_>) -> Option<Verdict> {
+        let below = |base: usize, list: &RuleList| entry.below(base, list);
         let mut level = Some(rules);
         while let Some(here) = level {
             let same_repo = match (&here.repo, &rules.repo) {
@@ -436,6 +468,22 @@ impl Gate {
             }
         }
         None
+    }
+}
+
+/// The entry a verdict is asked for: its path below the origin, where its name
+/// starts there, and whether it is a directory.
+#[derive(Clone, Copy)]
+struct Candidate<'p> {
+    path: &'p [u8],
+    name_start: usize,
+    is_dir: bool,
+}
+
+impl Candidate<'_> {
+    /// What `list`, whose paths start `base` bytes into the entry's, says of it.
+    fn below(self, base: usize, list: &RuleList) -> Option<Verdict> {
+        list.verdict(&self.path[base..], self.name_start - base, self.is_dir)
     }
 }
 
