@@ -508,7 +508,7 @@ impl Candidate<'_> {
 
     /// What `list`, whose paths start `base` bytes into the entry's, says of it.
     fn below(&mut self, base: usize, list: &RuleList) -> Option<Verdict> {
-        if !list.may_match(self.byte_at(base), self.name) {
+        if !list.may_match(|| self.byte_at(base), self.name) {
             return None;
         }
         let (name_start, is_dir) = (self.name_start(), self.is_dir);

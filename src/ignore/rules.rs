@@ -63,12 +63,12 @@ impl Needs {
     }
 
     #[inline]
-    fn may_match(&self, path_first: Option<u8>, name: &[u8]) -> bool {
+    fn may_match(&self, path_first: impl FnOnce() -> Option<u8>, name: &[u8]) -> bool {
         let has = |set: &ByteSet, byte: Option<u8>| byte.is_some_and(|b| set.contains(b));
         self.anything
             || has(&self.last_bytes, name.last().copied())
             || has(&self.name_first, name.first().copied())
-            || has(&self.path_first, path_first)
+            || self.path_first != ByteSet::default() && has(&self.path_first, path_first())
     }
 }
 
@@ -78,7 +78,7 @@ impl Needs {
 type LiteralMap = HashMap<Box<[u8]>, Vec<u32>, BuildHasherDefault<FxHasher>>;
 
 /// A set of bytes, tested in a few instructions.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct ByteSet([u64; 4]);
 
 impl ByteSet {
@@ -252,10 +252,10 @@ impl RuleList {
     }
 
     /// False when no rule can match an entry named `name` whose path below the
-    /// list's directory starts with `path_first`: asked before the path is even put
-    /// together (see [`Needs`]).
+    /// list's directory starts with the byte `path_first` gives (asked for only if
+    /// needed): asked before the path is even put together (see [`Needs`]).
     #[inline]
-    pub fn may_match(&self, path_first: Option<u8>, name: &[u8]) -> bool {
+    pub fn may_match(&self, path_first: impl FnOnce() -> Option<u8>, name: &[u8]) -> bool {
         self.needs.may_match(path_first, name)
     }
 
@@ -265,7 +265,7 @@ impl RuleList {
     /// begins.
     pub fn verdict(&self, path: &[u8], name_start: usize, is_dir: bool) -> Option<Verdict> {
         let name = &path[name_start..];
-        if !self.needs.may_match(path.first().copied(), name) {
+        if !self.needs.may_match(|| path.first().copied(), name) {
             return None;
         }
         let applies = |index: &u32| is_dir || !self.rule(*index).mode.contains(Mode::MUST_BE_DIR);
