@@ -98,6 +98,39 @@ class GitAnswerTests(TempDirTest):
         self.assertEqual(iv.without_hidden(files), {b"src/main.rs", b"build/vendored.js", b"untracked.txt", b"vendor/lib/lib.c"})
 
 
+@unittest.skipUnless(GIT, "needs git")
+class ReferenceTests(TempDirTest):
+    """view_references on a repository with the rule files of issue 39: a .ignore
+    hiding tracked generated docs (cargo's), a `!/.github/` (ripgrep's) and a
+    `.gitignore` keeping `.env.example` (astro's)."""
+
+    def setUp(self):
+        super().setUp()
+        self.repo = self.tmp / "repo"
+        self.repo.mkdir()
+        git("init", "-q", cwd=self.repo)
+        write(self.repo, ".ignore", "!/.github/\ndoc/gen/\n")
+        write(self.repo, ".fdignore", "notes/secret.md\n")
+        write(self.repo, ".gitignore", ".env*\n!.env.example\nbuild/\n")
+        for rel in ("src/main.rs", "doc/gen/cmd.md", "doc/intro.md", "notes/secret.md", ".github/ci.yml", ".github/.keep", ".env", ".env.example", ".config/tool.toml", "build/out.o", "scratch.txt"):
+            write(self.repo, rel)
+        git("add", "src", "doc", "notes", ".github", ".ignore", ".gitignore", cwd=self.repo)
+
+    def test_non_git_rule_files_hide_tracked_files_and_whitelists_show_hidden_names(self):
+        refs = iv.view_references(str(self.repo), GIT)
+        self.assertEqual(refs[iv.ALL], {b".ignore", b".fdignore", b".gitignore", b"src/main.rs", b"doc/intro.md", b".github/ci.yml", b".github/.keep", b".env.example", b".config/tool.toml", b"scratch.txt"})
+        self.assertEqual(refs[iv.NOT_HIDDEN], {b"src/main.rs", b"doc/intro.md", b".github/ci.yml", b".env.example", b"scratch.txt"})
+
+    @unittest.skipUnless(any((REPO / "target" / p / "pfind").exists() for p in ("release", "debug")), "needs a build of pfind")
+    def test_the_real_pfind_gives_the_references(self):
+        builds = [REPO / "target" / p / "pfind" for p in ("release", "debug")]
+        pfind = str(max((b for b in builds if b.exists()), key=lambda b: b.stat().st_mtime))
+        refs = iv.view_references(str(self.repo), GIT)
+        for cmd in iv.view_commands(pfind, None, None, GIT)[:2]:
+            check = iv.check_command(cmd, str(self.repo), refs, iv.view_env())
+            self.assertTrue(check["ok"], (cmd.label, check))
+
+
 class CompareTests(unittest.TestCase):
     def test_equal(self):
         check = iv.compare([b"a", b"b/c"], {b"a", b"b/c"}, iv.ALL)
