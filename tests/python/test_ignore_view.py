@@ -43,6 +43,18 @@ def write(root, rel: str, text: str = "x\n") -> None:
     path.write_text(text)
 
 
+def new_repo(tmp, gitignore: str, files: tuple[str, ...]):
+    """A repository at tmp/repo holding ``files`` and a .gitignore of
+    ``gitignore``, nothing added yet."""
+    repo = tmp / "repo"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    write(repo, ".gitignore", gitignore)
+    for rel in files:
+        write(repo, rel)
+    return repo
+
+
 class GitAnswerTests(TempDirTest):
     """git_answer with a stand-in lister over a real tree on disk."""
 
@@ -106,14 +118,10 @@ class ReferenceTests(TempDirTest):
 
     def setUp(self):
         super().setUp()
-        self.repo = self.tmp / "repo"
-        self.repo.mkdir()
-        git("init", "-q", cwd=self.repo)
+        files = ("src/main.rs", "doc/gen/cmd.md", "doc/intro.md", "notes/secret.md", ".github/ci.yml", ".github/.keep", ".env", ".env.example", ".config/tool.toml", "build/out.o", "scratch.txt")
+        self.repo = new_repo(self.tmp, ".env*\n!.env.example\nbuild/\n", files)
         write(self.repo, ".ignore", "!/.github/\ndoc/gen/\n")
         write(self.repo, ".fdignore", "notes/secret.md\n")
-        write(self.repo, ".gitignore", ".env*\n!.env.example\nbuild/\n")
-        for rel in ("src/main.rs", "doc/gen/cmd.md", "doc/intro.md", "notes/secret.md", ".github/ci.yml", ".github/.keep", ".env", ".env.example", ".config/tool.toml", "build/out.o", "scratch.txt"):
-            write(self.repo, rel)
         git("add", "src", "doc", "notes", ".github", ".ignore", ".gitignore", cwd=self.repo)
 
     def test_non_git_rule_files_hide_tracked_files_and_whitelists_show_hidden_names(self):
@@ -322,12 +330,8 @@ sys.stdout.buffer.write(b"".join(p + end for p in paths))
 class EndToEndTests(TempDirTest):
     def setUp(self):
         super().setUp()
-        self.repo = self.tmp / "repo"
-        self.repo.mkdir()
-        git("init", "-q", cwd=self.repo)
-        write(self.repo, ".gitignore", "node_modules/\n*.log\n")
-        for rel in ("src/main.rs", "src/lib.rs", ".github/ci.yml", "node_modules/a/index.js", "node_modules/a/vendored.js", "debug.log", "notes.txt"):
-            write(self.repo, rel)
+        files = ("src/main.rs", "src/lib.rs", ".github/ci.yml", "node_modules/a/index.js", "node_modules/a/vendored.js", "debug.log", "notes.txt")
+        self.repo = new_repo(self.tmp, "node_modules/\n*.log\n", files)
         git("add", ".gitignore", "src", ".github", cwd=self.repo)
         git("add", "-f", "node_modules/a/vendored.js", cwd=self.repo)
 
