@@ -21,9 +21,18 @@ Git's answer, the reference: the regular files (lstat: links are not followed, s
 link is not a file) among `git ls-files -z -co --exclude-standard`, where an entry
 git lists as a directory (a nested repository, `dir/`, or a submodule, `dir`) is
 replaced by git's answer run inside it, its paths below the entry.  Files git has
-in its index but that are gone from the disk are dropped by the same lstat.  The
+in its index but that are gone from the disk are dropped by the same lstat.  Less
+what `.ignore` and `.fdignore` files exclude, tracked or not (as pfind, fd and rg
+leave it out; cargo's repository hides its tracked generated docs that way), by
+git's own matcher: `git ls-files -z -coi --exclude-per-directory=NAME`.  The
 hidden views (pfind -G, fd, rg) are compared with that set minus every path with a
-component starting with '.'.
+component starting with '.', but for those a `!` rule of a `.gitignore`,
+`.ignore` or `.fdignore` keeps (ripgrep's `.ignore` has `!/.github/`), found by git
+too: with a rule file excluding `.*` of the lowest precedence
+(`--exclude-from`), a hidden path git still lists for one kind of rule file is
+one that kind's `!` rules keep.  Not covered, in the repository's top only and
+with no precedence between the kinds: a `!` rule of `.ignore` re-including what a
+`.gitignore` excludes, and whitelists in nested repositories.
 
 Before the timing each command runs once untimed with its NUL-separator option
 added (-0, --null, -z), so that no name can break the check; a leading "./" is
@@ -40,6 +49,7 @@ from __future__ import annotations
 import os
 import shlex
 import stat
+import tempfile
 from dataclasses import dataclass
 from typing import Callable, Iterable, Optional
 
@@ -131,6 +141,51 @@ def git_answer(root: bytes, listing: Lister, prefix: bytes = b"") -> set[bytes]:
             files |= git_answer(path, listing, prefix + rel + b"/")
         # A submodule not checked out (an empty directory, no .git) holds no file.
     return files
+
+
+# Rule files that are not git's: what they exclude is left out, tracked or not.
+NON_GIT_RULE_FILES = (".ignore", ".fdignore")
+
+
+def ls_files(git: str, repo: str, args: list[str], env: Optional[dict] = None) -> set[bytes]:
+    """The paths `git ls-files -z ARGS` prints in ``repo``."""
+    out = run([git, "-C", repo, "ls-files", "-z", *args], label="git ls-files", env=env).stdout
+    return {p for p in out.split(b"\0") if p}
+
+
+def hidden_by_non_git(repo: str, git: str, env: Optional[dict] = None) -> set[bytes]:
+    """The files, tracked or not, that `.ignore` and `.fdignore` files exclude, by
+    git's matcher reading only those files."""
+    hidden: set[bytes] = set()
+    for name in NON_GIT_RULE_FILES:
+        hidden |= ls_files(git, repo, ["-coi", f"--exclude-per-directory={name}"], env)
+    return hidden
+
+
+def whitelisted_hidden(repo: str, git: str, scratch: str, env: Optional[dict] = None) -> set[bytes]:
+    """Hidden paths that a `!` rule of one kind of rule file keeps: with `.*`
+    excluded at the lowest precedence (``scratch`` is a directory for that file),
+    those git still lists (untracked) or does not call excluded (tracked)."""
+    dot_star = os.path.join(scratch, "hidden-names")
+    with open(dot_star, "w") as f:
+        f.write(".*\n")
+    tracked_hidden = {p for p in ls_files(git, repo, ["-c"], env) if is_hidden(p)}
+    kept: set[bytes] = set()
+    for name in (".gitignore", *NON_GIT_RULE_FILES):
+        rules = [f"--exclude-per-directory={name}", f"--exclude-from={dot_star}"]
+        kept |= {p for p in ls_files(git, repo, ["-o", *rules], env) if is_hidden(p)}
+        kept |= tracked_hidden - ls_files(git, repo, ["-ci", *rules], env)
+    return kept
+
+
+def view_references(repo: str, git: str, env: Optional[dict] = None) -> dict[str, set[bytes]]:
+    """The two references of the module's comment: git's answer less what the
+    non-git rule files hide (ALL), and that without hidden paths but those a `!`
+    rule keeps (NOT_HIDDEN)."""
+    files = git_answer(os.fsencode(repo), git_lister(git, env)) - hidden_by_non_git(repo, git, env)
+    with tempfile.TemporaryDirectory() as scratch:
+        kept = whitelisted_hidden(repo, git, scratch, env)
+    return {ALL: files, NOT_HIDDEN: without_hidden(files) | (files & kept)}
 
 
 def is_hidden(path: bytes) -> bool:
@@ -234,8 +289,8 @@ def work_tree_problem(repo: str, git: str) -> Optional[str]:
 def run_repo(repo: str, fs: Optional[str], commands: list[ViewCommand], git: str, time_commands: Timer, env: Optional[dict] = None) -> dict:
     """Check, then time, every command on one repository."""
     env = view_env() if env is None else env
-    files = git_answer(os.fsencode(repo), git_lister(git, env))
-    references = {ALL: files, NOT_HIDDEN: without_hidden(files)}
+    references = view_references(repo, git, env)
+    files = references[ALL]
     section = {
         "root": repo,
         "fs": fs,

@@ -122,6 +122,41 @@ impl Sandbox {
     }
 }
 
+impl Sandbox {
+    /// The files, tracked or not, that the rules of the files named `per_directory`
+    /// (`.ignore`, `.fdignore`) exclude, by git's own matcher: `git ls-files --cached
+    /// --others --ignored --exclude-per-directory=NAME`, which reads no other rule file.
+    fn hidden_by(&self, dir: &Path, per_directory: &str) -> Vec<Vec<u8>> {
+        let flag = format!("--exclude-per-directory={per_directory}");
+        let listed = self.git(dir, &["ls-files", "-z", "-coi", &flag]);
+        split_records(&listed, 0)
+    }
+
+    /// fd's answer for `args` in `dir` (its `./` taken off, sorted), or `None` when
+    /// fd is not installed: the second oracle, for what fd prints.
+    fn fd_files(&self, dir: &Path, args: &[&str]) -> Option<Vec<Vec<u8>>> {
+        let mut command = Command::new("fd");
+        self.env(&mut command);
+        let out = match command.current_dir(dir).args(args).arg("-0").output() {
+            Ok(out) => out,
+            Err(_) => {
+                eprintln!("fd is not installed: compared with git only");
+                return None;
+            }
+        };
+        assert!(out.status.success(), "fd {args:?}: {:?}", out.status);
+        let mut files: Vec<Vec<u8>> = split_records(&out.stdout, 0)
+            .into_iter()
+            .map(|p| {
+                let p = p.strip_prefix(b"./").unwrap_or(&p);
+                p.strip_suffix(b"/").unwrap_or(p).to_vec()
+            })
+            .collect();
+        files.sort();
+        Some(files)
+    }
+}
+
 /// The lines of a run's stdout, sorted.
 fn sorted_lines(out: &Output) -> Vec<Vec<u8>> {
     let mut lines = split_records(&out.stdout, b'\n');
@@ -556,6 +591,156 @@ fn fdignore_outranks_ignore_at_every_level() {
         expect(&[b"kept.log", b"other.log"])
     );
     assert_eq!(list(&["-I", "-n", "data.bin"]), expect(&[b"sub/data.bin"]));
+}
+
+/// Issue 39, item 1: `.ignore` and `.fdignore` hide tracked files too, as in fd and
+/// rg (cargo's repository hides its tracked, generated man pages and command docs
+/// with a `.ignore`), in a directory listed for its tracked files alone as well;
+/// their `!` rules still re-include what `.gitignore` excludes; git's own files keep
+/// git's meaning (`build/vendored.js`, tracked under an excluded directory, is
+/// listed). The answer is git's less what git's own matcher says the two files
+/// exclude among tracked files, and fd's plus what git tracks under `.gitignore`.
+#[test]
+fn dot_ignore_and_fdignore_hide_tracked_files_too() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("cargo-like");
+    write(&repo.join(".gitignore"), b"build/\n*.log\n");
+    write(&repo.join(".ignore"), b"doc/gen/\netc/man/*\n!keep.log\n");
+    write(&repo.join(".fdignore"), b"notes/secret.md\n");
+    write(&repo.join("sub/.ignore"), b"*.gen.rs\n");
+    write(&repo.join("build/.ignore"), b"vendored-min.js\n");
+    let tracked = [
+        "src/main.rs",
+        "doc/intro.md",
+        "doc/gen/cargo-build.md",
+        "doc/gen/cargo-run.md",
+        "etc/man/cargo.1",
+        "notes/secret.md",
+        "notes/public.md",
+        "sub/x.gen.rs",
+        "sub/x.rs",
+    ];
+    for name in tracked {
+        write(&repo.join(name), b"x");
+    }
+    for name in ["keep.log", "other.log", "etc/man/new.1", "build/out.o"] {
+        write(&repo.join(name), b"x");
+    }
+    write(&repo.join("build/vendored.js"), b"x");
+    write(&repo.join("build/vendored-min.js"), b"x");
+    sandbox.git(&repo, &[&["add", "--"][..], &tracked].concat());
+    sandbox.git(
+        &repo,
+        &["add", "-f", "build/vendored.js", "build/vendored-min.js"],
+    );
+    sandbox.git(&repo, &["commit", "-qm", "first"]);
+
+    let mut hidden = sandbox.hidden_by(&repo, ".ignore");
+    hidden.extend(sandbox.hidden_by(&repo, ".fdignore"));
+    let mut want: Vec<Vec<u8>> = sandbox
+        .git_files(&repo)
+        .into_iter()
+        .filter(|p| !hidden.contains(p))
+        .chain([b"keep.log".to_vec()])
+        .collect();
+    want.sort();
+    for threads in ["1", "2", "8"] {
+        let got = sandbox.pfind_files(&repo, &["--ignore", "-j", threads]);
+        assert_same_records(&format!("--ignore -j {threads}"), &got, &want);
+    }
+    // Said in plain terms too, since the oracle is put together here.
+    assert_eq!(
+        sandbox.sorted_names(&repo, &["--ignore", "-n", "*[!e]"]),
+        [
+            "build/vendored.js",
+            "doc/intro.md",
+            "keep.log",
+            "notes/public.md",
+            "src/main.rs",
+            "sub/x.rs"
+        ]
+    );
+    // fd lists the same but for the file git tracks under an excluded directory.
+    if let Some(fd) = sandbox.fd_files(&repo, &["-t", "f", "-H", "-E", ".git"]) {
+        let want: Vec<Vec<u8>> = want
+            .iter()
+            .filter(|p| p.as_slice() != b"build/vendored.js")
+            .cloned()
+            .collect();
+        assert_same_records("fd -t f -H -E .git", &fd, &want);
+    }
+}
+
+/// Issue 39, item 2: a `!` rule that matches a hidden name shows it under
+/// `--no-hidden` and `-G`, as fd and rg do (ripgrep's `.ignore` has `!/.github/`,
+/// astro's `.gitignore` keeps `.env.example`), a `--ignore-file`'s too; a hidden name
+/// no `!` rule names stays out, and so does a hidden file in a whitelisted hidden
+/// directory unless a rule names it. Checked against fd where it is installed.
+#[test]
+fn a_whitelisted_hidden_name_is_shown_as_fd_shows_it() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.repo("rg-like");
+    write(&repo.join(".ignore"), b"!/.github/\n");
+    write(&repo.join(".gitignore"), b".env*\n!.env.example\n");
+    write(&repo.join("web/.gitignore"), b"!.eslintrc.json\n");
+    for name in [
+        ".github/workflows/ci.yml",
+        ".github/dependabot.yml",
+        ".github/.keep",
+        ".env",
+        ".env.example",
+        ".config/tool.toml",
+        "src/.hidden.rs",
+        "src/main.rs",
+        "web/.eslintrc.json",
+        "web/.prettierrc",
+        "web/index.js",
+    ] {
+        write(&repo.join(name), b"x");
+    }
+    let want = [
+        ".env.example",
+        ".github/dependabot.yml",
+        ".github/workflows/ci.yml",
+        "src/main.rs",
+        "web/.eslintrc.json",
+        "web/index.js",
+    ];
+    for threads in ["1", "2", "8"] {
+        assert_eq!(
+            sandbox.sorted_names(&repo, &["-G", "-j", threads]),
+            want,
+            "-j {threads}"
+        );
+    }
+    let as_bytes =
+        |names: &[&str]| -> Vec<Vec<u8>> { names.iter().map(|n| n.as_bytes().to_vec()).collect() };
+    let fd = sandbox.fd_files(&repo, &["-t", "f"]);
+    if let Some(fd) = &fd {
+        assert_same_records("fd -t f", fd, &as_bytes(&want));
+    }
+    // The directories too: `.github` and `.github/workflows` are fd's.
+    let dirs = sandbox.sorted_names(&repo, &["-G", "-t", "d"]);
+    assert_eq!(dirs, [".github", ".github/workflows", "src", "web"]);
+    if let Some(fd) = sandbox.fd_files(&repo, &["-t", "d"]) {
+        let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
+        assert_same_records("fd -t d", &fd, &as_bytes(&dirs));
+    }
+    // Without --ignore, an --ignore-file's `!` rule shows a hidden name as fd's does.
+    let rules = sandbox.path("extra-rules");
+    write(&rules, b"!.config/\n");
+    let rules = rules.to_str().unwrap();
+    let args = ["--no-hidden", "--ignore-file", rules, "-e", "toml"];
+    assert_eq!(sandbox.sorted_names(&repo, &args), [".config/tool.toml"]);
+    if let Some(fd) = sandbox.fd_files(&repo, &["-I", "--ignore-file", rules, "-e", "toml"]) {
+        assert_same_records("fd --ignore-file", &fd, &as_bytes(&[".config/tool.toml"]));
+    }
 }
 
 /// `--no-ignore-vcs` drops git's rules, not the work tree's top: from a directory

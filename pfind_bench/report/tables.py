@@ -449,7 +449,8 @@ def ignore_view_table(report: dict) -> str:
     return (
         "\n\n".join(out)
         + f"\nrun in the repository, {section.get('passes', '?')} passes of {section.get('runs', '?')} runs; = git: the same paths as git's answer "
-        "(its regular files, nested repositories expanded), = git, no hidden: that without paths with a component starting with '.'."
+        "(its regular files, nested repositories expanded) less what .ignore and .fdignore files exclude, tracked or not, "
+        "= git, no hidden: that without paths with a component starting with '.' but those a ! rule keeps."
         + (f"\n{skipped}." if skipped else "")
     )
 

@@ -43,6 +43,18 @@ def write(root, rel: str, text: str = "x\n") -> None:
     path.write_text(text)
 
 
+def new_repo(tmp, gitignore: str, files: tuple[str, ...]):
+    """A repository at tmp/repo holding ``files`` and a .gitignore of
+    ``gitignore``, nothing added yet."""
+    repo = tmp / "repo"
+    repo.mkdir()
+    git("init", "-q", cwd=repo)
+    write(repo, ".gitignore", gitignore)
+    for rel in files:
+        write(repo, rel)
+    return repo
+
+
 class GitAnswerTests(TempDirTest):
     """git_answer with a stand-in lister over a real tree on disk."""
 
@@ -96,6 +108,35 @@ class GitAnswerTests(TempDirTest):
         files = iv.git_answer(os.fsencode(root), iv.git_lister(GIT))
         self.assertEqual(files, {b".gitignore", b"src/main.rs", b"build/vendored.js", b".config/tool.toml", b"untracked.txt", b"vendor/lib/.gitignore", b"vendor/lib/lib.c"})
         self.assertEqual(iv.without_hidden(files), {b"src/main.rs", b"build/vendored.js", b"untracked.txt", b"vendor/lib/lib.c"})
+
+
+@unittest.skipUnless(GIT, "needs git")
+class ReferenceTests(TempDirTest):
+    """view_references on a repository with the rule files of issue 39: a .ignore
+    hiding tracked generated docs (cargo's), a `!/.github/` (ripgrep's) and a
+    `.gitignore` keeping `.env.example` (astro's)."""
+
+    def setUp(self):
+        super().setUp()
+        files = ("src/main.rs", "doc/gen/cmd.md", "doc/intro.md", "notes/secret.md", ".github/ci.yml", ".github/.keep", ".env", ".env.example", ".config/tool.toml", "build/out.o", "scratch.txt")
+        self.repo = new_repo(self.tmp, ".env*\n!.env.example\nbuild/\n", files)
+        write(self.repo, ".ignore", "!/.github/\ndoc/gen/\n")
+        write(self.repo, ".fdignore", "notes/secret.md\n")
+        git("add", "src", "doc", "notes", ".github", ".ignore", ".gitignore", cwd=self.repo)
+
+    def test_non_git_rule_files_hide_tracked_files_and_whitelists_show_hidden_names(self):
+        refs = iv.view_references(str(self.repo), GIT)
+        self.assertEqual(refs[iv.ALL], {b".ignore", b".fdignore", b".gitignore", b"src/main.rs", b"doc/intro.md", b".github/ci.yml", b".github/.keep", b".env.example", b".config/tool.toml", b"scratch.txt"})
+        self.assertEqual(refs[iv.NOT_HIDDEN], {b"src/main.rs", b"doc/intro.md", b".github/ci.yml", b".env.example", b"scratch.txt"})
+
+    @unittest.skipUnless(any((REPO / "target" / p / "pfind").exists() for p in ("release", "debug")), "needs a build of pfind")
+    def test_the_real_pfind_gives_the_references(self):
+        builds = [REPO / "target" / p / "pfind" for p in ("release", "debug")]
+        pfind = str(max((b for b in builds if b.exists()), key=lambda b: b.stat().st_mtime))
+        refs = iv.view_references(str(self.repo), GIT)
+        for cmd in iv.view_commands(pfind, None, None, GIT)[:2]:
+            check = iv.check_command(cmd, str(self.repo), refs, iv.view_env())
+            self.assertTrue(check["ok"], (cmd.label, check))
 
 
 class CompareTests(unittest.TestCase):
@@ -289,12 +330,8 @@ sys.stdout.buffer.write(b"".join(p + end for p in paths))
 class EndToEndTests(TempDirTest):
     def setUp(self):
         super().setUp()
-        self.repo = self.tmp / "repo"
-        self.repo.mkdir()
-        git("init", "-q", cwd=self.repo)
-        write(self.repo, ".gitignore", "node_modules/\n*.log\n")
-        for rel in ("src/main.rs", "src/lib.rs", ".github/ci.yml", "node_modules/a/index.js", "node_modules/a/vendored.js", "debug.log", "notes.txt"):
-            write(self.repo, rel)
+        files = ("src/main.rs", "src/lib.rs", ".github/ci.yml", "node_modules/a/index.js", "node_modules/a/vendored.js", "debug.log", "notes.txt")
+        self.repo = new_repo(self.tmp, "node_modules/\n*.log\n", files)
         git("add", ".gitignore", "src", ".github", cwd=self.repo)
         git("add", "-f", "node_modules/a/vendored.js", cwd=self.repo)
 
