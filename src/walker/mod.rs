@@ -390,14 +390,7 @@ impl<'a> Walker<'a> {
                 |entry| visitor.visit(&dir, fd, entry),
                 config.stats.then_some(&mut examined),
                 move |filled| {
-                    let cutter = Cutter {
-                        pool,
-                        config,
-                        shallow,
-                        job,
-                        slot,
-                        alone,
-                    };
+                    let cutter = Cutter::new((pool, config, shallow), job, slot, alone);
                     cutter.offer_rest_of_listing(fd, filled)
                 },
             );

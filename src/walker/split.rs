@@ -113,12 +113,12 @@ pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>
 /// What cutting the rest of a listing into pieces needs besides the listing: the
 /// pool the pieces go to and whether one is wanted now (see [`split`]).
 pub(super) struct Cutter<'w, 'a> {
-    pub(super) pool: &'a Pool<DirJob>,
-    pub(super) config: &'a Config,
-    pub(super) shallow: &'a ShallowFirst,
-    pub(super) job: &'w DirJob,
-    pub(super) slot: &'w WorkerSlot<DirJob>,
-    pub(super) alone: bool,
+    pool: &'a Pool<DirJob>,
+    config: &'a Config,
+    shallow: &'a ShallowFirst,
+    job: &'w DirJob,
+    slot: &'w WorkerSlot<DirJob>,
+    alone: bool,
 }
 
 impl<'w, 'a> Cutter<'w, 'a> {
