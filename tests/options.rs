@@ -317,12 +317,14 @@ fn make_devices(env: &TestEnv) -> bool {
 #[test]
 fn type_devices_match_find_on_dev() {
     let dev = std::path::Path::new("/dev");
+    // On /dev's own filesystem (-x, -xdev): /dev/shm is a tmpfs where other tests
+    // build and remove trees while this one runs, and both walks saw them change.
     for (pfind_args, find_args) in [
-        (&["-t", "c"][..], &["-type", "c"][..]),
-        (&["-t", "b"], &["-type", "b"]),
+        (&["-x", "-t", "c"][..], &["-xdev", "-type", "c"][..]),
+        (&["-x", "-t", "b"], &["-xdev", "-type", "b"]),
         (
-            &["-t", "c", "-t", "b", "-t", "p", "-t", "s"],
-            &["-type", "c,b,p,s"],
+            &["-x", "-t", "c", "-t", "b", "-t", "p", "-t", "s"],
+            &["-xdev", "-type", "c,b,p,s"],
         ),
     ] {
         assert_like_find(dev, "/dev", pfind_args, find_args);
