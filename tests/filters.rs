@@ -489,7 +489,10 @@ fn glob_corners_glibc_reads_no_single_way_are_refused_saying_why() {
             &["--name", "'[.' begins a collating symbol"][..],
         ),
         (&["-E", "[a-[:alpha:]]"], &["--exclude", "ends in a class"]),
-        (&["-p", "src/[a[=]"], &["--full-path", "equivalence class"]),
+        (
+            &["-p", "src/[a[=]"],
+            &["--path <GLOB>", "equivalence class"],
+        ),
         (&["-n", &hostile], &["--name", "collating symbol"]),
     ] {
         let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
@@ -690,7 +693,7 @@ fn full_path_patterns_that_cannot_match_are_warned_about() {
     let (_, stderr, status) = run(&env, &[s("-p"), s("src/[z-a]")]);
     assert_eq!(status, Some(2));
     assert!(
-        stderr.contains("--full-path") && stderr.contains("reversed"),
+        stderr.contains("--path <GLOB>") && stderr.contains("reversed"),
         "{stderr}"
     );
 }

@@ -298,8 +298,9 @@ fn find_options_are_refused_with_the_pfind_spelling() {
         ),
         (
             &["src", "-path", "*/lib.rs"],
-            "'-path' is find's option: use -p GLOB, which matches the path below the root \
-             (e.g. pfind . -p 'src/*.rs')",
+            "'-path' is find's option: use -p GLOB, which matches the path below the root; \
+             its * stays within one directory and ** is any depth (e.g. pfind . -p \
+             '**/*.rs', pfind . -p 'src/**')",
         ),
         (
             &["-size", "+1M"],
@@ -434,12 +435,29 @@ fn fd_options_are_refused_with_the_pfind_spelling() {
     }
     // fd's options that pfind has too work as fd users expect.
     assert_run(&env, &["--type", "f", "-e", "md"], &["README.md"], "", 0);
+    // fd's --full-path: a regex searched in the path (below the root), as fd's is
+    // (issue 41: it was -p's glob, and `--full-path 'src/.*rs'` found nothing).
     assert_run(
         &env,
-        &["--full-path", "src/*.rs"],
+        &["--full-path", "src/.*rs"],
         &["src/main.rs", "src/lib.rs"],
         "",
         0,
+    );
+    assert_run(
+        &env,
+        &["--full-path", "^src/.*\\.rs$", "--and", "main"],
+        &["src/main.rs"],
+        "",
+        0,
+    );
+    // A glob, which --full-path took before, is told about -p.
+    let out = env.run(&["--full-path", "*.rs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("(--full-path takes a regular expression, as fd's does; for a glob of the path below the root, use -p '*.rs')"),
+        "{said}"
     );
     // A date given to --newer, which takes a FILE, is pointed at --changed-within.
     assert_run(
@@ -550,7 +568,8 @@ fn fd_habits_are_answered_rather_than_met_with_silence() {
         &["-p", "src/.*\\.rs$"],
         &[],
         "pfind: warning: -p 'src/.*\\.rs$' looks like a regular expression, but -p takes \
-         a glob of the path below the root, as in 'src/**/*.rs'\n",
+         a glob of the path below the root, as in 'src/**/*.rs'; for a regular expression, \
+         use --full-path 'src/.*\\.rs$', as in fd\n",
         0,
     );
     assert_run(

@@ -115,19 +115,19 @@ const MTIME_ONLY: &str =
     "pfind tests modification times only: --changed-within WHEN, --changed-before WHEN, \
      --newer FILE";
 
+/// Advice for find's `-path`: pfind's `*` stays within a component, so the `**` that
+/// find's `-path '*.rs'` needs is said at once (issue 41).
+const PATH_GLOB: &str =
+    "use -p GLOB, which matches the path below the root; its * stays within one \
+     directory and ** is any depth (e.g. pfind . -p '**/*.rs', pfind . -p 'src/**')";
+
 /// find's tests, actions, operators and options, as typed after `find ROOT`.
 /// `-newerXY` is recognised apart (see [`find_hint`]).
 const FIND: &[Hint] = &[
     find("-name", "use -n GLOB (e.g. pfind . -n '*.rs')"),
     find("-iname", "use -i -n GLOB (e.g. pfind . -i -n '*.jpg')"),
-    find(
-        "-path",
-        "use -p GLOB, which matches the path below the root (e.g. pfind . -p 'src/*.rs')",
-    ),
-    find(
-        "-wholename",
-        "use -p GLOB, which matches the path below the root (e.g. pfind . -p 'src/*.rs')",
-    ),
+    find("-path", PATH_GLOB),
+    find("-wholename", PATH_GLOB),
     find("-ipath", "use -i -p GLOB (e.g. pfind . -i -p 'src/*.rs')"),
     find(
         "-iwholename",

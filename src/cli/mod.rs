@@ -291,7 +291,7 @@ followed. --ignore: the files git lists; -G: the files fd lists.";
 const SHORT_HELP_OPTIONS: &[&str] = &[
     "extensions",
     "name",
-    "full_path",
+    "path",
     "regex",
     "exclude",
     "types",

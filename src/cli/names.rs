@@ -82,16 +82,17 @@ pub struct NameArgs {
     /// Only paths below the root matching GLOB.
     ///
     /// The path is what follows `ROOT/`: `-p 'src/**/*.rs'`. `*`, `?` and sets do not
-    /// match `/`; a `**` component matches any number of directories, none included.
+    /// match `/` (find -path's `*` does): a `**` component matches any number of
+    /// directories, none included, so find's `-path '*.rs'` is `-p '**/*.rs'`.
     /// Directories that cannot lead to a match are not listed.
     #[arg(
         short = 'p',
-        long = "full-path",
+        long = "path",
         value_name = "GLOB",
         allow_hyphen_values = true,
         value_parser = bytes(parse_path_pattern)
     )]
-    pub full_path: Option<PathPattern>,
+    pub path: Option<PathPattern>,
 
     /// Only basenames matching the regex RE.
     ///
@@ -116,6 +117,19 @@ pub struct NameArgs {
         value_parser = bytes(parse_regex)
     )]
     pub path_regex: Vec<RegexPattern>,
+
+    /// fd's --full-path: the regex RE searched in the path.
+    ///
+    /// As in fd, a regular expression searched in the path, unanchored: `--full-path
+    /// 'src/.*rs'`. pfind searches the path below the root (what `--path-regex` tests),
+    /// not the absolute path: the same command means the same from any directory.
+    #[arg(
+        long = "full-path",
+        value_name = "RE",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_full_path)
+    )]
+    pub full_path: Vec<RegexPattern>,
 
     /// Also require PATTERN, of the first pattern's kind.
     ///
@@ -146,7 +160,7 @@ impl NameArgs {
     /// `--and`'s are of the kind of, as in fd; asked of `matches` before the values
     /// are taken out of them.
     pub(super) fn first_pattern(matches: &ArgMatches) -> Option<&'static str> {
-        ["name", "full_path", "regex", "path_regex"]
+        ["name", "path", "regex", "path_regex", "full_path"]
             .into_iter()
             .filter_map(|id| Some((matches.index_of(id)?, id)))
             .min()
@@ -161,7 +175,8 @@ impl NameArgs {
             // Folding case can grow a regex past the engine's limit: said here, as a
             // usage error, rather than found when it is compiled.
             let regexes = (self.regex.iter().map(|re| ("regex", re)))
-                .chain(self.path_regex.iter().map(|re| ("path_regex", re)));
+                .chain(self.path_regex.iter().map(|re| ("path_regex", re)))
+                .chain(self.full_path.iter().map(|re| ("full_path", re)));
             for (id, regex) in regexes {
                 let value = OsStr::new(regex.as_str());
                 regex
@@ -221,7 +236,7 @@ impl NameArgs {
             .filter_map(|pattern| PathExclude::compile(pattern, ignore_case))
             .collect();
         filter.ignore_contain = self.ignore_contain.clone().into();
-        if let Some(pattern) = &self.full_path {
+        if let Some(pattern) = &self.path {
             let path = PathGlob::compile(pattern, ignore_case);
             // Its last component is tested on the name, with the other name globs.
             if let Some(last) = path.last() {
@@ -232,8 +247,12 @@ impl NameArgs {
         if !self.regex.is_empty() {
             filter.add_name_pattern(regex_filter::compile(&self.regex, ignore_case));
         }
-        if !self.path_regex.is_empty() {
-            filter.add_path_pattern(regex_filter::compile(&self.path_regex, ignore_case));
+        // `--full-path` is fd's name for what `--path-regex` does: one list, any of it.
+        let path_regexes: Vec<RegexPattern> = (self.path_regex.iter().chain(&self.full_path))
+            .cloned()
+            .collect();
+        if !path_regexes.is_empty() {
+            filter.add_path_pattern(regex_filter::compile(&path_regexes, ignore_case));
         }
         for pattern in &self.and_patterns {
             match pattern {
@@ -261,8 +280,9 @@ impl NameArgs {
     pub(super) fn name_search(&self, entries: &EntryArgs, quiet: bool) -> Option<NameSearch> {
         // `--path-regex` is tested on the path, after the name: a miss there says
         // nothing of other kinds, so it is not told.
-        if self.name.is_empty() && self.full_path.is_none() && self.regex.is_empty()
+        if self.name.is_empty() && self.path.is_none() && self.regex.is_empty()
             || !self.path_regex.is_empty()
+            || !self.full_path.is_empty()
         {
             return None;
         }
@@ -279,7 +299,7 @@ impl NameArgs {
                 .map(|family| format!("-t {}", family.name)),
         );
         words.extend(self.name.iter().map(|glob| word("-n", glob)));
-        words.extend(self.full_path.iter().map(|glob| word("-p", glob)));
+        words.extend(self.path.iter().map(|glob| word("-p", glob)));
         words.extend((self.regex.iter()).map(|regex| word("--regex", regex.as_str().as_bytes())));
         Some(NameSearch(words.join(" ")))
     }
@@ -317,9 +337,9 @@ impl NameArgs {
         for ext in self.extensions.iter().flat_map(|list| &list.0) {
             lines.extend(warnings::extension(ext));
         }
-        if let Some(pattern) = &self.full_path {
-            lines.extend(warnings::full_path(pattern));
-            lines.extend(warnings::full_path_regex(pattern));
+        if let Some(pattern) = &self.path {
+            lines.extend(warnings::path_glob(pattern));
+            lines.extend(warnings::path_glob_regex(pattern));
         }
     }
 }
@@ -408,6 +428,20 @@ fn parse_regex(value: &[u8]) -> Result<RegexPattern, String> {
     RegexPattern::parse(value).map_err(|err| err.to_string())
 }
 
+/// One `--full-path` pattern: a regex, as fd's. Before issue 41 `--full-path` was
+/// `-p`'s long name and took a glob; a glob that is no valid regex (`src/**/*.rs`,
+/// `*.rs`) is refused with the `-p` that takes it.
+fn parse_full_path(value: &[u8]) -> Result<RegexPattern, String> {
+    RegexPattern::parse(value).map_err(|err| match PathPattern::parse(value) {
+        Ok(_) => format!(
+            "{err} (--full-path takes a regular expression, as fd's does; for a glob of the \
+             path below the root, use -p {})",
+            hints::shell_word(value)
+        ),
+        Err(_) => err.to_string(),
+    })
+}
+
 /// One `--and` pattern, of the kind of the command line's first pattern.
 #[derive(Clone, Debug)]
 pub enum AndPattern {
@@ -427,9 +461,9 @@ impl AndPattern {
     fn parse(first: Option<&str>, value: &[u8]) -> Result<AndPattern, String> {
         match first {
             Some("name") => parse_pattern(value).map(AndPattern::Name),
-            Some("full_path") => parse_path_pattern(value).map(AndPattern::Path),
+            Some("path") => parse_path_pattern(value).map(AndPattern::Path),
             Some("regex") => parse_regex(value).map(AndPattern::Regex),
-            Some("path_regex") => parse_regex(value).map(AndPattern::PathRegex),
+            Some("path_regex" | "full_path") => parse_regex(value).map(AndPattern::PathRegex),
             _ => Err("--and adds a pattern to the first of -n, -p, --regex or \
                       --path-regex, and none was given (e.g. pfind -n '*.rs' --and 'test_*')"
                 .to_string()),
