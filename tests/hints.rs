@@ -613,3 +613,77 @@ fn fd_habits_are_answered_rather_than_met_with_silence() {
         0,
     );
 }
+
+/// Runs `line` through `sh` in `env`'s root, with `pfind` the binary under test, so
+/// that the shell expands what it would for a person typing it.
+fn through_shell(env: &TestEnv, line: &str) -> std::process::Output {
+    let line = line.replacen("pfind", env!("CARGO_BIN_EXE_pfind"), 1);
+    std::process::Command::new("sh")
+        .args(["-c", &line])
+        .current_dir(env.root())
+        .env_remove("PFIND_OPTIONS")
+        .output()
+        .unwrap()
+}
+
+/// Issue 41: an unquoted glob the shell expanded into several names here made the
+/// names after the first roots, files searched for the first name: nothing printed,
+/// status 0. It is refused with the command to type, the pattern quoted.
+#[test]
+fn a_pattern_the_shell_expanded_is_refused_with_the_quoted_command() {
+    let env = TestEnv::new(
+        &["docs", "src"],
+        &["a.md", "b.md", "c.md", "docs/d.md", "src/x.rs", "src/y.rs"],
+    );
+    let cases: &[(&str, &str)] = &[
+        (
+            "pfind -n *.md",
+            "pfind: -n a.md is followed by b.md and c.md, which are files, not directories: \
+             the shell expanded an unquoted pattern into these names, which pfind would \
+             search as roots; quote the pattern: pfind -n '*.md'\n",
+        ),
+        (
+            "pfind -e *.md",
+            "pfind: -e a.md is followed by b.md and c.md, which are files, not directories: \
+             the shell expanded an unquoted pattern into these names, which pfind would \
+             search as roots; quote the pattern: pfind -e md\n",
+        ),
+        (
+            "pfind -i --regex *.md docs -d 2",
+            "pfind: --regex a.md is followed by b.md and c.md, which are files, not \
+             directories: the shell expanded an unquoted pattern into these names, which \
+             pfind would search as roots; quote the pattern: pfind -i -n '*.md' docs -d 2\n",
+        ),
+        (
+            "pfind -p src/*.rs",
+            "pfind: -p src/x.rs is followed by src/y.rs, a file, not a directory: the shell \
+             expanded an unquoted pattern into these names, which pfind would search as \
+             roots; quote the pattern: pfind -p 'src/*.rs'\n",
+        ),
+    ];
+    for &(line, said) in cases {
+        let out = through_shell(&env, line);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{line}");
+        assert_eq!(
+            (out.status.code(), out.stdout.len()),
+            (Some(2), 0),
+            "{line}"
+        );
+        // The line it gives finds what was meant.
+        let typed = said.rsplit(": ").next().unwrap().trim_end();
+        let out = through_shell(&env, typed);
+        assert_eq!(out.status.code(), Some(0), "{typed}");
+        assert!(!out.stdout.is_empty(), "{typed} found nothing");
+    }
+    // What is meant is run: quoted, a directory after the value, a value that is no
+    // file here, a root that is a file after an extension.
+    assert_run(&env, &["-n", "*.md", "docs"], &["docs/d.md"], "", 0);
+    assert_run(&env, &["-n", "a.md", "docs", "."], &["./a.md"], "", 0);
+    assert_run(
+        &env,
+        &["-e", "md", "a.md", "b.md"],
+        &["a.md", "b.md"],
+        "",
+        0,
+    );
+}

@@ -55,6 +55,8 @@ pub trait Paths {
     fn exists(&self, path: &OsStr) -> bool;
     /// True when `word` names a program on `PATH`.
     fn is_command(&self, word: &OsStr) -> bool;
+    /// True when `path` is a directory, or a symbolic link to one.
+    fn is_dir(&self, path: &OsStr) -> bool;
 }
 
 /// The real file system and `PATH`.
@@ -63,6 +65,10 @@ pub struct System;
 impl Paths for System {
     fn exists(&self, path: &OsStr) -> bool {
         std::fs::symlink_metadata(path).is_ok()
+    }
+
+    fn is_dir(&self, path: &OsStr) -> bool {
+        std::fs::metadata(path).is_ok_and(|meta| meta.is_dir())
     }
 
     fn is_command(&self, word: &OsStr) -> bool {
@@ -593,6 +599,9 @@ mod tests {
         }
         fn is_command(&self, word: &OsStr) -> bool {
             self.commands.iter().any(|c| OsStr::new(c) == word)
+        }
+        fn is_dir(&self, path: &OsStr) -> bool {
+            self.exists(path) && !path.as_bytes().contains(&b'.')
         }
     }
 

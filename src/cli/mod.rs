@@ -21,6 +21,7 @@
 
 mod entries;
 mod exec;
+mod expanded;
 pub mod hints;
 mod ignore_files;
 mod names;
@@ -132,6 +133,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     // and freeing them took 45,000 instructions at every start, an eighth of a run
     // on an empty directory (callgrind, static build).
     let mut command = std::mem::ManuallyDrop::new(command);
+    // Kept for the line a refusal gives to type, where an expansion could be (see
+    // `expanded_pattern`); clap takes the words themselves.
+    let line = (args.len() >= 4).then(|| args.clone());
     let matches = command
         .try_get_matches_from_mut(args)
         .map_err(Usage::Clap)?;
@@ -145,6 +149,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             let message = format!("PFIND_OPTIONS may hold options only, not the root '{root}'");
             return Err(Usage::Hint(message.into_bytes()));
         }
+    }
+    if let Some(refusal) = line.and_then(|line| expanded_pattern(&line, from_env, &matches)) {
+        return Err(Usage::Hint(refusal));
     }
     let first_pattern = names::NameArgs::first_pattern(&matches);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
@@ -162,6 +169,46 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     cli.entries.read_newer()?;
     cli.names.read_and(first_pattern)?;
     Ok(cli)
+}
+
+/// The refusal for a pattern the shell expanded into file names (`pfind -n *.md`),
+/// asked of `matches` before their values are taken out; see [`expanded`]. Before
+/// `-C` is entered: the shell expanded the pattern where pfind was started. Only for
+/// a line of four words or more (the program, an option, its value and a root): a
+/// shorter one (`pfind DIR`) costs nothing.
+fn expanded_pattern(
+    args: &[OsString],
+    from_env: usize,
+    matches: &clap::ArgMatches,
+) -> Option<Vec<u8>> {
+    let indexed = |id: &str| -> Vec<(usize, &OsString)> {
+        let (Some(indices), Some(raw)) = (matches.indices_of(id), matches.get_raw(id)) else {
+            return Vec::new();
+        };
+        // `get_raw` gives `&OsStr`; the values are the command line's own words.
+        let words = raw.filter_map(|word| args.iter().find(|arg| arg.as_os_str() == word));
+        indices.zip(words).collect()
+    };
+    let roots = indexed("roots");
+    if roots.is_empty() {
+        return None;
+    }
+    let options = [
+        ("name", "-n"),
+        ("extensions", "-e"),
+        ("path", "-p"),
+        ("regex", "--regex"),
+    ];
+    let values: Vec<expanded::Value> = (options.iter())
+        .flat_map(|&(id, option)| {
+            (indexed(id).into_iter()).map(move |(index, typed)| expanded::Value {
+                option,
+                typed,
+                index,
+            })
+        })
+        .collect();
+    expanded::refusal(args, from_env, &values, &roots, &hints::System)
 }
 
 /// Options to read before the command line's own: the words of `PFIND_OPTIONS`,
