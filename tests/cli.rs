@@ -89,7 +89,14 @@ fn name_glob_and_its_combination_with_extension() {
     env.assert_output(&["-n", "IMG_*", "-e", "png"], &["photos/IMG_0002.png"]);
     env.assert_output(&["-n", "t??.*"], &["top.jpg", "top.txt", "a/b/two.png"]);
     env.assert_output(&["--name", ".*"], &[".hidden.jpg", ".jpg"]);
-    env.assert_output(&["-n", "img_*"], &[]); // case-sensitive
+    // Case-sensitive; the spelling that finds them is told (issue 41).
+    let out = env.run(&["-n", "img_*"]);
+    assert_eq!((out.stdout.len(), out.status.code()), (0, Some(0)));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: nothing matched, but -i -n 'img_*' finds 2 files (case differs: -i \
+         ignores it)\n"
+    );
 }
 
 #[test]

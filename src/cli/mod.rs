@@ -25,6 +25,7 @@ mod expanded;
 pub mod hints;
 mod ignore_files;
 mod names;
+pub mod near;
 mod other;
 mod output;
 mod values;
@@ -416,10 +417,19 @@ impl Cli {
     /// Resolves the parsed arguments into the configuration the walker uses, each
     /// group its part.
     pub fn into_config(self) -> Config {
-        let miss_hints = self.name_search().is_some();
+        self.into_config_and_misses().0
+    }
+
+    /// [`Self::into_config`], and what a search that finds nothing is told after the
+    /// walk, if it may be told anything (see [`near`]): the name options are moved
+    /// there once resolved, so that a search pays nothing for it up front.
+    pub fn into_config_and_misses(self) -> (Config, Option<near::Misses>) {
+        let search = self.name_search();
+        let miss_hints = search.is_some();
         let mut config = Config::new(self.roots);
         self.names
             .resolve(&mut config.filter, self.entries.families());
+        let misses = self.names.misses(&self.entries, self.output.quiet, search);
         self.entries.resolve(&mut config, self.walk.follow);
         config.miss_hints = miss_hints;
         config.exec = self.exec.exec;
@@ -427,7 +437,7 @@ impl Cli {
         self.walk.resolve(&mut config);
         self.output.resolve(&mut config);
         self.other.resolve(&mut config);
-        config
+        (config, misses)
     }
 
     /// The name search, if this is one whose misses can be told (see

@@ -4,6 +4,7 @@
 //! part of the [`Filter`], their warnings, and the name search whose misses are told.
 
 use super::entries::EntryArgs;
+use super::near::Misses;
 use super::values::{bytes, Refused};
 use super::{hints, warnings};
 use crate::filter::exclude::{ExcludePattern, PathExclude};
@@ -18,7 +19,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// The name and path patterns, and whether they ignore case.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 #[group(skip)]
 #[command(next_help_heading = "Filters")]
 pub struct NameArgs {
@@ -304,6 +305,49 @@ impl NameArgs {
         Some(NameSearch(words.join(" ")))
     }
 
+    /// True unless `-i` would grow one of the regexes past the engine's limit (what
+    /// [`Self::read_and`] refuses), so that these options can be compiled.
+    pub(super) fn folds_case(&self) -> bool {
+        let ands = self
+            .and_patterns
+            .iter()
+            .filter_map(|pattern| match pattern {
+                AndPattern::Regex(regex) | AndPattern::PathRegex(regex) => Some(regex),
+                _ => None,
+            });
+        let mut regexes = (self.regex.iter())
+            .chain(&self.path_regex)
+            .chain(&self.full_path)
+            .chain(ands);
+        !self.ignore_case || regexes.all(|regex| regex.check_ignoring_case().is_ok())
+    }
+
+    /// What the nearby spellings of an empty search are made from (see
+    /// [`super::near`]), with `search`, the hint about other kinds if it may be given:
+    /// `None` with `-q`, whose answer is its status, and without a pattern on names
+    /// or paths.
+    pub(super) fn misses(
+        self,
+        entries: &EntryArgs,
+        quiet: bool,
+        search: Option<NameSearch>,
+    ) -> Option<Misses> {
+        let patterns = !self.name.is_empty()
+            || self.path.is_some()
+            || !self.regex.is_empty()
+            || !self.path_regex.is_empty()
+            || !self.full_path.is_empty()
+            || !self.extensions.is_empty();
+        if quiet || !patterns {
+            return None;
+        }
+        Some(Misses {
+            families: entries.families().collect(),
+            names: self,
+            kinds: search,
+        })
+    }
+
     /// This group's warnings (see `Cli::warnings`); `skip_hidden` (`--no-hidden`)
     /// makes a pattern only hidden names match one that matches nothing.
     pub(super) fn warnings(&self, skip_hidden: bool, lines: &mut Vec<Vec<u8>>) {
@@ -347,7 +391,7 @@ impl NameArgs {
 /// A name search (`-n`, `-p`, `--regex`) whose misses can be told (see
 /// [`crate::config::Config::miss_hints`]): its name options as they could be typed
 /// again.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct NameSearch(String);
 
 impl NameSearch {
