@@ -123,12 +123,19 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         return Err(Usage::Hint(refusal));
     }
     let from_env = defaults.len();
+    // Kept to name the variable in an error that comes from it; empty, and free,
+    // when it is not set.
+    let from_env_words = defaults.clone();
     if !args.is_empty() {
         args.splice(1..1, defaults);
     }
     let options = args.get(1..).unwrap_or_default();
     if let Some(hint) = hints::refusal(options, &command, &hints::System) {
-        return Err(Usage::Hint(hint));
+        let in_env = hints::refusal(&from_env_words, &command, &hints::System).is_some();
+        return Err(Usage::Hint(match in_env {
+            true => from_env_error(&from_env_words, &String::from_utf8_lossy(&hint)),
+            false => hint,
+        }));
     }
     // The definition and the matches are never freed: this runs once per process,
     // and freeing them took 45,000 instructions at every start, an eighth of a run
@@ -137,9 +144,10 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     // Kept for the line a refusal gives to type, where an expansion could be (see
     // `expanded_pattern`); clap takes the words themselves.
     let line = (args.len() >= 4).then(|| args.clone());
-    let matches = command
-        .try_get_matches_from_mut(args)
-        .map_err(Usage::Clap)?;
+    let matches = match command.try_get_matches_from_mut(args) {
+        Ok(matches) => matches,
+        Err(err) => return Err(name_the_variable(err, &from_env_words)),
+    };
     let mut matches = std::mem::ManuallyDrop::new(matches);
     // Read before `from_arg_matches_mut` takes the values out of the matches.
     let ignore = ignore_files::IgnoreArgs::switches(&matches);
@@ -170,6 +178,43 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     cli.entries.read_newer()?;
     cli.names.read_and(first_pattern)?;
     Ok(cli)
+}
+
+/// clap's error `err`, or when the words of `PFIND_OPTIONS` (`from_env`) alone give
+/// one, that one said as coming from the variable: `PFIND_OPTIONS=--bogus pfind` got
+/// clap's "unexpected argument '--bogus'" and a tip about `--`, and nothing said
+/// where the word was (issue 41). `--help` and `--version` are left to clap.
+fn name_the_variable(err: clap::Error, from_env: &[OsString]) -> Usage {
+    if from_env.is_empty() || !err.use_stderr() {
+        return Usage::Clap(err);
+    }
+    let alone = std::iter::once(OsString::from("pfind")).chain(from_env.iter().cloned());
+    match command().try_get_matches_from(alone) {
+        Err(own) if own.use_stderr() => {
+            // clap's first line, without its `error: ` (the tip and usage are about
+            // the command line, which is not where the word is).
+            let text = own.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            Usage::Hint(from_env_error(
+                from_env,
+                first.trim_start_matches("error: "),
+            ))
+        }
+        _ => Usage::Clap(err),
+    }
+}
+
+/// `PFIND_OPTIONS='WORDS': WHY (...)`, for an error in the variable's words.
+fn from_env_error(from_env: &[OsString], why: &str) -> Vec<u8> {
+    let words: Vec<String> = (from_env.iter())
+        .map(|word| word.to_string_lossy().into_owned())
+        .collect();
+    format!(
+        "PFIND_OPTIONS='{}': {why} (PFIND_OPTIONS holds options read before the command \
+         line's: see Environment in pfind --help)",
+        words.join(" ")
+    )
+    .into_bytes()
 }
 
 /// The refusal for a pattern the shell expanded into file names (`pfind -n *.md`),
@@ -324,8 +369,22 @@ impl From<values::Refused> for Usage {
 }
 
 /// The text after the summary of `-h`.
-const SHORT_AFTER_HELP: &str =
-    "Options all match; a repeated -n, -e or -t is any of them. --help: every option";
+const SHORT_AFTER_HELP: &str = "Options all match; a repeated -n, -e or -t is any of them. \
+    PFIND_OPTIONS holds options read first. --help: every option";
+
+/// The environment variables pfind reads, the last part of `--help` and the manual's
+/// ENVIRONMENT section (`generate.rs` finds it by its heading).
+pub const ENVIRONMENT_HELP: &str = "\
+Environment:
+  PFIND_OPTIONS  Options read before the command line's own, split at blanks (no
+                 quoting): PFIND_OPTIONS=-G makes fd's view the default, and pfind -u
+                 undoes it for one run. Options only: a root, --exec, --exec-dir, -X
+                 or an option without its value is refused, and an error in it names
+                 PFIND_OPTIONS.
+  NO_COLOR       Set and not empty: --color auto prints no colours (always still does).
+  LS_COLORS      The colours of --color, as ls reads them (di, ln, ex, *.EXT, ...);
+                 unset or empty: dircolors' default palette.
+";
 
 /// What `-h` says first: what pfind lists when given no option, and how to get the
 /// developer's view.
@@ -408,7 +467,8 @@ fn after_long_help() -> String {
         pfind /data --sort size --reverse -l --max-results 10  largest files\n  \
         pfind /data --format '{{size}} {{mtime}} {{}}'   a record per match\n  \
         pfind /data --json -l | jq .size   JSON lines for other programs\n  \
-        pfind /data -q -e core && echo found   only the exit status",
+        pfind /data -q -e core && echo found   only the exit status\n\
+        \n{ENVIRONMENT_HELP}",
         families_help()
     )
 }
