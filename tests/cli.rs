@@ -305,6 +305,31 @@ fn numbers_out_of_range_are_told_the_range() {
         assert!(stderr.contains(range), "{args:?}: {stderr}");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
+    // `-d -1`, most often meant as no limit, is told what to type (issue 41).
+    let out = env.run(&["-d", "-1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .next()
+            .unwrap_or_default(),
+        "error: invalid value '-1' for '--max-depth <N>': the depth must be a whole number \
+         from 0 to 18446744073709551615 (-d 1 is a root's children; for every depth, leave \
+         -d out)"
+    );
+    // Issue 41: -t takes a comma list, as -e and -E do.
+    let env = TestEnv::new(&["d"], &["f", "d/g"]);
+    let mut listed: Vec<String> = String::from_utf8(env.run(&["-t", "f,d"]).stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    listed.sort();
+    assert_eq!(listed, ["d", "d/g", "f"]);
+    let out = env.run(&["-t", "f,bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("invalid value 'bogus' for '--type <TYPE>'")
+    );
     // And `-1` after a complete option is still the flag.
     assert_eq!(env.run(&["-d", "2", "-1"]).status.code(), Some(0));
 }
@@ -639,7 +664,8 @@ fn an_error_in_pfind_options_names_it() {
         (
             "-G -d x",
             "invalid value 'x' for '--max-depth <N>': the depth must be a whole number \
-             from 0 to 18446744073709551615",
+             from 0 to 18446744073709551615 (-d 1 is a root's children; for every depth, \
+             leave -d out)",
         ),
         (
             "-name foo",

@@ -554,21 +554,24 @@ fn fd_habits_are_answered_rather_than_met_with_silence() {
     assert_refused(
         &env,
         &["main", "src"],
-        "'main' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-         directories, as fd does; to match names, use -n: pfind src -n '*main*'",
+        "'main' is not a directory, but 'src' is: unlike fd, pfind takes no \
+         PATTERN before its directories (every word is a directory to search); to match \
+         names, type: pfind src -n '*main*'",
     );
     assert_refused(
         &env,
         &["*.rs", "src", "target"],
-        "'*.rs' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-         directories, as fd does; to match names, use -n: pfind src target -n '*.rs'",
+        "'*.rs' is not a directory, but 'src' is: unlike fd, pfind takes no \
+         PATTERN before its directories (every word is a directory to search); to match \
+         names, type: pfind src target -n '*.rs'",
     );
     // Roots are relative to -C's directory.
     assert_refused(
         &env,
         &["-C", "target", "out", "debug"],
-        "'out' is not a directory, but 'debug' is: pfind takes no PATTERN before its \
-         directories, as fd does; to match names, use -n: pfind debug -n '*out*'",
+        "'out' is not a directory, but 'debug' is: unlike fd, pfind takes no \
+         PATTERN before its directories (every word is a directory to search); to match \
+         names, type: pfind debug -n '*out*'",
     );
     // Two missing roots, or a missing one after one that exists: reported as before.
     let out = env.run(&["src", "nothing"]);

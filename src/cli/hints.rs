@@ -555,8 +555,8 @@ pub fn pattern_before_roots(roots: &[OsString], paths: &impl Paths) -> Option<Ve
         .map(|root| shell_word(root.as_bytes()))
         .collect();
     let line = format!(
-        "'{}' is not a directory, but '{}' is: pfind takes no PATTERN before its directories, \
-         as fd does; to match names, use -n: pfind {} -n {}",
+        "'{}' is not a directory, but '{}' is: unlike fd, pfind takes no PATTERN before its \
+         directories (every word is a directory to search); to match names, type: pfind {} -n {}",
         String::from_utf8_lossy(word),
         String::from_utf8_lossy(first_root.as_bytes()),
         roots.join(" "),
@@ -693,18 +693,21 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (
                 &["jpg", "photos"],
-                "'jpg' is not a directory, but 'photos' is: pfind takes no PATTERN before its \
-                 directories, as fd does; to match names, use -n: pfind photos -n '*jpg*'",
+                "'jpg' is not a directory, but 'photos' is: unlike fd, pfind takes no PATTERN \
+                 before its directories (every word is a directory to search); to match \
+                 names, type: pfind photos -n '*jpg*'",
             ),
             (
                 &["*.rs", "src", "tests"],
-                "'*.rs' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-                 directories, as fd does; to match names, use -n: pfind src tests -n '*.rs'",
+                "'*.rs' is not a directory, but 'src' is: unlike fd, pfind takes no PATTERN \
+                 before its directories (every word is a directory to search); to match \
+                 names, type: pfind src tests -n '*.rs'",
             ),
             (
                 &["\\.rs$", "src"],
-                "'\\.rs$' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-                 directories, as fd does; to match names, use -n: pfind src -n '*.rs'",
+                "'\\.rs$' is not a directory, but 'src' is: unlike fd, pfind takes no PATTERN \
+                 before its directories (every word is a directory to search); to match \
+                 names, type: pfind src -n '*.rs'",
             ),
         ];
         for &(words, want) in cases {

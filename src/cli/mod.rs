@@ -175,6 +175,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             return Err(Usage::Hint(hint));
         }
     }
+    cli.ignore.check_files()?;
     cli.entries.read_newer()?;
     cli.names.read_and(first_pattern)?;
     Ok(cli)
