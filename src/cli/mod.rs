@@ -453,6 +453,8 @@ fn after_long_help() -> String {
         pfind . -n '*.rs' -n Makefile   either glob (a repeated -n is any of them)\n  \
         pfind . --regex '^test_.*\\.py$'   a regular expression on the name (fd's)\n  \
         pfind . -n '*.rs' --and '*test*'   both globs must match\n  \
+        pfind . --ignore -e rs      as git sees the tree: no target/, no ignored files\n  \
+        pfind . -G -n '*.py'        what fd lists (--ignore --no-hidden); -u undoes it\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind . -E target,.git -e rs    skip two directories (a list, as -e takes)\n  \
         pfind . -E /target -E build/    with '/': paths below the root, as .gitignore\n  \
