@@ -2,28 +2,38 @@
 # The project's test command (see README, "Testing"): Rust unit, integration and
 # oracle tests, and the benchmark harness's Python unit tests at the same time; then
 # the oracle tests once more through the portable build (`--features portable`, the
-# way macOS and the BSDs walk). It prints one line per test binary and suite, every
-# failure in full (its captured output and panic), and ends with one line totalling
-# all, "tests: N passed, N failed", which CI reads; the status is 1 if anything
-# failed. PFIND_TEST_VERBOSE=1 prints everything cargo and unittest print instead,
-# one suite after the other.
+# way macOS and the BSDs walk). It prints cargo's own lines as each build goes
+# (a debug build takes minutes on a loaded machine, and silence looked like a
+# hang), one line per test binary and suite, why each skipped Python test was
+# skipped, every failure in full (its captured output and panic), and ends with one
+# line totalling all, "tests: N passed, N failed", which CI reads; the status is 1
+# if anything failed. PFIND_TEST_VERBOSE=1 prints everything cargo and unittest
+# print instead, one suite after the other.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 logs=$(mktemp -d)
 trap 'rm -rf "$logs"' EXIT
 verbose=${PFIND_TEST_VERBOSE:-}
 
+# Builds with `cargo "$@"`, printing cargo's lines for each crate it compiles as it
+# goes (issue 41); the whole output goes to $logs/build, printed on a failure.
+build() {
+    cargo "$@" 2>&1 | tee "$logs/build" | awk '/^ *(Compiling|Finished) / { print "  " $1 " " $2 " " $3; fflush() }'
+    [ "${PIPESTATUS[0]}" -eq 0 ]
+}
+
 echo "== build"
 # First, so that a build error is shown alone, and so that the Python tests, which
 # run target/debug/pfind, never see it half-written.
-if ! cargo test --no-run >"$logs/build" 2>&1; then
+if ! build test --no-run; then
     cat "$logs/build"
     echo "tests: 0 passed, 1 failed"
     exit 1
 fi
 
 python_suite() {
-    python3 -m unittest discover -s tests/python -t . ${verbose:+-v} >"$logs/python" 2>&1
+    # -v always: its lines say why each skipped test was skipped.
+    python3 -m unittest discover -s tests/python -t . -v >"$logs/python" 2>&1
     echo $? >"$logs/python.status"
 }
 if [ -z "$verbose" ]; then
@@ -92,17 +102,29 @@ if [ "$py_status" -ne 0 ] && [ "$py_failed" -eq 0 ]; then
     py_failed=1
 fi
 if [ -z "$verbose" ]; then
-    # Failures and errors are printed whole by unittest, after its dots.
-    [ "$py_status" -eq 0 ] || cat "$py_log"
+    # Failures and errors are printed whole by unittest, after a line of '='; without
+    # one (it did not get that far), the whole log.
+    if [ "$py_status" -ne 0 ]; then
+        if grep -q '^======' "$py_log"; then sed -n '/^======/,$p' "$py_log"; else cat "$py_log"; fi
+    fi
     printf "  %-32s %s passed, %s failed, %s skipped (%s)\n" tests/python \
         "$py_passed" "$py_failed" "${py_skipped:-0}" "$(sed -n 's/^Ran .* in \(.*\)$/\1/p' "$py_log")"
+    # Why each was skipped: unittest -v ends its line `... skipped 'why'`, on the
+    # line of the test's name (`test_x (tests.python.m.C.test_x)`) or, for a test
+    # with a docstring, on the next one.
+    awk '
+    /^test[^ ]* \(/ { id = $2; gsub(/[()]/, "", id) }
+    / \.\.\. skipped / { why = $0; sub(/.* \.\.\. skipped /, "", why); print "    skipped " id ": " why }
+    ' "$py_log"
 fi
 
 echo "== the portable path (tests/oracle.rs again, built with --features portable)"
 # macOS and the BSDs walk with readdir and without Linux's helpers; the portable
 # build does the same here, and the oracle tests hold it to find (see Cargo.toml).
 # After the Python suite, which runs target/debug/pfind: this build replaces that
-# binary until the `cargo build` below puts the plain one back.
+# binary until the `cargo build` below puts the plain one back. Built first, with
+# its progress shown; a build error is then counted below as the run's.
+[ -n "$verbose" ] || build test --features portable --no-run --test oracle || true
 if [ -n "$verbose" ]; then
     cargo test --features portable --no-fail-fast --test oracle 2>&1 | tee "$logs/portable"
 else

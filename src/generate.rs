@@ -40,9 +40,22 @@ fn render_man(command: clap::Command, out: &mut Vec<u8>) {
     out.extend_from_slice(SYNOPSIS.as_bytes());
     let _ = man.render_description_section(out);
     let _ = man.render_options_section(out);
-    if !extra.is_empty() {
-        out.extend_from_slice(b".SH \"TYPE FAMILIES AND EXAMPLES\"\n.nf\n");
-        for line in extra.lines() {
+    // The environment variables, the end of `--help`'s text, get the ENVIRONMENT
+    // section a manual page has for them.
+    let (extra, environment) = match extra.split_once(crate::cli::ENVIRONMENT_HELP) {
+        Some((before, _)) => (before.trim_end(), Some(crate::cli::ENVIRONMENT_HELP)),
+        None => (extra.as_str(), None),
+    };
+    for (heading, text) in [
+        ("TYPE FAMILIES AND EXAMPLES", Some(extra)),
+        ("ENVIRONMENT", environment),
+    ] {
+        let Some(text) = text.filter(|text| !text.is_empty()) else {
+            continue;
+        };
+        out.extend_from_slice(format!(".SH \"{heading}\"\n.nf\n").as_bytes());
+        // The heading line of the environment's text is the section's heading.
+        for line in text.lines().filter(|line| *line != "Environment:") {
             out.extend_from_slice(roff_literal(line).as_bytes());
             out.push(b'\n');
         }

@@ -88,8 +88,7 @@ fn run() -> ExitStatus {
     for warning in cli.warnings() {
         reporter.warning(&warning);
     }
-    let search = cli.name_search();
-    let config = cli.into_config();
+    let (config, misses) = cli.into_config_and_misses();
     // Not with commands: they are given paths that open, and print what they print.
     if let Some(separator) = config
         .path_separator
@@ -101,8 +100,14 @@ fn run() -> ExitStatus {
     let started = std::time::Instant::now();
     let summary = pfind::run(&config, &output, &reporter);
     let took = started.elapsed();
-    if let Some(missed) = search.and_then(|search| search.nothing_matched(&summary)) {
-        reporter.warning(&missed);
+    // Only after a walk that found nothing: the walks that count the nearby
+    // spellings print nothing, and say nothing of what the first one said.
+    let count = |config: &pfind::Config| {
+        let nowhere = Output::to_writer(Box::new(std::io::sink()));
+        pfind::run(config, &nowhere, &Reporter::silent()).matches
+    };
+    if let Some(hint) = misses.and_then(|misses| misses.after_walk(&config, &summary, count)) {
+        reporter.warning(&hint);
     }
     match config.output {
         OutputMode::Count => {

@@ -33,6 +33,9 @@ pub struct Reporter {
     errored: AtomicBool,
     /// The hint about roots and patterns has been given (it is given once).
     hinted: AtomicBool,
+    /// Say nothing: for the walks that count what a nearby spelling of an empty
+    /// search would find (`cli::near`), whose errors the first walk has said.
+    silent: bool,
 }
 
 /// Added to the first "No such file or directory" for a root that is a bare word:
@@ -47,6 +50,14 @@ const PATTERN_ROOT_HINT: &str =
 impl Reporter {
     pub fn new() -> Reporter {
         Reporter::default()
+    }
+
+    /// A reporter that prints nothing and whose status nobody reads.
+    pub fn silent() -> Reporter {
+        Reporter {
+            silent: true,
+            ..Reporter::default()
+        }
     }
 
     /// Reports a problem with `path` and remembers that the run had an error.
@@ -81,6 +92,9 @@ impl Reporter {
 
     fn message(&self, subject: &[u8], cause: &str) {
         self.errored.store(true, Ordering::Relaxed);
+        if self.silent {
+            return;
+        }
         // Nothing useful can be done if stderr itself is gone.
         let _ = io::stderr().lock().write_all(&message_line(subject, cause));
     }
@@ -97,6 +111,9 @@ impl Reporter {
     /// Prints `pfind: warning: MESSAGE`: something on the command line that is valid
     /// but probably not what was meant. It does not change the exit status.
     pub fn warning(&self, message: &[u8]) {
+        if self.silent {
+            return;
+        }
         let mut line = b"pfind: warning: ".to_vec();
         escape(message, &mut line);
         line.push(b'\n');

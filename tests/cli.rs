@@ -89,7 +89,14 @@ fn name_glob_and_its_combination_with_extension() {
     env.assert_output(&["-n", "IMG_*", "-e", "png"], &["photos/IMG_0002.png"]);
     env.assert_output(&["-n", "t??.*"], &["top.jpg", "top.txt", "a/b/two.png"]);
     env.assert_output(&["--name", ".*"], &[".hidden.jpg", ".jpg"]);
-    env.assert_output(&["-n", "img_*"], &[]); // case-sensitive
+    // Case-sensitive; the spelling that finds them is told (issue 41).
+    let out = env.run(&["-n", "img_*"]);
+    assert_eq!((out.stdout.len(), out.status.code()), (0, Some(0)));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: nothing matched, but -i -n 'img_*' finds 2 files (case differs: -i \
+         ignores it)\n"
+    );
 }
 
 #[test]
@@ -298,6 +305,31 @@ fn numbers_out_of_range_are_told_the_range() {
         assert!(stderr.contains(range), "{args:?}: {stderr}");
         assert_eq!(out.status.code(), Some(2), "{args:?}");
     }
+    // `-d -1`, most often meant as no limit, is told what to type (issue 41).
+    let out = env.run(&["-d", "-1"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .next()
+            .unwrap_or_default(),
+        "error: invalid value '-1' for '--max-depth <N>': the depth must be a whole number \
+         from 0 to 18446744073709551615 (-d 1 is a root's children; for every depth, leave \
+         -d out)"
+    );
+    // Issue 41: -t takes a comma list, as -e and -E do.
+    let env = TestEnv::new(&["d"], &["f", "d/g"]);
+    let mut listed: Vec<String> = String::from_utf8(env.run(&["-t", "f,d"]).stdout)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    listed.sort();
+    assert_eq!(listed, ["d", "d/g", "f"]);
+    let out = env.run(&["-t", "f,bogus"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("invalid value 'bogus' for '--type <TYPE>'")
+    );
     // And `-1` after a complete option is still the flag.
     assert_eq!(env.run(&["-d", "2", "-1"]).status.code(), Some(0));
 }
@@ -482,6 +514,31 @@ fn short_help_is_one_screen_with_one_line_per_option() {
     assert!(short.contains("--help: every option"), "{short}");
 }
 
+/// Issue 41, item 2: the environment variables pfind reads are in `--help` and in the
+/// manual's ENVIRONMENT section, from the same text; `-h` names PFIND_OPTIONS.
+#[test]
+fn help_and_the_manual_say_what_the_environment_does() {
+    let long = help_text(&["--help"], "100");
+    let environment = &long[long
+        .find("\nEnvironment:\n")
+        .expect("an Environment heading")..];
+    let man = help_text(&["--generate", "man"], "100");
+    let section = &man[man
+        .find(".SH \"ENVIRONMENT\"")
+        .expect("an ENVIRONMENT section")..];
+    for variable in ["PFIND_OPTIONS", "NO_COLOR", "LS_COLORS"] {
+        assert!(
+            environment.contains(&format!("\n  {variable} ")),
+            "--help lacks {variable}"
+        );
+        assert!(
+            section.contains(&format!("\n  {variable} ")),
+            "the manual lacks {variable}"
+        );
+    }
+    assert!(help_text(&["-h"], "80").contains("PFIND_OPTIONS"));
+}
+
 /// `--help` is the full text, wrapped to the terminal (COLUMNS when stdout is not
 /// one) up to 100 columns; `-h` wraps the same way.
 #[test]
@@ -583,4 +640,47 @@ fn symlinked_root_is_not_followed_unless_written_with_a_slash() {
         assert_eq!(String::from_utf8_lossy(&out.stdout), stdout, "{args:?}");
         assert_eq!(out.status.code(), Some(0), "{args:?}");
     }
+}
+
+/// Issue 41, item 2: an error in `PFIND_OPTIONS` named the word and gave clap's tip
+/// about `--`, never the variable, which the user may have set months before. Every
+/// error that comes from it names it; one that comes from the command line does not.
+#[test]
+fn an_error_in_pfind_options_names_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = |env: &str, args: &[&str]| {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pfind"))
+            .current_dir(tmp.path())
+            .env("PFIND_OPTIONS", env)
+            .args(args)
+            .output()
+            .unwrap();
+        (out.status.code(), String::from_utf8(out.stderr).unwrap())
+    };
+    let see = " (PFIND_OPTIONS holds options read before the command line's: see \
+               Environment in pfind --help)\n";
+    for (env, why) in [
+        ("--bogus", "unexpected argument '--bogus' found"),
+        (
+            "-G -d x",
+            "invalid value 'x' for '--max-depth <N>': the depth must be a whole number \
+             from 0 to 18446744073709551615 (-d 1 is a root's children; for every depth, \
+             leave -d out)",
+        ),
+        (
+            "-name foo",
+            "'-name' is find's option: use -n GLOB (e.g. pfind . -n '*.rs')",
+        ),
+    ] {
+        let said = format!("pfind: PFIND_OPTIONS='{env}': {why}{see}");
+        assert_eq!(run(env, &["-n", "a"]), (Some(2), said), "{env}");
+    }
+    // The command line's own error is clap's, as without the variable.
+    let (status, stderr) = run("-G", &["--bogus"]);
+    assert_eq!(status, Some(2));
+    assert!(
+        stderr.starts_with("error: unexpected argument '--bogus' found")
+            && !stderr.contains("PFIND_OPTIONS"),
+        "{stderr}"
+    );
 }

@@ -76,20 +76,26 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         &env,
         &["-n", ".*\\.rs$"],
         &[],
-        &warning(
+        &(warning(
             "-n '.*\\.rs$' looks like a regular expression, but -n takes a glob, as find \
              -name does: perhaps -n '*.rs', or --regex '.*\\.rs$'",
-        ),
+        ) + &warning(
+            "nothing matched, but -n '*.rs' finds 3 files (-n takes a glob, not a regular \
+             expression)",
+        )),
         0,
     );
     assert_run(
         &env,
         &["-n", "^Make"],
         &[],
-        &warning(
+        &(warning(
             "-n '^Make' looks like a regular expression, but -n takes a glob, as find -name \
              does: perhaps -n 'Make*', or --regex '^Make'",
-        ),
+        ) + &warning(
+            "nothing matched, but -n 'Make*' finds 1 file (-n takes a glob, not a regular \
+             expression)",
+        )),
         0,
     );
     assert_run(
@@ -107,16 +113,21 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
         &env,
         &["-e", "*.rs"],
         &[],
-        &warning("-e '*.rs' contains '*', but -e takes an extension, not a glob: perhaps -e rs"),
+        &(warning("-e '*.rs' contains '*', but -e takes an extension, not a glob: perhaps -e rs")
+            + &warning(
+                "nothing matched, but -e rs finds 3 files (-e takes an extension, not a glob)",
+            )),
         0,
     );
     assert_run(
         &env,
         &["-e", "jp?"],
         &[],
-        &warning(
+        &(warning(
             "-e 'jp?' contains '?', but -e takes an extension, not a glob: perhaps -n '*.jp?'",
-        ),
+        ) + &warning(
+            "nothing matched, but -n '*.jp?' finds 1 file (-e takes an extension; -n a glob)",
+        )),
         0,
     );
     assert_run(
@@ -298,8 +309,9 @@ fn find_options_are_refused_with_the_pfind_spelling() {
         ),
         (
             &["src", "-path", "*/lib.rs"],
-            "'-path' is find's option: use -p GLOB, which matches the path below the root \
-             (e.g. pfind . -p 'src/*.rs')",
+            "'-path' is find's option: use -p GLOB, which matches the path below the root; \
+             its * stays within one directory and ** is any depth (e.g. pfind . -p \
+             '**/*.rs', pfind . -p 'src/**')",
         ),
         (
             &["-size", "+1M"],
@@ -434,12 +446,29 @@ fn fd_options_are_refused_with_the_pfind_spelling() {
     }
     // fd's options that pfind has too work as fd users expect.
     assert_run(&env, &["--type", "f", "-e", "md"], &["README.md"], "", 0);
+    // fd's --full-path: a regex searched in the path (below the root), as fd's is
+    // (issue 41: it was -p's glob, and `--full-path 'src/.*rs'` found nothing).
     assert_run(
         &env,
-        &["--full-path", "src/*.rs"],
+        &["--full-path", "src/.*rs"],
         &["src/main.rs", "src/lib.rs"],
         "",
         0,
+    );
+    assert_run(
+        &env,
+        &["--full-path", "^src/.*\\.rs$", "--and", "main"],
+        &["src/main.rs"],
+        "",
+        0,
+    );
+    // A glob, which --full-path took before, is told about -p.
+    let out = env.run(&["--full-path", "*.rs"]);
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        said.contains("(--full-path takes a regular expression, as fd's does; for a glob of the path below the root, use -p '*.rs')"),
+        "{said}"
     );
     // A date given to --newer, which takes a FILE, is pointed at --changed-within.
     assert_run(
@@ -525,21 +554,24 @@ fn fd_habits_are_answered_rather_than_met_with_silence() {
     assert_refused(
         &env,
         &["main", "src"],
-        "'main' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-         directories, as fd does; to match names, use -n: pfind src -n '*main*'",
+        "'main' is not a directory, but 'src' is: unlike fd, pfind takes no \
+         PATTERN before its directories (every word is a directory to search); to match \
+         names, type: pfind src -n '*main*'",
     );
     assert_refused(
         &env,
         &["*.rs", "src", "target"],
-        "'*.rs' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-         directories, as fd does; to match names, use -n: pfind src target -n '*.rs'",
+        "'*.rs' is not a directory, but 'src' is: unlike fd, pfind takes no \
+         PATTERN before its directories (every word is a directory to search); to match \
+         names, type: pfind src target -n '*.rs'",
     );
     // Roots are relative to -C's directory.
     assert_refused(
         &env,
         &["-C", "target", "out", "debug"],
-        "'out' is not a directory, but 'debug' is: pfind takes no PATTERN before its \
-         directories, as fd does; to match names, use -n: pfind debug -n '*out*'",
+        "'out' is not a directory, but 'debug' is: unlike fd, pfind takes no \
+         PATTERN before its directories (every word is a directory to search); to match \
+         names, type: pfind debug -n '*out*'",
     );
     // Two missing roots, or a missing one after one that exists: reported as before.
     let out = env.run(&["src", "nothing"]);
@@ -550,7 +582,8 @@ fn fd_habits_are_answered_rather_than_met_with_silence() {
         &["-p", "src/.*\\.rs$"],
         &[],
         "pfind: warning: -p 'src/.*\\.rs$' looks like a regular expression, but -p takes \
-         a glob of the path below the root, as in 'src/**/*.rs'\n",
+         a glob of the path below the root, as in 'src/**/*.rs'; for a regular expression, \
+         use --full-path 'src/.*\\.rs$', as in fd\n",
         0,
     );
     assert_run(
@@ -593,4 +626,265 @@ fn fd_habits_are_answered_rather_than_met_with_silence() {
         "",
         0,
     );
+}
+
+/// Runs `line` through `sh` in `env`'s root, with `pfind` the binary under test, so
+/// that the shell expands what it would for a person typing it.
+fn through_shell(env: &TestEnv, line: &str) -> std::process::Output {
+    let line = line.replacen("pfind", env!("CARGO_BIN_EXE_pfind"), 1);
+    std::process::Command::new("sh")
+        .args(["-c", &line])
+        .current_dir(env.root())
+        .env_remove("PFIND_OPTIONS")
+        .output()
+        .unwrap()
+}
+
+/// Issue 41: an unquoted glob the shell expanded into several names here made the
+/// names after the first roots, files searched for the first name: nothing printed,
+/// status 0. It is refused with the command to type, the pattern quoted.
+#[test]
+fn a_pattern_the_shell_expanded_is_refused_with_the_quoted_command() {
+    let env = TestEnv::new(
+        &["docs", "src"],
+        &["a.md", "b.md", "c.md", "docs/d.md", "src/x.rs", "src/y.rs"],
+    );
+    let cases: &[(&str, &str)] = &[
+        (
+            "pfind -n *.md",
+            "pfind: -n a.md is followed by b.md and c.md, which are files, not directories: \
+             the shell expanded an unquoted pattern into these names, which pfind would \
+             search as roots; quote the pattern: pfind -n '*.md'\n",
+        ),
+        (
+            "pfind -e *.md",
+            "pfind: -e a.md is followed by b.md and c.md, which are files, not directories: \
+             the shell expanded an unquoted pattern into these names, which pfind would \
+             search as roots; quote the pattern: pfind -e md\n",
+        ),
+        (
+            "pfind -i --regex *.md docs -d 2",
+            "pfind: --regex a.md is followed by b.md and c.md, which are files, not \
+             directories: the shell expanded an unquoted pattern into these names, which \
+             pfind would search as roots; quote the pattern: pfind -i -n '*.md' docs -d 2\n",
+        ),
+        (
+            "pfind -p src/*.rs",
+            "pfind: -p src/x.rs is followed by src/y.rs, a file, not a directory: the shell \
+             expanded an unquoted pattern into these names, which pfind would search as \
+             roots; quote the pattern: pfind -p 'src/*.rs'\n",
+        ),
+    ];
+    for &(line, said) in cases {
+        let out = through_shell(&env, line);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), said, "{line}");
+        assert_eq!(
+            (out.status.code(), out.stdout.len()),
+            (Some(2), 0),
+            "{line}"
+        );
+        // The line it gives finds what was meant.
+        let typed = said.rsplit(": ").next().unwrap().trim_end();
+        let out = through_shell(&env, typed);
+        assert_eq!(out.status.code(), Some(0), "{typed}");
+        assert!(!out.stdout.is_empty(), "{typed} found nothing");
+    }
+    // What is meant is run: quoted, a directory after the value, a value that is no
+    // file here, a root that is a file after an extension.
+    assert_run(&env, &["-n", "*.md", "docs"], &["docs/d.md"], "", 0);
+    assert_run(&env, &["-n", "a.md", "docs", "."], &["./a.md"], "", 0);
+    assert_run(
+        &env,
+        &["-e", "md", "a.md", "b.md"],
+        &["a.md", "b.md"],
+        "",
+        0,
+    );
+}
+
+/// A repository as a newcomer meets it: no source at the top, sources two levels
+/// down, names in mixed case, a build directory.
+fn habits_tree() -> TestEnv {
+    TestEnv::new(
+        &[
+            "src/exec",
+            "src/cli",
+            "docs",
+            "tests",
+            "scripts",
+            "assets",
+            "target/debug",
+        ],
+        &[
+            "Cargo.toml",
+            "Cargo.lock",
+            "README.md",
+            "CHANGELOG.md",
+            "src/main.rs",
+            "src/lib.rs",
+            "src/exec/mod.rs",
+            "src/exec/spawn.rs",
+            "src/cli/mod.rs",
+            "src/cli/names.rs",
+            "docs/options.md",
+            "tests/cli.rs",
+            "scripts/test.sh",
+            "assets/Logo.PNG",
+            "target/debug/pfind",
+        ],
+    )
+}
+
+/// The words of `line` as `sh` splits them: blanks, and single quotes.
+fn shell_words(line: &str) -> Vec<String> {
+    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for c in line.chars() {
+        match c {
+            '\'' => (quoted, started) = (!quoted, true),
+            ' ' if !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            c => (word, started) = (word + &c.to_string(), true),
+        }
+    }
+    if started {
+        words.push(word);
+    }
+    words
+}
+
+/// What a hint says to type instead of the pattern `typed` (its option and value
+/// first in `args`): the command again with the hint's spelling in its place, or
+/// with the `-t` it says to add.
+fn as_the_hint_says(args: &[&str], hint: &str) -> Vec<String> {
+    if let Some((_, add)) = hint.split_once(": add ") {
+        let add = add.split(", or").next().unwrap();
+        let mut again: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+        again.extend(shell_words(add));
+        return again;
+    }
+    let spelling = hint
+        .strip_prefix("pfind: warning: nothing matched, but ")
+        .and_then(|rest| rest.split(" finds ").next())
+        .unwrap_or_else(|| panic!("not a hint: {hint}"));
+    let mut again: Vec<String> = args[2..].iter().map(|a| a.to_string()).collect();
+    again.extend(shell_words(spelling));
+    again
+}
+
+/// Issue 41: the habits people bring from fd, find and the shell, and their near
+/// variants (other extensions, paths, case). Every empty result ends with a hint on
+/// stderr whose spelling finds something; a result that is right gets no hint.
+#[test]
+fn every_habit_that_finds_nothing_is_told_what_would_find_something() {
+    let env = habits_tree();
+    // Each starts with the pattern the hint may replace.
+    let empty: &[&[&str]] = &[
+        &["-p", "*.rs"],
+        &["-p", "*.sh"],
+        &["-p", "*/mod.rs"],
+        &["-p", "src/spawn.rs", "-d", "9"],
+        &["-p", "*src*"],
+        &["-p", "src/exec"],
+        &["-p", "src"],
+        &["-p", "*exec*"],
+        &["-p", "SRC/**"],
+        &["-p", "docs/*.MD"],
+        &["--full-path", "src/**/*.rs"],
+        &["--full-path", "SRC/"],
+        &["--path-regex", "^Docs/"],
+        &["-n", "Cargo"],
+        &["-n", "spawn"],
+        &["-n", "names", "-e", "rs"],
+        &["-n", "readme.md"],
+        &["-n", "*.MD"],
+        &["-n", "readme*"],
+        &["-n", "LOGO.png"],
+        &["-n", "src/main.rs"],
+        &["-n", "exec"],
+        &["-e", "*.md"],
+        &["-e", "*.sh", "-c"],
+        &["--regex", "src/.*\\.rs"],
+        &["--regex", "^readme"],
+        &["--regex", "^CARGO\\."],
+    ];
+    for args in empty {
+        let out = env.run(args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let printed = out.stdout.iter().filter(|&&b| b == b'\n').count();
+        let counted = args.contains(&"-c") && out.stdout != b"0\n";
+        assert!(
+            printed == 0 || args.contains(&"-c"),
+            "{args:?} found {printed}"
+        );
+        assert!(!counted, "{args:?} counted some");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {stderr}");
+        let hint = stderr
+            .lines()
+            .find(|line| line.starts_with("pfind: warning: nothing matched, but "))
+            .unwrap_or_else(|| panic!("{args:?}: no hint in {stderr:?}"));
+        let again = as_the_hint_says(args, hint);
+        let out = env.run(&again);
+        let found = match again.iter().any(|a| a == "-c") {
+            true => String::from_utf8_lossy(&out.stdout).trim() != "0",
+            false => !out.stdout.is_empty(),
+        };
+        assert!(found, "{args:?}: {hint}, but {again:?} finds nothing");
+        // The hint's count is what the spelling finds.
+        if let Some(count) = hint.split(" finds ").nth(1) {
+            let count: usize = count.split(' ').next().unwrap().parse().unwrap();
+            let lines = out.stdout.iter().filter(|&&b| b == b'\n').count();
+            if !again.iter().any(|a| a == "-c") {
+                assert_eq!(lines, count, "{args:?}: {hint}");
+            }
+        }
+    }
+    // The -p that matched a directory is answered with the files below it, not -t d.
+    let out = env.run(&["-p", "src/exec"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: nothing matched, but -p 'src/exec/**' finds 2 files (a directory \
+         matched it; /** is the files below it)\n"
+    );
+    let out = env.run(&["-p", "*.rs"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: nothing matched, but -p '**/*.rs' finds 7 files (-p's * stays \
+         within one directory, as find -path's does not: **/ is any depth)\n"
+    );
+    let out = env.run(&["-n", "Cargo"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: warning: nothing matched, but -n '*Cargo*' finds 2 files (-n matches whole \
+         names; fd's pattern matches inside them)\n"
+    );
+    // Right answers, empty or not, get no hint; nor does -q, whose answer is its status.
+    let right: &[&[&str]] = &[
+        &["-n", "Cargo.toml"],
+        &["-n", "*Cargo*"],
+        &["-p", "**/*.rs"],
+        &["-p", "src/*.rs"],
+        &["-p", "src/exec/**"],
+        &["-p", "*.md"],
+        &["-e", "md"],
+        &["-e", ".MD"],
+        &["-i", "-n", "readme.md"],
+        &["--regex", "Cargo"],
+        &["--full-path", "src/.*rs"],
+        &["--full-path", "exec/.*"],
+        &["-t", "d", "-p", "*src*"],
+        &["-n", "exec", "-t", "d"],
+    ];
+    for args in right {
+        let out = env.run(args);
+        assert!(!out.stdout.is_empty(), "{args:?} found nothing");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+    for args in [&["-q", "-n", "Cargo"][..], &["-n", "nothing_like_it"]] {
+        let out = env.run(args);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
 }

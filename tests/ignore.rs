@@ -955,13 +955,15 @@ fn bad_rule_files_and_indexes_are_warned_about_and_the_walk_goes_on() {
     );
     // Warnings do not fail the run.
     assert!(out.status.success());
-    // A missing --ignore-file is an error naming it; the walk still goes on.
+    // A missing --ignore-file is a usage error naming the option, before the walk
+    // (issue 41: `pfind: nowhere: ...` read as a missing root, and the walk went on
+    // without the rules asked for).
     let out = sandbox.pfind(&repo, &["--ignore", "--ignore-file", "nowhere", "-e", "c"]);
-    assert_eq!(out.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("pfind: nowhere: No such file or directory")
-    );
-    assert_eq!(out.stdout, b"a.c\n");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).starts_with(
+        "error: invalid value 'nowhere' for '--ignore-file <FILE>': No such file or directory"
+    ));
+    assert_eq!(out.stdout, b"");
 }
 
 #[test]

@@ -253,3 +253,57 @@ fn each_example_gives_what_find_or_git_gives() {
         }
     }
 }
+
+/// Issue 41, item 5: the README had grown to 607 lines with rows of 949 characters,
+/// and its exit-status row for 1 said "`--help` and `--version` included", as if
+/// `--help` failed. It stays under 400 lines, every table row under 400 characters,
+/// the long parts in docs/ (linked); the status table says what `--help` exits with;
+/// `--help` has an example of the ignore-file options.
+#[test]
+fn the_readme_stays_short_and_its_tables_readable() {
+    let lines = README.lines().count();
+    assert!(lines < 400, "the README is {lines} lines");
+    for line in README.lines().filter(|line| line.starts_with('|')) {
+        let n = line.chars().count();
+        assert!(n <= 400, "a table row of {n} characters: {line}");
+    }
+    for moved in [
+        "docs/install.md",
+        "docs/ignore-files.md",
+        "docs/output.md",
+        "docs/limitations.md",
+        "docs/coming-from-fd.md",
+        "docs/messages.md",
+    ] {
+        assert!(README.contains(&format!("]({moved}")), "no link to {moved}");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(moved);
+        assert!(path.is_file(), "{moved} is missing");
+    }
+    let errors = &README[README.find("\n## Errors and exit status").unwrap()..];
+    let row = |status: &str| {
+        errors
+            .lines()
+            .find(|line| line.starts_with(&format!("| {status} |")))
+            .unwrap_or_else(|| panic!("no row for status {status}"))
+    };
+    assert!(row("0").contains("`--help`, `--version` and `--generate`"));
+    assert!(!row("1").contains("included"), "{}", row("1"));
+    assert!(row("2").contains("nothing was walked"));
+    // What status --help really exits with.
+    let out = testenv::pfind_command(Path::new("."), &["--help"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8(out.stdout).unwrap();
+    let examples = &help[help.find("Examples:").unwrap()..];
+    assert!(
+        examples.lines().any(|line| line.contains(" --ignore ")) && examples.contains(" -G "),
+        "--help has no example of the ignore files"
+    );
+    // fd's --full-path is said in Coming from fd, with the meaning it has here.
+    let fd = &README[README.find("\n## Coming from fd").unwrap()..];
+    assert!(
+        fd.contains("`--full-path RE` is fd's regex"),
+        "Coming from fd"
+    );
+}

@@ -55,6 +55,8 @@ pub trait Paths {
     fn exists(&self, path: &OsStr) -> bool;
     /// True when `word` names a program on `PATH`.
     fn is_command(&self, word: &OsStr) -> bool;
+    /// True when `path` is a directory, or a symbolic link to one.
+    fn is_dir(&self, path: &OsStr) -> bool;
 }
 
 /// The real file system and `PATH`.
@@ -63,6 +65,10 @@ pub struct System;
 impl Paths for System {
     fn exists(&self, path: &OsStr) -> bool {
         std::fs::symlink_metadata(path).is_ok()
+    }
+
+    fn is_dir(&self, path: &OsStr) -> bool {
+        std::fs::metadata(path).is_ok_and(|meta| meta.is_dir())
     }
 
     fn is_command(&self, word: &OsStr) -> bool {
@@ -115,19 +121,19 @@ const MTIME_ONLY: &str =
     "pfind tests modification times only: --changed-within WHEN, --changed-before WHEN, \
      --newer FILE";
 
+/// Advice for find's `-path`: pfind's `*` stays within a component, so the `**` that
+/// find's `-path '*.rs'` needs is said at once (issue 41).
+const PATH_GLOB: &str =
+    "use -p GLOB, which matches the path below the root; its * stays within one \
+     directory and ** is any depth (e.g. pfind . -p '**/*.rs', pfind . -p 'src/**')";
+
 /// find's tests, actions, operators and options, as typed after `find ROOT`.
 /// `-newerXY` is recognised apart (see [`find_hint`]).
 const FIND: &[Hint] = &[
     find("-name", "use -n GLOB (e.g. pfind . -n '*.rs')"),
     find("-iname", "use -i -n GLOB (e.g. pfind . -i -n '*.jpg')"),
-    find(
-        "-path",
-        "use -p GLOB, which matches the path below the root (e.g. pfind . -p 'src/*.rs')",
-    ),
-    find(
-        "-wholename",
-        "use -p GLOB, which matches the path below the root (e.g. pfind . -p 'src/*.rs')",
-    ),
+    find("-path", PATH_GLOB),
+    find("-wholename", PATH_GLOB),
     find("-ipath", "use -i -p GLOB (e.g. pfind . -i -p 'src/*.rs')"),
     find(
         "-iwholename",
@@ -549,8 +555,8 @@ pub fn pattern_before_roots(roots: &[OsString], paths: &impl Paths) -> Option<Ve
         .map(|root| shell_word(root.as_bytes()))
         .collect();
     let line = format!(
-        "'{}' is not a directory, but '{}' is: pfind takes no PATTERN before its directories, \
-         as fd does; to match names, use -n: pfind {} -n {}",
+        "'{}' is not a directory, but '{}' is: unlike fd, pfind takes no PATTERN before its \
+         directories (every word is a directory to search); to match names, type: pfind {} -n {}",
         String::from_utf8_lossy(word),
         String::from_utf8_lossy(first_root.as_bytes()),
         roots.join(" "),
@@ -593,6 +599,9 @@ mod tests {
         }
         fn is_command(&self, word: &OsStr) -> bool {
             self.commands.iter().any(|c| OsStr::new(c) == word)
+        }
+        fn is_dir(&self, path: &OsStr) -> bool {
+            self.exists(path) && !path.as_bytes().contains(&b'.')
         }
     }
 
@@ -684,18 +693,21 @@ mod tests {
         let cases: &[(&[&str], &str)] = &[
             (
                 &["jpg", "photos"],
-                "'jpg' is not a directory, but 'photos' is: pfind takes no PATTERN before its \
-                 directories, as fd does; to match names, use -n: pfind photos -n '*jpg*'",
+                "'jpg' is not a directory, but 'photos' is: unlike fd, pfind takes no PATTERN \
+                 before its directories (every word is a directory to search); to match \
+                 names, type: pfind photos -n '*jpg*'",
             ),
             (
                 &["*.rs", "src", "tests"],
-                "'*.rs' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-                 directories, as fd does; to match names, use -n: pfind src tests -n '*.rs'",
+                "'*.rs' is not a directory, but 'src' is: unlike fd, pfind takes no PATTERN \
+                 before its directories (every word is a directory to search); to match \
+                 names, type: pfind src tests -n '*.rs'",
             ),
             (
                 &["\\.rs$", "src"],
-                "'\\.rs$' is not a directory, but 'src' is: pfind takes no PATTERN before its \
-                 directories, as fd does; to match names, use -n: pfind src -n '*.rs'",
+                "'\\.rs$' is not a directory, but 'src' is: unlike fd, pfind takes no PATTERN \
+                 before its directories (every word is a directory to search); to match \
+                 names, type: pfind src -n '*.rs'",
             ),
         ];
         for &(words, want) in cases {

@@ -1,6 +1,7 @@
 //! The "Ignore files" options: which ignore files are read and whether hidden names
 //! are left out, resolved into [`IgnoreOptions`] as fd resolves its switches.
 
+use super::values::Refused;
 use crate::ignore::IgnoreOptions;
 use clap::parser::ValueSource;
 use clap::{ArgAction, ArgMatches, Args, ValueHint};
@@ -87,6 +88,29 @@ pub struct IgnoreArgs {
 }
 
 impl IgnoreArgs {
+    /// Refuses an `--ignore-file` that cannot be opened, naming the option: it was
+    /// reported as `pfind: nosuch: No such file or directory`, which reads as a
+    /// missing root, and the walk went on without the rules that were asked for, so
+    /// that `--ignore-file .keep | xargs rm` would reach what they protect (issue
+    /// 41). After `-C`, which the file is relative to, as `--newer`'s.
+    pub(super) fn check_files(&self) -> Result<(), Refused> {
+        for file in &self.ignore_files {
+            // `stat` first: opening a FIFO (`--ignore-file <(...)` is a pipe) would
+            // wait for its writer. A regular file is opened, to learn it can be read.
+            let checked = std::fs::metadata(file).and_then(|meta| match meta.is_file() {
+                true => std::fs::File::open(file).map(|_| meta),
+                false => Ok(meta),
+            });
+            let why = match checked {
+                Ok(meta) if meta.is_dir() => "a directory, not a file of rules".to_string(),
+                Ok(_) => continue,
+                Err(err) => crate::report::describe(&err),
+            };
+            return Err(Refused::value("ignore_files", file.as_os_str(), why));
+        }
+        Ok(())
+    }
+
     /// The switches resolved as fd resolves them: of two opposing switches, the one
     /// given last wins (`-u` counting as both --no-ignore and --hidden, `-G` as
     /// --ignore and --no-hidden), so that options from `PFIND_OPTIONS`, which come

@@ -21,9 +21,11 @@
 
 mod entries;
 mod exec;
+mod expanded;
 pub mod hints;
 mod ignore_files;
 mod names;
+pub mod near;
 mod other;
 mod output;
 mod values;
@@ -121,20 +123,31 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         return Err(Usage::Hint(refusal));
     }
     let from_env = defaults.len();
+    // Kept to name the variable in an error that comes from it; empty, and free,
+    // when it is not set.
+    let from_env_words = defaults.clone();
     if !args.is_empty() {
         args.splice(1..1, defaults);
     }
     let options = args.get(1..).unwrap_or_default();
     if let Some(hint) = hints::refusal(options, &command, &hints::System) {
-        return Err(Usage::Hint(hint));
+        let in_env = hints::refusal(&from_env_words, &command, &hints::System).is_some();
+        return Err(Usage::Hint(match in_env {
+            true => from_env_error(&from_env_words, &String::from_utf8_lossy(&hint)),
+            false => hint,
+        }));
     }
     // The definition and the matches are never freed: this runs once per process,
     // and freeing them took 45,000 instructions at every start, an eighth of a run
     // on an empty directory (callgrind, static build).
     let mut command = std::mem::ManuallyDrop::new(command);
-    let matches = command
-        .try_get_matches_from_mut(args)
-        .map_err(Usage::Clap)?;
+    // Kept for the line a refusal gives to type, where an expansion could be (see
+    // `expanded_pattern`); clap takes the words themselves.
+    let line = (args.len() >= 4).then(|| args.clone());
+    let matches = match command.try_get_matches_from_mut(args) {
+        Ok(matches) => matches,
+        Err(err) => return Err(name_the_variable(err, &from_env_words)),
+    };
     let mut matches = std::mem::ManuallyDrop::new(matches);
     // Read before `from_arg_matches_mut` takes the values out of the matches.
     let ignore = ignore_files::IgnoreArgs::switches(&matches);
@@ -145,6 +158,9 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             let message = format!("PFIND_OPTIONS may hold options only, not the root '{root}'");
             return Err(Usage::Hint(message.into_bytes()));
         }
+    }
+    if let Some(refusal) = line.and_then(|line| expanded_pattern(&line, from_env, &matches)) {
+        return Err(Usage::Hint(refusal));
     }
     let first_pattern = names::NameArgs::first_pattern(&matches);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
@@ -159,9 +175,87 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             return Err(Usage::Hint(hint));
         }
     }
+    cli.ignore.check_files()?;
     cli.entries.read_newer()?;
     cli.names.read_and(first_pattern)?;
     Ok(cli)
+}
+
+/// clap's error `err`, or when the words of `PFIND_OPTIONS` (`from_env`) alone give
+/// one, that one said as coming from the variable: `PFIND_OPTIONS=--bogus pfind` got
+/// clap's "unexpected argument '--bogus'" and a tip about `--`, and nothing said
+/// where the word was (issue 41). `--help` and `--version` are left to clap.
+fn name_the_variable(err: clap::Error, from_env: &[OsString]) -> Usage {
+    if from_env.is_empty() || !err.use_stderr() {
+        return Usage::Clap(err);
+    }
+    let alone = std::iter::once(OsString::from("pfind")).chain(from_env.iter().cloned());
+    match command().try_get_matches_from(alone) {
+        Err(own) if own.use_stderr() => {
+            // clap's first line, without its `error: ` (the tip and usage are about
+            // the command line, which is not where the word is).
+            let text = own.render().to_string();
+            let first = text.lines().next().unwrap_or_default();
+            Usage::Hint(from_env_error(
+                from_env,
+                first.trim_start_matches("error: "),
+            ))
+        }
+        _ => Usage::Clap(err),
+    }
+}
+
+/// `PFIND_OPTIONS='WORDS': WHY (...)`, for an error in the variable's words.
+fn from_env_error(from_env: &[OsString], why: &str) -> Vec<u8> {
+    let words: Vec<String> = (from_env.iter())
+        .map(|word| word.to_string_lossy().into_owned())
+        .collect();
+    format!(
+        "PFIND_OPTIONS='{}': {why} (PFIND_OPTIONS holds options read before the command \
+         line's: see Environment in pfind --help)",
+        words.join(" ")
+    )
+    .into_bytes()
+}
+
+/// The refusal for a pattern the shell expanded into file names (`pfind -n *.md`),
+/// asked of `matches` before their values are taken out; see [`expanded`]. Before
+/// `-C` is entered: the shell expanded the pattern where pfind was started. Only for
+/// a line of four words or more (the program, an option, its value and a root): a
+/// shorter one (`pfind DIR`) costs nothing.
+fn expanded_pattern(
+    args: &[OsString],
+    from_env: usize,
+    matches: &clap::ArgMatches,
+) -> Option<Vec<u8>> {
+    let indexed = |id: &str| -> Vec<(usize, &OsString)> {
+        let (Some(indices), Some(raw)) = (matches.indices_of(id), matches.get_raw(id)) else {
+            return Vec::new();
+        };
+        // `get_raw` gives `&OsStr`; the values are the command line's own words.
+        let words = raw.filter_map(|word| args.iter().find(|arg| arg.as_os_str() == word));
+        indices.zip(words).collect()
+    };
+    let roots = indexed("roots");
+    if roots.is_empty() {
+        return None;
+    }
+    let options = [
+        ("name", "-n"),
+        ("extensions", "-e"),
+        ("path", "-p"),
+        ("regex", "--regex"),
+    ];
+    let values: Vec<expanded::Value> = (options.iter())
+        .flat_map(|&(id, option)| {
+            (indexed(id).into_iter()).map(move |(index, typed)| expanded::Value {
+                option,
+                typed,
+                index,
+            })
+        })
+        .collect();
+    expanded::refusal(args, from_env, &values, &roots, &hints::System)
 }
 
 /// Options to read before the command line's own: the words of `PFIND_OPTIONS`,
@@ -276,8 +370,22 @@ impl From<values::Refused> for Usage {
 }
 
 /// The text after the summary of `-h`.
-const SHORT_AFTER_HELP: &str =
-    "Options all match; a repeated -n, -e or -t is any of them. --help: every option";
+const SHORT_AFTER_HELP: &str = "Options all match; a repeated -n, -e or -t is any of them. \
+    PFIND_OPTIONS holds options read first. --help: every option";
+
+/// The environment variables pfind reads, the last part of `--help` and the manual's
+/// ENVIRONMENT section (`generate.rs` finds it by its heading).
+pub const ENVIRONMENT_HELP: &str = "\
+Environment:
+  PFIND_OPTIONS  Options read before the command line's own, split at blanks (no
+                 quoting): PFIND_OPTIONS=-G makes fd's view the default, and pfind -u
+                 undoes it for one run. Options only: a root, --exec, --exec-dir, -X
+                 or an option without its value is refused, and an error in it names
+                 PFIND_OPTIONS.
+  NO_COLOR       Set and not empty: --color auto prints no colours (always still does).
+  LS_COLORS      The colours of --color, as ls reads them (di, ln, ex, *.EXT, ...);
+                 unset or empty: dircolors' default palette.
+";
 
 /// What `-h` says first: what pfind lists when given no option, and how to get the
 /// developer's view.
@@ -291,7 +399,7 @@ followed. --ignore: the files git lists; -G: the files fd lists.";
 const SHORT_HELP_OPTIONS: &[&str] = &[
     "extensions",
     "name",
-    "full_path",
+    "path",
     "regex",
     "exclude",
     "types",
@@ -345,6 +453,8 @@ fn after_long_help() -> String {
         pfind . -n '*.rs' -n Makefile   either glob (a repeated -n is any of them)\n  \
         pfind . --regex '^test_.*\\.py$'   a regular expression on the name (fd's)\n  \
         pfind . -n '*.rs' --and '*test*'   both globs must match\n  \
+        pfind . --ignore -e rs      as git sees the tree: no target/, no ignored files\n  \
+        pfind . -G -n '*.py'        what fd lists (--ignore --no-hidden); -u undoes it\n  \
         pfind /data -E node_modules skip files and directories with that name\n  \
         pfind . -E target,.git -e rs    skip two directories (a list, as -e takes)\n  \
         pfind . -E /target -E build/    with '/': paths below the root, as .gitignore\n  \
@@ -360,7 +470,8 @@ fn after_long_help() -> String {
         pfind /data --sort size --reverse -l --max-results 10  largest files\n  \
         pfind /data --format '{{size}} {{mtime}} {{}}'   a record per match\n  \
         pfind /data --json -l | jq .size   JSON lines for other programs\n  \
-        pfind /data -q -e core && echo found   only the exit status",
+        pfind /data -q -e core && echo found   only the exit status\n\
+        \n{ENVIRONMENT_HELP}",
         families_help()
     )
 }
@@ -369,10 +480,19 @@ impl Cli {
     /// Resolves the parsed arguments into the configuration the walker uses, each
     /// group its part.
     pub fn into_config(self) -> Config {
-        let miss_hints = self.name_search().is_some();
+        self.into_config_and_misses().0
+    }
+
+    /// [`Self::into_config`], and what a search that finds nothing is told after the
+    /// walk, if it may be told anything (see [`near`]): the name options are moved
+    /// there once resolved, so that a search pays nothing for it up front.
+    pub fn into_config_and_misses(self) -> (Config, Option<near::Misses>) {
+        let search = self.name_search();
+        let miss_hints = search.is_some();
         let mut config = Config::new(self.roots);
         self.names
             .resolve(&mut config.filter, self.entries.families());
+        let misses = self.names.misses(&self.entries, self.output.quiet, search);
         self.entries.resolve(&mut config, self.walk.follow);
         config.miss_hints = miss_hints;
         config.exec = self.exec.exec;
@@ -380,7 +500,7 @@ impl Cli {
         self.walk.resolve(&mut config);
         self.output.resolve(&mut config);
         self.other.resolve(&mut config);
-        config
+        (config, misses)
     }
 
     /// The name search, if this is one whose misses can be told (see

@@ -4,6 +4,7 @@
 //! part of the [`Filter`], their warnings, and the name search whose misses are told.
 
 use super::entries::EntryArgs;
+use super::near::Misses;
 use super::values::{bytes, Refused};
 use super::{hints, warnings};
 use crate::filter::exclude::{ExcludePattern, PathExclude};
@@ -18,7 +19,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// The name and path patterns, and whether they ignore case.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 #[group(skip)]
 #[command(next_help_heading = "Filters")]
 pub struct NameArgs {
@@ -82,16 +83,17 @@ pub struct NameArgs {
     /// Only paths below the root matching GLOB.
     ///
     /// The path is what follows `ROOT/`: `-p 'src/**/*.rs'`. `*`, `?` and sets do not
-    /// match `/`; a `**` component matches any number of directories, none included.
+    /// match `/` (find -path's `*` does): a `**` component matches any number of
+    /// directories, none included, so find's `-path '*.rs'` is `-p '**/*.rs'`.
     /// Directories that cannot lead to a match are not listed.
     #[arg(
         short = 'p',
-        long = "full-path",
+        long = "path",
         value_name = "GLOB",
         allow_hyphen_values = true,
         value_parser = bytes(parse_path_pattern)
     )]
-    pub full_path: Option<PathPattern>,
+    pub path: Option<PathPattern>,
 
     /// Only basenames matching the regex RE.
     ///
@@ -116,6 +118,19 @@ pub struct NameArgs {
         value_parser = bytes(parse_regex)
     )]
     pub path_regex: Vec<RegexPattern>,
+
+    /// fd's --full-path: the regex RE searched in the path.
+    ///
+    /// As in fd, a regular expression searched in the path, unanchored: `--full-path
+    /// 'src/.*rs'`. pfind searches the path below the root (what `--path-regex` tests),
+    /// not the absolute path: the same command means the same from any directory.
+    #[arg(
+        long = "full-path",
+        value_name = "RE",
+        allow_hyphen_values = true,
+        value_parser = bytes(parse_full_path)
+    )]
+    pub full_path: Vec<RegexPattern>,
 
     /// Also require PATTERN, of the first pattern's kind.
     ///
@@ -146,7 +161,7 @@ impl NameArgs {
     /// `--and`'s are of the kind of, as in fd; asked of `matches` before the values
     /// are taken out of them.
     pub(super) fn first_pattern(matches: &ArgMatches) -> Option<&'static str> {
-        ["name", "full_path", "regex", "path_regex"]
+        ["name", "path", "regex", "path_regex", "full_path"]
             .into_iter()
             .filter_map(|id| Some((matches.index_of(id)?, id)))
             .min()
@@ -161,7 +176,8 @@ impl NameArgs {
             // Folding case can grow a regex past the engine's limit: said here, as a
             // usage error, rather than found when it is compiled.
             let regexes = (self.regex.iter().map(|re| ("regex", re)))
-                .chain(self.path_regex.iter().map(|re| ("path_regex", re)));
+                .chain(self.path_regex.iter().map(|re| ("path_regex", re)))
+                .chain(self.full_path.iter().map(|re| ("full_path", re)));
             for (id, regex) in regexes {
                 let value = OsStr::new(regex.as_str());
                 regex
@@ -221,7 +237,7 @@ impl NameArgs {
             .filter_map(|pattern| PathExclude::compile(pattern, ignore_case))
             .collect();
         filter.ignore_contain = self.ignore_contain.clone().into();
-        if let Some(pattern) = &self.full_path {
+        if let Some(pattern) = &self.path {
             let path = PathGlob::compile(pattern, ignore_case);
             // Its last component is tested on the name, with the other name globs.
             if let Some(last) = path.last() {
@@ -232,8 +248,12 @@ impl NameArgs {
         if !self.regex.is_empty() {
             filter.add_name_pattern(regex_filter::compile(&self.regex, ignore_case));
         }
-        if !self.path_regex.is_empty() {
-            filter.add_path_pattern(regex_filter::compile(&self.path_regex, ignore_case));
+        // `--full-path` is fd's name for what `--path-regex` does: one list, any of it.
+        let path_regexes: Vec<RegexPattern> = (self.path_regex.iter().chain(&self.full_path))
+            .cloned()
+            .collect();
+        if !path_regexes.is_empty() {
+            filter.add_path_pattern(regex_filter::compile(&path_regexes, ignore_case));
         }
         for pattern in &self.and_patterns {
             match pattern {
@@ -261,8 +281,9 @@ impl NameArgs {
     pub(super) fn name_search(&self, entries: &EntryArgs, quiet: bool) -> Option<NameSearch> {
         // `--path-regex` is tested on the path, after the name: a miss there says
         // nothing of other kinds, so it is not told.
-        if self.name.is_empty() && self.full_path.is_none() && self.regex.is_empty()
+        if self.name.is_empty() && self.path.is_none() && self.regex.is_empty()
             || !self.path_regex.is_empty()
+            || !self.full_path.is_empty()
         {
             return None;
         }
@@ -279,9 +300,52 @@ impl NameArgs {
                 .map(|family| format!("-t {}", family.name)),
         );
         words.extend(self.name.iter().map(|glob| word("-n", glob)));
-        words.extend(self.full_path.iter().map(|glob| word("-p", glob)));
+        words.extend(self.path.iter().map(|glob| word("-p", glob)));
         words.extend((self.regex.iter()).map(|regex| word("--regex", regex.as_str().as_bytes())));
         Some(NameSearch(words.join(" ")))
+    }
+
+    /// True unless `-i` would grow one of the regexes past the engine's limit (what
+    /// [`Self::read_and`] refuses), so that these options can be compiled.
+    pub(super) fn folds_case(&self) -> bool {
+        let ands = self
+            .and_patterns
+            .iter()
+            .filter_map(|pattern| match pattern {
+                AndPattern::Regex(regex) | AndPattern::PathRegex(regex) => Some(regex),
+                _ => None,
+            });
+        let mut regexes = (self.regex.iter())
+            .chain(&self.path_regex)
+            .chain(&self.full_path)
+            .chain(ands);
+        !self.ignore_case || regexes.all(|regex| regex.check_ignoring_case().is_ok())
+    }
+
+    /// What the nearby spellings of an empty search are made from (see
+    /// [`super::near`]), with `search`, the hint about other kinds if it may be given:
+    /// `None` with `-q`, whose answer is its status, and without a pattern on names
+    /// or paths.
+    pub(super) fn misses(
+        self,
+        entries: &EntryArgs,
+        quiet: bool,
+        search: Option<NameSearch>,
+    ) -> Option<Misses> {
+        let patterns = !self.name.is_empty()
+            || self.path.is_some()
+            || !self.regex.is_empty()
+            || !self.path_regex.is_empty()
+            || !self.full_path.is_empty()
+            || !self.extensions.is_empty();
+        if quiet || !patterns {
+            return None;
+        }
+        Some(Misses {
+            families: entries.families().collect(),
+            names: self,
+            kinds: search,
+        })
     }
 
     /// This group's warnings (see `Cli::warnings`); `skip_hidden` (`--no-hidden`)
@@ -317,9 +381,9 @@ impl NameArgs {
         for ext in self.extensions.iter().flat_map(|list| &list.0) {
             lines.extend(warnings::extension(ext));
         }
-        if let Some(pattern) = &self.full_path {
-            lines.extend(warnings::full_path(pattern));
-            lines.extend(warnings::full_path_regex(pattern));
+        if let Some(pattern) = &self.path {
+            lines.extend(warnings::path_glob(pattern));
+            lines.extend(warnings::path_glob_regex(pattern));
         }
     }
 }
@@ -327,7 +391,7 @@ impl NameArgs {
 /// A name search (`-n`, `-p`, `--regex`) whose misses can be told (see
 /// [`crate::config::Config::miss_hints`]): its name options as they could be typed
 /// again.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct NameSearch(String);
 
 impl NameSearch {
@@ -408,6 +472,20 @@ fn parse_regex(value: &[u8]) -> Result<RegexPattern, String> {
     RegexPattern::parse(value).map_err(|err| err.to_string())
 }
 
+/// One `--full-path` pattern: a regex, as fd's. Before issue 41 `--full-path` was
+/// `-p`'s long name and took a glob; a glob that is no valid regex (`src/**/*.rs`,
+/// `*.rs`) is refused with the `-p` that takes it.
+fn parse_full_path(value: &[u8]) -> Result<RegexPattern, String> {
+    RegexPattern::parse(value).map_err(|err| match PathPattern::parse(value) {
+        Ok(_) => format!(
+            "{err} (--full-path takes a regular expression, as fd's does; for a glob of the \
+             path below the root, use -p {})",
+            hints::shell_word(value)
+        ),
+        Err(_) => err.to_string(),
+    })
+}
+
 /// One `--and` pattern, of the kind of the command line's first pattern.
 #[derive(Clone, Debug)]
 pub enum AndPattern {
@@ -427,9 +505,9 @@ impl AndPattern {
     fn parse(first: Option<&str>, value: &[u8]) -> Result<AndPattern, String> {
         match first {
             Some("name") => parse_pattern(value).map(AndPattern::Name),
-            Some("full_path") => parse_path_pattern(value).map(AndPattern::Path),
+            Some("path") => parse_path_pattern(value).map(AndPattern::Path),
             Some("regex") => parse_regex(value).map(AndPattern::Regex),
-            Some("path_regex") => parse_regex(value).map(AndPattern::PathRegex),
+            Some("path_regex" | "full_path") => parse_regex(value).map(AndPattern::PathRegex),
             _ => Err("--and adds a pattern to the first of -n, -p, --regex or \
                       --path-regex, and none was given (e.g. pfind -n '*.rs' --and 'test_*')"
                 .to_string()),

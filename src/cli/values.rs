@@ -67,8 +67,21 @@ where
     OsStringValueParser::new().try_map(move |value: OsString| parse(value.as_bytes()))
 }
 
+/// `--min-depth N`, `--exact-depth N`.
 pub(super) fn parse_depth(value: &str) -> Result<usize, String> {
-    whole_number(value, "the depth", 0..=usize::MAX, "")
+    whole_number(
+        value,
+        "the depth",
+        0..=usize::MAX,
+        " (a root's children are at 1)",
+    )
+}
+
+/// `-d N`: said with what to type, since `-d -1` is most often meant as "no limit"
+/// (issue 41).
+pub(super) fn parse_max_depth(value: &str) -> Result<usize, String> {
+    let note = " (-d 1 is a root's children; for every depth, leave -d out)";
+    whole_number(value, "the depth", 0..=usize::MAX, note)
 }
 
 /// `--max-results N`: 0 is no limit, as in fd.

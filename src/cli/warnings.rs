@@ -138,7 +138,7 @@ pub fn extension(ext: &[u8]) -> Option<Vec<u8>> {
 }
 
 /// The warning for a `-p` glob no path below a root can match.
-pub fn full_path(pattern: &[u8]) -> Option<Vec<u8>> {
+pub fn path_glob(pattern: &[u8]) -> Option<Vec<u8>> {
     if pattern.is_empty() {
         // Typed as `-p ''` or `-p "$unset"`: said as `-n ''` is (issue 28).
         let because = "' is empty, which no path below a root is, so it matches nothing";
@@ -154,13 +154,17 @@ pub fn full_path(pattern: &[u8]) -> Option<Vec<u8>> {
 
 /// The warning for a `-p` glob that reads as a regular expression (fd's
 /// `--full-path` takes one): one of its components does, as `-n` tells it.
-pub fn full_path_regex(pattern: &[u8]) -> Option<Vec<u8>> {
+pub fn path_glob_regex(pattern: &[u8]) -> Option<Vec<u8>> {
     pattern
         .split(|&b| b == b'/')
         .find(|part| looks_like_regex(part))?;
-    let because = "' looks like a regular expression, but -p takes a glob of the path below \
-                   the root, as in 'src/**/*.rs'";
-    Some([quoted("-p", pattern), because.as_bytes().to_vec()].concat())
+    // fd's `-p` is its `--full-path`, whose pattern is a regex: pfind's has that meaning.
+    let because = format!(
+        "' looks like a regular expression, but -p takes a glob of the path below the root, \
+         as in 'src/**/*.rs'; for a regular expression, use --full-path {}, as in fd",
+        super::hints::shell_word(pattern)
+    );
+    Some([quoted("-p", pattern), because.into_bytes()].concat())
 }
 
 /// The warning for `--prune` without `-t d`: only a directory that matched is not
@@ -289,7 +293,7 @@ mod tests {
             b"src/.+/x",
             b"a/b\\d",
         ] {
-            let line = full_path_regex(regex).expect("a warning");
+            let line = path_glob_regex(regex).expect("a warning");
             assert!(
                 String::from_utf8_lossy(&line).contains("looks like a regular expression"),
                 "{}",
@@ -304,7 +308,7 @@ mod tests {
             b"src/lib.rs",
         ] {
             assert_eq!(
-                full_path_regex(glob),
+                path_glob_regex(glob),
                 None,
                 "{}",
                 String::from_utf8_lossy(glob)
@@ -466,11 +470,11 @@ mod tests {
 
     #[test]
     fn full_path_warnings() {
-        assert_eq!(full_path(b"src/*.rs"), None);
-        let line = text(full_path(b"./src/*")).unwrap();
+        assert_eq!(path_glob(b"src/*.rs"), None);
+        let line = text(path_glob(b"./src/*")).unwrap();
         assert!(line.starts_with("-p './src/*' "), "{line}");
         assert!(line.ends_with("(-p matches what follows ROOT/, as in 'src/*.rs')"));
-        let line = text(full_path(b"")).unwrap();
+        let line = text(path_glob(b"")).unwrap();
         assert_eq!(
             line,
             "-p '' is empty, which no path below a root is, so it matches nothing"

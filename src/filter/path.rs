@@ -1,4 +1,4 @@
-//! `-p/--full-path`: a glob matched against an entry's path below its root, the part
+//! `-p/--path`: a glob matched against an entry's path below its root, the part
 //! after `ROOT/`, so that a command means the same wherever it is run from.
 //!
 //! The pattern is split at `/` into components. A component `**` matches any number

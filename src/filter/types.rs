@@ -269,6 +269,12 @@ impl KindSet {
         self.0 == 0
     }
 
+    pub fn contains(self, kind: EntryKind) -> bool {
+        let mut alone = KindSet::default();
+        alone.insert(kind);
+        !alone.is_empty() && self.0 & alone.0 == alone.0
+    }
+
     /// The kinds in the set as their `-t` letter and name, in `-t`'s order.
     pub fn named(self) -> impl Iterator<Item = (char, &'static str)> {
         (NAMED_KINDS.iter().enumerate())

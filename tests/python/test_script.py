@@ -95,7 +95,28 @@ test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; 
 error: test failed, to rerun pass `--test oracle`
 """
 
-PYTHON_OK = "......s\n----------------------------------------------------------------------\nRan 7 tests in 0.5s\n\nOK (skipped=1)\n"
+# What `unittest -v` prints: a line per test, a skipped one with its reason, on
+# the line of its name or, for a test with a docstring, on the next one.
+PYTHON_OK = """\
+test_a (tests.python.test_y.Z.test_a) ... ok
+test_b (tests.python.test_y.Z.test_b) ... skipped 'needs gcc'
+test_c (tests.python.test_y.Z.test_c)
+What test_c checks. ... skipped 'no sshfs here'
+test_d (tests.python.test_y.Z.test_d) ... ok
+test_e (tests.python.test_y.Z.test_e) ... ok
+test_f (tests.python.test_y.Z.test_f) ... ok
+test_g (tests.python.test_y.Z.test_g) ... ok
+
+----------------------------------------------------------------------
+Ran 7 tests in 0.5s
+
+OK (skipped=2)
+"""
+BUILDING = """\
+   Compiling libc v0.2.170
+   Compiling pfind v0.1.0 (/src/pfind)
+    Finished `test` profile [unoptimized + debuginfo] target(s) in 3m 40s
+"""
 PYTHON_FAILED = """\
 ..F.
 ======================================================================
@@ -125,11 +146,12 @@ class TestScriptTests(TempDirTest):
         (self.tmp / "cargo.out").write_text(cargo_output)
         (self.tmp / "portable.out").write_text(portable[0])
         (self.tmp / "python.out").write_text(python_output)
+        (self.tmp / "building.out").write_text(BUILDING)
         stubs = {
             # `cargo test --no-run` and `cargo build` build; `cargo test` prints the
             # results, and `cargo test --features portable` those of the second run.
             "cargo": (
-                'case "$*" in *--no-run*|build*) exit 0;; '
+                f'case "$*" in *--no-run*) cat "{self.tmp}/building.out" >&2; exit 0;; build*) exit 0;; '
                 f'*"--features portable"*) cat "{self.tmp}/portable.out"; exit {portable[1]};; esac\n'
                 f'cat "{self.tmp}/cargo.out"\nexit {cargo_status}\n'
             ),
@@ -148,15 +170,29 @@ class TestScriptTests(TempDirTest):
     def test_passing_binaries_print_one_line_each_and_the_total(self):
         code, out = self.run_script(PASSING + IGNORED, 0, PYTHON_OK, 0)
         self.assertEqual(code, 0, out)
-        self.assertEqual(out.splitlines()[-1], "tests: 11 passed, 0 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 10 passed, 0 failed")
         self.assertRegex(out, r"unittests src/lib.rs +3 passed, 0 failed \(0.07s\)")
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +2 passed, 0 failed \(0.30s\)")
         self.assertRegex(out, r"tests/stress.rs +0 passed, 0 failed, 2 ignored")
-        self.assertRegex(out, r"tests/python +6 passed, 0 failed, 1 skipped \(0.5s\)")
-        # Neither the dots nor cargo's own lines.
+        self.assertRegex(out, r"tests/python +5 passed, 0 failed, 2 skipped \(0.5s\)")
+        # Neither the dots nor the lines of a passing test binary.
         self.assertNotIn("running 3 tests", out)
-        self.assertNotIn("Compiling", out)
-        self.assertLessEqual(len(out.splitlines()), 10, out)
+        self.assertLessEqual(len(out.splitlines()), 20, out)
+
+    def test_the_builds_show_their_progress_and_skipped_tests_their_reason(self):
+        # Issue 41: a debug build of minutes printed nothing, which looked like a hang;
+        # skipped Python tests were counted without a word of why.
+        code, out = self.run_script(PASSING, 0, PYTHON_OK, 0)
+        self.assertEqual(code, 0, out)
+        build = out[out.index("== build"):out.index("== cargo test")]
+        self.assertIn("  Compiling pfind v0.1.0\n", build)
+        self.assertIn("  Compiling libc v0.2.170\n", build)
+        self.assertIn("  Finished `test` profile\n", build)
+        portable = out[out.index("== the portable path"):]
+        self.assertIn("  Compiling pfind v0.1.0\n", portable)
+        self.assertIn("    skipped tests.python.test_y.Z.test_b: 'needs gcc'\n", out)
+        self.assertIn("    skipped tests.python.test_y.Z.test_c: 'no sshfs here'\n", out)
+        self.assertEqual(out.count("skipped tests."), 2, out)
 
     def test_failures_are_printed_whole_and_counted(self):
         code, out = self.run_script(PASSING + FAILING + CRASHING + IGNORED, 101, PYTHON_FAILED, 1)
@@ -180,7 +216,7 @@ class TestScriptTests(TempDirTest):
     def test_the_portable_run_is_counted_and_its_failures_shown(self):
         code, out = self.run_script(PASSING, 0, PYTHON_OK, 0, portable=(PORTABLE_FAILED, 101))
         self.assertEqual(code, 1, out)
-        self.assertEqual(out.splitlines()[-1], "tests: 10 passed, 1 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 1 failed")
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +1 passed, 1 failed")
         self.assertIn("missing (1)", out)
         self.assertLess(out.index("== the portable path"), out.index("missing (1)"))
