@@ -2,12 +2,11 @@
 //! the same clap definitions as `--help` (`cli::Cli`), so none of them can drift away
 //! from the options pfind really has.
 
-use crate::cli::{Cli, Generate};
-use clap::CommandFactory;
+use crate::cli::{definition, Generate};
 
 /// The completion script or manual page asked for.
 pub fn render(what: Generate) -> Vec<u8> {
-    let mut command = Cli::command();
+    let mut command = definition();
     let mut out = Vec::new();
     let shell = match what {
         Generate::Bash => clap_complete::Shell::Bash,

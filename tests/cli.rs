@@ -684,3 +684,36 @@ fn an_error_in_pfind_options_names_it() {
         "{stderr}"
     );
 }
+
+/// Issue 42: a run builds the options alone, and only a run that stops to print
+/// (help, the version, a usage error) builds what help shows besides them. Wherever
+/// on the line `-h` or `--help` comes, and whatever comes before a usage error,
+/// the text is the whole one: `-h`'s summary with its options only, `--help`'s
+/// text after the options, the manual's section made from it.
+#[test]
+fn help_and_errors_after_other_options_are_made_from_the_whole_definition() {
+    let env = TestEnv::new(&[], &[]);
+    let alone = help_text(&["-h"], "80");
+    assert!(alone.contains("Find files fast, on every core"), "{alone}");
+    for args in [&["-e", "rs", "-h"][..], &["-c", "-d", "2", "-h"]] {
+        assert_eq!(help_text(args, "80"), alone, "{args:?}");
+    }
+    let long = help_text(&["--help"], "80");
+    assert!(long.contains("Examples:") && long.contains("Type families"));
+    assert_eq!(help_text(&["-n", "x", "--help"], "80"), long);
+    // The first word clap stops at decides, as before: an error before -h is the error.
+    let out = env.run(&["--no-such", "-h"]);
+    assert_eq!(out.status.code(), Some(2));
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(error.contains("unexpected argument '--no-such'"), "{error}");
+    assert!(
+        error.contains("Usage: pfind [OPTIONS] [ROOT]..."),
+        "{error}"
+    );
+    let man = pfind_command(std::path::Path::new("."), &["--generate", "man"])
+        .output()
+        .unwrap();
+    let man = String::from_utf8(man.stdout).unwrap();
+    assert!(man.contains(".SH \"TYPE FAMILIES AND EXAMPLES\""), "{man}");
+    assert!(man.contains("pfind /data \\-t images"), "{man}");
+}

@@ -60,8 +60,7 @@ use std::os::unix::ffi::OsStrExt;
     max_term_width = 100,
     disable_help_flag = true,
     disable_version_flag = true,
-    after_help = SHORT_AFTER_HELP,
-    after_long_help = after_long_help()
+    after_help = SHORT_AFTER_HELP
 )]
 pub struct Cli {
     /// Directories to search [default: .].
@@ -117,7 +116,8 @@ pub enum Usage {
 /// that order and only then, so that the file is found where the roots are.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     let mut args: Vec<OsString> = args.into_iter().collect();
-    let command = command();
+    // The options alone: what only help shows is added if clap is to print (below).
+    let command = Cli::command();
     let defaults = default_options();
     if let Some(refusal) = unfinished_in_defaults(&defaults, &command) {
         return Err(Usage::Hint(refusal));
@@ -144,9 +144,15 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     // Kept for the line a refusal gives to type, where an expansion could be (see
     // `expanded_pattern`); clap takes the words themselves.
     let line = (args.len() >= 4).then(|| args.clone());
-    let matches = match command.try_get_matches_from_mut(args) {
+    let matches = match command.try_get_matches_from_mut(&args) {
         Ok(matches) => matches,
-        Err(err) => return Err(name_the_variable(err, &from_env_words)),
+        // `-h`, `--help`, `-V` or a usage error: parsed again with the whole
+        // definition, which stops at the same word, so that what clap prints is made
+        // from it. The texts only help shows do not change what a command line means.
+        Err(stop) => {
+            let again = self::command().try_get_matches_from_mut(&args).err();
+            return Err(name_the_variable(again.unwrap_or(stop), &from_env_words));
+        }
     };
     let mut matches = std::mem::ManuallyDrop::new(matches);
     // Read before `from_arg_matches_mut` takes the values out of the matches.
@@ -164,7 +170,7 @@ pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     }
     let first_pattern = names::NameArgs::first_pattern(&matches);
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
-        .map_err(|err| Usage::Clap(err.format(&mut Cli::command())))?;
+        .map_err(|err| Usage::Clap(err.format(&mut definition())))?;
     cli.output.separator_conflict()?;
     cli.ignore.settle(ignore);
     cli.output.enter_base_directory()?;
@@ -351,7 +357,7 @@ impl From<values::Refused> for Usage {
     /// made by clap's own machinery: a value through a value parser that refuses
     /// it, a conflict as clap words its own.
     fn from(refused: values::Refused) -> Usage {
-        let mut command = Cli::command();
+        let mut command = definition();
         let (id, value, why) = match refused {
             values::Refused::Value { id, value, why } => (id, value, why),
             values::Refused::Conflict(message) => {
@@ -423,12 +429,22 @@ const SHORT_HELP_OPTIONS: &[&str] = &[
     "version",
 ];
 
+/// The whole definition (with the text after `--help`'s options), as the manual, the
+/// completions and clap's errors are made from it.
+pub fn definition() -> clap::Command {
+    Cli::command().after_long_help(after_long_help())
+}
+
 /// The command line's definition, with `-h`'s summary: [`SHORT_ABOUT`], then the
-/// options of [`SHORT_HELP_OPTIONS`] (the others are in `--help` only).
+/// options of [`SHORT_HELP_OPTIONS`] (the others are in `--help` only). Built only
+/// when clap is to print help, the version or an error: a run that parses its
+/// options builds `Cli::command()` alone, without the `format!` of the text after
+/// the options and the pass over every option for `-h` (issue 42: 890,897 to 831,099
+/// instructions on an empty directory, callgrind).
 pub fn command() -> clap::Command {
     // One pass over the arguments in place: `mut_arg` per argument moved the whole
     // definition each time, 1.2M instructions at every start (callgrind).
-    Cli::command().about(SHORT_ABOUT).mut_args(|arg| {
+    definition().about(SHORT_ABOUT).mut_args(|arg| {
         if SHORT_HELP_OPTIONS.contains(&arg.get_id().as_str()) {
             arg
         } else {
