@@ -16,7 +16,8 @@ and quit), `--shallow-order TREE` (how soon a listing reaches the shallow files)
 and `--first-path` (a cold walk's first path, root only); `--ignore-view REPO`
 (the developer's view of a git work tree: pfind --ignore and -G against fd, rg and
 git ls-files, every answer checked against git's), on trees `--make-realistic SRC
-DEST` makes.
+DEST` makes; `--startup [--spec PATH]` (start-up on an empty directory, small
+and deep: pfind, the spec's crate, bfs, fd, find and floor, runs interleaved).
 `--giant` (one directory of 400k and 1m entries) and `--io500-tree` (IO500's
 find phase on an mdtest tree) are runs of their own, on the data directory and
 each --fs, in each --cache mode.

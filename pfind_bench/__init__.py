@@ -29,6 +29,7 @@ draws them (--plot).
     giant.py        --giant: one directory of N mdtest-named files, its commands, cells, table
     io500_tree.py   --io500-tree: mdtest easy/hard tree, IO500's find phase, its count checks
     sshfs.py        --sshfs: the harness's own sshd on 127.0.0.1, sshfs mounts of it
+    startup.py      --startup: small trees and an empty directory, runs interleaved
     report/         schema.py: the JSON report (REPORT_SCHEMA); tables.py: the text
     charts.py       --plot: SVG charts (matplotlib, only there)
     tools.py        the scenarios, each tool's command line and version

@@ -13,11 +13,12 @@ import os
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Optional
 
-from . import early_quit, first_path, giant, ignore_view, io500_tree, latency_fs, order, sshfs
+from . import early_quit, first_path, giant, ignore_view, io500_tree, latency_fs, order, sshfs, startup
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
@@ -149,6 +150,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--giant-threads", nargs="*", type=int, default=list(giant.DEFAULT_THREADS), metavar="N", help="pfind is also timed at each -j N (default: %(default)s)")
     g.add_argument("--io500-tree", action="store_true", help="only time IO500's find phase on an mdtest easy and hard tree (on the data directory and each --fs, in each --cache mode): scripts/io500-find.sh against pfind's plain walk, the two-walk adapter and GNU find, every count checked against find's; then exit (with --giant: both)")
     g.add_argument("--io500-entries", type=entry_count, default=io500_tree.DEFAULT_ENTRIES, metavar="N", help="files in the IO500 tree, half easy, half hard (default: %(default)s)")
+    g = p.add_argument_group("start-up on small trees (issue 42)")
+    g.add_argument("--startup", action="store_true", help="only time every tool listing an empty directory, small and deep, runs interleaved (pfind, --spec, bfs, fd, find, floor), then exit")
+    g.add_argument("--startup-runs", type=int, default=startup.DEFAULT_RUNS, metavar="N", help="timed runs per tool and tree, after 3 untimed rounds (default: %(default)s)")
+    g.add_argument("--spec", metavar="PATH", help="with --startup: also time the spec's own crate (pfind 0.1.0 from crates.io, installed under another name)")
 
     g = p.add_argument_group("files and output")
     g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
@@ -200,6 +205,10 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         p.error("--sshfs times the commands of --latency-fs SOURCE on SOURCE: give --latency-fs SOURCE")
     if args.latency_fs and not args.latency_delays and not args.sshfs:
         p.error("--latency-delays with no value times only --sshfs: give --sshfs or a delay")
+    if args.startup_runs < 1:
+        p.error("--startup-runs must be at least 1")
+    if args.spec and not args.startup:
+        p.error("--spec is timed by --startup: give --startup")
     if args.ignore_view_runs < 1 or args.ignore_view_warmup < 0:
         p.error("--ignore-view-runs must be at least 1 and --ignore-view-warmup at least 0")
     if not args.realistic_scale > 0:
@@ -712,6 +721,43 @@ def run_giant_modes(args, argv: Optional[list[str]] = None) -> int:
     write_json_atomic(args.output, report)
     log(f"report written to {args.output} ({report['config']['duration_seconds'] / 60:.1f} min)")
     return 0 if report["pfind_correct"] and report["all_timings_ok"] else 1
+def startup_commands(args, peers: list[Tool], floor: Optional[Tool]) -> list[startup.Command]:
+    """--startup's commands: pfind (with --pfind-args), the spec's crate, the peers
+    and floor, each listing every regular file of the root given."""
+    pfind, extra = named_program(args.pfind) or args.pfind, list(args.pfind_extra)
+    commands = [startup.Command("pfind", lambda root: [pfind, root, *extra])]
+    if args.spec:
+        spec = named_program(args.spec) or args.spec
+        commands.append(startup.Command("spec", lambda root: [spec, root]))
+    everything = SCENARIOS["all_files"]
+    for tool in peers + ([floor] if floor else []):
+        commands.append(startup.Command(tool.name, lambda root, tool=tool: tool.argv_for(root, everything)))
+    return commands
+
+
+def run_startup(args) -> int:
+    """--startup: the table of startup.py, and its JSON report at --output."""
+    if named_program(args.pfind) is None or (args.spec and named_program(args.spec) is None):
+        log(f"{args.pfind if named_program(args.pfind) is None else args.spec}: not an executable")
+        return 2
+    peers, skipped = discover_peers(["bfs", "fd", "find"], chosen={"bfs": args.bfs} if args.bfs else None)
+    for name, why in skipped.items():
+        log(f"{name}: {why}")
+    floor, why = find_floor(args)
+    if why:
+        log(f"floor: {why}")
+    commands = startup_commands(args, peers, floor)
+    with tempfile.TemporaryDirectory(prefix="pfind-bench-empty-") as empty:
+        roots = {"empty": empty}
+        for name in startup.TREES[1:]:
+            roots[name] = str(ensure_dataset(args.data_dir, SHAPES[name])[0])
+        log(f"start-up: {', '.join(c.name for c in commands)} on {', '.join(roots)}, {args.startup_runs} runs each, interleaved")
+        section = startup.run_startup(roots, commands, args.startup_runs)
+    names = [c.name for c in commands]
+    print(startup.table(section["trees"], names))
+    write_json_atomic(args.output, {"startup": section, "tools": {c.name: c.argv_for("ROOT") for c in commands}})
+    log(f"wrote {args.output}")
+    return 0
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -724,6 +770,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return run_latency_fs(args)
     if args.giant is not None or args.io500_tree:
         return run_giant_modes(args, argv)
+    if args.startup:
+        return run_startup(args)
     started = time.monotonic()
 
     hyperfine, pfind_path = hyperfine_and_pfind(args)
