@@ -10,7 +10,8 @@
 //! `b.md` and `c.md` for the name `a.md` on purpose. The file system is asked only
 //! when a root follows such a value, so other command lines cost nothing.
 
-use super::hints::{shell_word, Paths};
+use super::hints::Paths;
+use super::words::shell_word;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 

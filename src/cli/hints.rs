@@ -21,6 +21,7 @@
 //! cluster is looked at letter by letter only after the whole word was not one of
 //! find's.
 
+use super::words::shell_word;
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
@@ -563,17 +564,6 @@ pub fn pattern_before_roots(roots: &[OsString], paths: &impl Paths) -> Option<Ve
         shell_word(&glob)
     );
     Some(line.into_bytes())
-}
-
-/// `word` as it could be typed to a shell: as it is if nothing in it is special,
-/// otherwise in single quotes.
-pub(super) fn shell_word(word: &[u8]) -> String {
-    let text = String::from_utf8_lossy(word);
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_./{}=+:,@%^".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        return text.into_owned();
-    }
-    format!("'{}'", text.replace('\'', r"'\''"))
 }
 
 /// `'WORD' is WHOSE: ADVICE`, for the spelling `typed`.

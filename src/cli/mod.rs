@@ -31,6 +31,7 @@ mod output;
 mod values;
 mod walk;
 mod warnings;
+mod words;
 
 use crate::config::Config;
 use crate::filter::types::families_help;
@@ -508,7 +509,7 @@ impl Cli {
         let mut config = Config::new(self.roots);
         self.names
             .resolve(&mut config.filter, self.entries.families());
-        let misses = self.names.misses(&self.entries, self.output.quiet, search);
+        let misses = near::Misses::new(self.names, &self.entries, self.output.quiet, search);
         self.entries.resolve(&mut config, self.walk.follow);
         config.miss_hints = miss_hints;
         config.exec = self.exec.exec;

@@ -4,9 +4,8 @@
 //! part of the [`Filter`], their warnings, and the name search whose misses are told.
 
 use super::entries::EntryArgs;
-use super::near::Misses;
 use super::values::{bytes, Refused};
-use super::{hints, warnings};
+use super::warnings;
 use crate::filter::exclude::{ExcludePattern, PathExclude};
 use crate::filter::glob::{self, Glob, GlobPattern};
 use crate::filter::path::{PathGlob, PathPattern};
@@ -290,7 +289,8 @@ impl NameArgs {
         if entries.needs_stat() || quiet {
             return None;
         }
-        let word = |option: &str, value: &[u8]| format!("{option} {}", hints::shell_word(value));
+        let word =
+            |option: &str, value: &[u8]| format!("{option} {}", super::words::shell_word(value));
         let mut words: Vec<String> = (self.extensions.iter())
             .flat_map(|list| list.0.iter().map(|ext| word("-e", ext)))
             .collect();
@@ -320,32 +320,6 @@ impl NameArgs {
             .chain(&self.full_path)
             .chain(ands);
         !self.ignore_case || regexes.all(|regex| regex.check_ignoring_case().is_ok())
-    }
-
-    /// What the nearby spellings of an empty search are made from (see
-    /// [`super::near`]), with `search`, the hint about other kinds if it may be given:
-    /// `None` with `-q`, whose answer is its status, and without a pattern on names
-    /// or paths.
-    pub(super) fn misses(
-        self,
-        entries: &EntryArgs,
-        quiet: bool,
-        search: Option<NameSearch>,
-    ) -> Option<Misses> {
-        let patterns = !self.name.is_empty()
-            || self.path.is_some()
-            || !self.regex.is_empty()
-            || !self.path_regex.is_empty()
-            || !self.full_path.is_empty()
-            || !self.extensions.is_empty();
-        if quiet || !patterns {
-            return None;
-        }
-        Some(Misses {
-            families: entries.families().collect(),
-            names: self,
-            kinds: search,
-        })
     }
 
     /// This group's warnings (see `Cli::warnings`); `skip_hidden` (`--no-hidden`)
@@ -480,7 +454,7 @@ fn parse_full_path(value: &[u8]) -> Result<RegexPattern, String> {
         Ok(_) => format!(
             "{err} (--full-path takes a regular expression, as fd's does; for a glob of the \
              path below the root, use -p {})",
-            hints::shell_word(value)
+            super::words::shell_word(value)
         ),
         Err(_) => err.to_string(),
     })

@@ -13,7 +13,8 @@
 //! points away from what was asked: a `-p` that matched a directory is answered
 //! with the files below it (`-p 'src/**'`), not with `-t d`.
 
-use super::names::NameArgs;
+use super::entries::EntryArgs;
+use super::names::{NameArgs, NameSearch};
 use crate::config::Config;
 use crate::filter::glob::GlobPattern;
 use crate::filter::path::PathPattern;
@@ -36,6 +37,34 @@ pub struct Misses {
     /// The hint about entries of other kinds (see [`super::NameSearch`]), when that
     /// one may be given.
     pub(super) kinds: Option<super::NameSearch>,
+}
+
+impl Misses {
+    /// What the nearby spellings of an empty search are made from (see
+    /// [`super::near`]), with `search`, the hint about other kinds if it may be given:
+    /// `None` with `-q`, whose answer is its status, and without a pattern on names
+    /// or paths.
+    pub(super) fn new(
+        names: NameArgs,
+        entries: &EntryArgs,
+        quiet: bool,
+        search: Option<NameSearch>,
+    ) -> Option<Misses> {
+        let patterns = !names.name.is_empty()
+            || names.path.is_some()
+            || !names.regex.is_empty()
+            || !names.path_regex.is_empty()
+            || !names.full_path.is_empty()
+            || !names.extensions.is_empty();
+        if quiet || !patterns {
+            return None;
+        }
+        Some(Misses {
+            families: entries.families().collect(),
+            names,
+            kinds: search,
+        })
+    }
 }
 
 /// One spelling to try: the name options with one pattern changed, how it is typed,

@@ -162,7 +162,7 @@ pub fn path_glob_regex(pattern: &[u8]) -> Option<Vec<u8>> {
     let because = format!(
         "' looks like a regular expression, but -p takes a glob of the path below the root, \
          as in 'src/**/*.rs'; for a regular expression, use --full-path {}, as in fd",
-        super::hints::shell_word(pattern)
+        super::words::shell_word(pattern)
     );
     Some([quoted("-p", pattern), because.into_bytes()].concat())
 }
