@@ -138,6 +138,8 @@ pub struct Record<'a> {
     pub ino: u64,
     pub next: u64,
     pub name: &'a [u8],
+    /// The whole record's length in the batch (its `d_reclen`).
+    pub len: usize,
 }
 
 /// The records of a batch `getdents64` filled, in order. A malformed record ends
@@ -161,6 +163,7 @@ pub fn records(filled: &[u8]) -> impl Iterator<Item = Record<'_>> {
             ino: word(INO),
             next: word(OFF),
             name,
+            len: reclen,
         })
     })
 }
@@ -217,10 +220,8 @@ impl Probe {
     /// The first two records at or past `cookie`, as (inode, name) of the first and
     /// the position of the second; `None` past the last two entries.
     fn first_two(&self, cookie: u64) -> io::Result<Option<(u64, Vec<u8>, u64)>> {
-        seek(self.fd.as_raw_fd(), cookie)?;
         let mut buffer = [0u8; PROBE_BUFFER];
-        let filled = getdents(self.fd.as_raw_fd(), &mut buffer)?;
-        let mut records = records(filled);
+        let mut records = records(self.read_at(cookie, &mut buffer)?);
         let (Some(first), Some(_second)) = (records.next(), records.next()) else {
             return Ok(None);
         };
@@ -261,11 +262,15 @@ impl Probe {
     /// True when the first entry at or past `cookie` is the one named `name` with
     /// inode `ino`.
     pub fn first_is(&self, cookie: u64, ino: u64, name: &[u8]) -> io::Result<bool> {
-        seek(self.fd.as_raw_fd(), cookie)?;
         let mut buffer = [0u8; PROBE_BUFFER];
-        let filled = getdents(self.fd.as_raw_fd(), &mut buffer)?;
-        let first = records(filled).next();
+        let first = records(self.read_at(cookie, &mut buffer)?).next();
         Ok(first.is_some_and(|first| first.ino == ino && first.name == name))
+    }
+
+    /// One batch of records at or past `cookie`, into `buffer`.
+    fn read_at<'b>(&self, cookie: u64, buffer: &'b mut [u8]) -> io::Result<&'b [u8]> {
+        seek(self.fd.as_raw_fd(), cookie)?;
+        getdents(self.fd.as_raw_fd(), buffer)
     }
 }
 
@@ -284,16 +289,6 @@ pub fn reopen(dir: RawFd) -> io::Result<OwnedFd> {
     }
     // SAFETY: `fd` was just opened and is owned by nobody else.
     Ok(unsafe { OwnedFd::from_raw_fd(fd) })
-}
-
-/// The cookie the listing of `fd` goes on from.
-pub fn tell(fd: RawFd) -> io::Result<u64> {
-    // SAFETY: lseek on an open descriptor; SEEK_CUR with 0 does not move it.
-    let at = unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) };
-    if at < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(at as u64)
 }
 
 /// Moves the listing of `fd` to `cookie`.
@@ -486,7 +481,12 @@ mod tests {
     use super::*;
 
     fn record(next: u64, name: &[u8]) -> Record<'_> {
-        Record { ino: 1, next, name }
+        Record {
+            ino: 1,
+            next,
+            name,
+            len: 0,
+        }
     }
 
     #[test]
@@ -601,18 +601,13 @@ mod tests {
         let probe = Probe::open(dir.as_raw_fd()).unwrap();
         assert!(probe.reads_back(&filled, trust.order()).unwrap());
         // The record before the last claims another position.
-        let offsets: Vec<usize> = {
-            let mut at = 0;
-            records(&filled)
-                .map(|record| {
-                    let start = at;
-                    at +=
-                        u16::from_ne_bytes([filled[at + RECLEN], filled[at + RECLEN + 1]]) as usize;
-                    let _ = record;
-                    start
-                })
-                .collect()
-        };
+        let offsets: Vec<usize> = records(&filled)
+            .scan(0, |at, record| {
+                let start = *at;
+                *at += record.len;
+                Some(start)
+            })
+            .collect();
         let mut changed = filled.clone();
         let before_last = offsets[offsets.len() - 2];
         let next = u64::from_ne_bytes(changed[before_last + OFF..][..8].try_into().unwrap());

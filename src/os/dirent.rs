@@ -431,9 +431,8 @@ fn read_piece(
         };
         let mut offset = 0;
         for record in cookies::records(filled) {
-            let reclen = record_len(&filled[offset..]);
-            let bytes = &filled[offset..offset + reclen];
-            offset += reclen;
+            let bytes = &filled[offset..offset + record.len];
+            offset += record.len;
             // The entry where the piece was cut may have gone: then the first
             // record is the next one, which may be the next piece's first.
             if std::mem::take(&mut first)
@@ -464,12 +463,6 @@ fn read_piece(
             }
         }
     }
-}
-
-/// The length of the record at the start of `bytes` (checked by `cookies::records`).
-#[cfg(target_os = "linux")]
-fn record_len(bytes: &[u8]) -> usize {
-    u16::from_ne_bytes([bytes[dirent64::RECLEN], bytes[dirent64::RECLEN + 1]]) as usize
 }
 
 /// True when `record`, the first of `piece`'s listing, is the first entry at the

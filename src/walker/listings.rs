@@ -81,25 +81,19 @@ fn list_piece(
     } = listing;
     let cutter = Cutter::new(visitor.walk_parts(), job, slot, alone);
     let stop = visitor.pool.stop_flag();
-    let network = visitor.pool.latency_bound_listings();
     let mut batches = 0;
     reader.read_piece(
         fd,
         piece.piece,
-        network,
+        visitor.pool.latency_bound_listings(),
         stop,
         |entry| {
             visitor.found.examined += 1;
             visitor.visit(dir, fd, entry)
         },
-        // On a network filesystem a piece is cut again only once it has taken as
-        // many batches as a whole listing must (`NETWORK_CUT_AFTER`): cut whenever
-        // a worker idled, a million entries at 1 ms became 1,092 pieces, whose
-        // probes were as many round trips as the listing's own.
         |next, _| {
             batches += 1;
-            (!network || batches >= crate::queue::NETWORK_CUT_AFTER)
-                && cutter.offer_rest_of_piece(fd, next, piece)
+            cutter.offer_rest_of_piece(fd, next, piece, batches)
         },
     )
 }
@@ -136,12 +130,9 @@ fn list_sharing(
             },
             // A network filesystem's batches are its server's (a page of entries
             // through FUSE), never the buffer's size: any may be followed by more.
-            // A cut costs round trips (a statfs, probes): only a listing that has
-            // already taken many is offered one.
             |filled| {
                 batches += 1;
-                batches >= crate::queue::NETWORK_CUT_AFTER
-                    && cutter.offer_rest_of_listing(fd, filled)
+                cutter.offer_rest_of_listing(fd, filled, batches)
             },
         );
         visitor.visit_unknown(dir, fd);

@@ -391,7 +391,9 @@ impl<'a> Walker<'a> {
                 config.stats.then_some(&mut examined),
                 move |filled| {
                     let cutter = Cutter::new((pool, config, shallow), job, slot, alone);
-                    cutter.offer_rest_of_listing(fd, filled)
+                    // Local listings are cut after any full batch (the count
+                    // matters only on a network filesystem).
+                    cutter.offer_rest_of_listing(fd, filled, 1)
                 },
             );
             visitor.found.examined += examined;

@@ -54,46 +54,32 @@ pub(super) struct Standing<'a> {
 /// Cuts the rest of a listing into about `pieces` pieces, if it can be done
 /// exactly; `None` leaves the listing whole (and the caller reads on).
 pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>> {
-    let (giant, new_giant) = match standing.giant {
-        Ok(giant) => (giant.clone(), false),
+    let (giant, probe) = match standing.giant {
+        Ok(giant) => (giant.clone(), Probe::open(giant.fd.as_raw_fd()).ok()?),
         Err((trust, batch)) => {
             let order = trust.order();
             let fd = cookies::reopen(standing.fd).ok()?;
+            let probe = Probe::open(fd.as_raw_fd()).ok()?;
             if let Trust::Checked(_) = trust {
-                let probe = Probe::open(fd.as_raw_fd()).ok()?;
                 probe.reads_back(batch, order).ok()?.then_some(())?;
             }
-            let giant = Giant {
-                fd,
-                order,
-                extent: 0,
+            let extent = match order {
+                // tmpfs: positions count down to 2 (0 and 1 are `.` and `..`).
+                Order::Descending => 1,
+                Order::Ascending => {
+                    let span = standing.next.saturating_sub(standing.started_at);
+                    cookies::ascending_extent(&probe, standing.next, span).ok()?
+                }
             };
-            (Arc::new(giant), true)
+            (Arc::new(Giant { fd, order, extent }), probe)
         }
     };
-    let probe = Probe::open(giant.fd.as_raw_fd()).ok()?;
     let order = giant.order;
-    let extent = match (standing.until, order) {
-        (Some(until), _) => until,
-        (None, _) if !new_giant => giant.extent,
-        // tmpfs: positions count down to 2 (0 and 1 are `.` and `..`).
-        (None, Order::Descending) => 1,
-        (None, Order::Ascending) => {
-            let span = standing.next.saturating_sub(standing.started_at);
-            cookies::ascending_extent(&probe, standing.next, span).ok()?
-        }
-    };
-    if !order.after(standing.next, extent) && standing.until.is_none() {
+    if standing.until.is_none() && !order.after(standing.next, giant.extent) {
         return None;
     }
-    let giant = if new_giant {
-        let mut giant = Arc::into_inner(giant)?;
-        giant.extent = extent;
-        Arc::new(giant)
-    } else {
-        giant
-    };
-    let cuts = cookies::cuts(&probe, order, standing.next, standing.until, extent, pieces).ok()?;
+    let (from, until) = (standing.next, standing.until);
+    let cuts = cookies::cuts(&probe, order, from, until, giant.extent, pieces).ok()?;
     if cuts.is_empty() {
         return None;
     }
@@ -138,10 +124,19 @@ impl<'w, 'a> Cutter<'w, 'a> {
         }
     }
 
-    /// How many pieces to cut the rest of a listing into now; 0 for none.
-    fn pieces_wanted(&self) -> usize {
+    /// How many pieces to cut the rest of a listing into now, after its `batches`th
+    /// batch; 0 for none. On a network filesystem a cut costs round trips (a
+    /// `statfs`, a probe per piece), and a listing or piece is cut only once it has
+    /// taken [`crate::queue::NETWORK_CUT_AFTER`] batches: cut whenever a worker
+    /// idled, a million entries at 1 ms became 1,092 pieces, whose probes were as
+    /// many round trips as the listing's own.
+    fn pieces_wanted(&self, batches: usize) -> usize {
         let pool = self.pool;
+        let network = pool.latency_bound_listings();
         if pool.capacity() < 2 || pool.is_stopped() {
+            return 0;
+        }
+        if network && batches < crate::queue::NETWORK_CUT_AFTER {
             return 0;
         }
         let idle = pool.parked_workers();
@@ -152,24 +147,25 @@ impl<'w, 'a> Cutter<'w, 'a> {
         let pieces = crate::queue::listing_pieces(self.alone || every, idle, self.config.threads);
         // On a network filesystem each cut asks a probe per piece, a round trip
         // each: a few pieces now, cut again as workers idle.
-        match pool.latency_bound_listings() {
+        match network {
             true => pieces.min(crate::queue::NETWORK_PIECES),
             false => pieces,
         }
     }
 
-    /// After a batch of a whole directory's listing filled the buffer: cuts the rest
-    /// into pieces if a peer would take them. True when the listing ends here.
+    /// After the `batches`th batch of a whole directory's listing, which filled the
+    /// buffer (or came from a network filesystem): cuts the rest into pieces if a
+    /// peer would take them. True when the listing ends here.
     #[inline(never)]
-    pub(super) fn offer_rest_of_listing(&self, fd: std::os::fd::RawFd, filled: &[u8]) -> bool {
-        let pieces = self.pieces_wanted();
+    pub(super) fn offer_rest_of_listing(&self, fd: RawFd, filled: &[u8], batches: usize) -> bool {
+        let pieces = self.pieces_wanted(batches);
         if pieces == 0 {
             return false;
         }
-        let Some(trust) = crate::os::cookies::Order::of(fd) else {
+        let Some(trust) = Order::of(fd) else {
             return false;
         };
-        let Some(next) = crate::os::cookies::last_positions(filled, trust.order()) else {
+        let Some(next) = cookies::last_positions(filled, trust.order()) else {
             return false;
         };
         let standing = Standing {
@@ -186,11 +182,12 @@ impl<'w, 'a> Cutter<'w, 'a> {
     #[inline(never)]
     pub(super) fn offer_rest_of_piece(
         &self,
-        fd: std::os::fd::RawFd,
+        fd: RawFd,
         next: Option<u64>,
         piece: &PieceJob,
+        batches: usize,
     ) -> bool {
-        let pieces = self.pieces_wanted();
+        let pieces = self.pieces_wanted(batches);
         let Some(next) = next.filter(|_| pieces > 0) else {
             return false;
         };
