@@ -23,8 +23,16 @@
  * buffer-full, the empty readdir that ends it and releasedir: as many round trips
  * as the kernel asks for.
  *
- * Usage: latencyfs [-d MICROSECONDS] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT
+ * A cap on the requests held at once (-m) stands in for a network client's
+ * slots for requests in flight (Lustre's per-client RPC slots, NFS's session
+ * slots): a request beyond the cap waits for a slot before its delay starts, so
+ * that a mount answers at most cap / delay requests a second however many
+ * threads a walker runs, and only more mounts (more clients) go faster. That is
+ * what `benchmark.py --cluster` measures pfind-mpi with.
+ *
+ * Usage: latencyfs [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT
  *   -d  the delay of every request (default 1000)
+ *   -m  at most this many requests held at once (default: no cap)
  *   -c  written at unmount: the number of requests served and the most held
  *       at once, on one line
  *   -u  readdir gives no file types (DT_UNKNOWN), as some network filesystems do
@@ -36,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse.h>
+#include <semaphore.h>
 #include <linux/fuse.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -55,6 +64,9 @@ static int no_types;
 static atomic_ulong requests;
 /* Requests being held now, and the most held at once. */
 static atomic_long in_flight, peak_in_flight;
+/* -m: the slots a request takes for its delay, when capped. */
+static sem_t slots;
+static int capped;
 /* Set by init when the kernel offers parallel directory operations; cleared once
  * the INIT reply carried the flag. */
 static atomic_int parallel_dirops_pending;
@@ -64,6 +76,10 @@ static void hold(void) {
     atomic_fetch_add_explicit(&requests, 1, memory_order_relaxed);
     if (delay_us <= 0)
         return;
+    if (capped) {
+        while (sem_wait(&slots) != 0 && errno == EINTR) {
+        }
+    }
     long now = atomic_fetch_add(&in_flight, 1) + 1;
     long peak = atomic_load(&peak_in_flight);
     while (now > peak && !atomic_compare_exchange_weak(&peak_in_flight, &peak, now)) {
@@ -72,6 +88,8 @@ static void hold(void) {
     while (nanosleep(&t, &t) != 0 && errno == EINTR) {
     }
     atomic_fetch_sub(&in_flight, 1);
+    if (capped)
+        sem_post(&slots);
 }
 
 /* The source-relative name of a FUSE path: "/" is the source itself. */
@@ -225,16 +243,23 @@ static const struct fuse_operations operations = {
 };
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [-d MICROSECONDS] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT\n", argv0);
+    fprintf(stderr, "usage: %s [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT\n",
+            argv0);
     return 2;
 }
 
 int main(int argc, char **argv) {
     int opt;
-    while ((opt = getopt(argc, argv, "d:c:u")) != -1) {
+    long cap = 0;
+    while ((opt = getopt(argc, argv, "d:m:c:u")) != -1) {
         switch (opt) {
         case 'd':
             delay_us = atol(optarg);
+            break;
+        case 'm':
+            cap = atol(optarg);
+            if (cap <= 0)
+                return usage(argv[0]);
             break;
         case 'c':
             count_file = optarg;
@@ -248,6 +273,13 @@ int main(int argc, char **argv) {
     }
     if (argc - optind != 2)
         return usage(argv[0]);
+    if (cap > 0) {
+        if (sem_init(&slots, 0, (unsigned)cap) != 0) {
+            perror("sem_init");
+            return 1;
+        }
+        capped = 1;
+    }
     source_fd = open(argv[optind], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (source_fd < 0) {
         perror(argv[optind]);

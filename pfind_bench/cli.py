@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from . import early_quit, first_path, giant, ignore_view, io500_tree, latency_fs, order, sshfs, startup
+from . import cluster, early_quit, first_path, giant, ignore_view, io500_tree, latency_fs, order, sshfs, startup
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
@@ -150,6 +150,17 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--giant-threads", nargs="*", type=int, default=list(giant.DEFAULT_THREADS), metavar="N", help="pfind is also timed at each -j N (default: %(default)s)")
     g.add_argument("--io500-tree", action="store_true", help="only time IO500's find phase on an mdtest easy and hard tree (on the data directory and each --fs, in each --cache mode): scripts/io500-find.sh against pfind's plain walk, the two-walk adapter and GNU find, every count checked against find's; then exit (with --giant: both)")
     g.add_argument("--io500-entries", type=entry_count, default=io500_tree.DEFAULT_ENTRIES, metavar="N", help="files in the IO500 tree, half easy, half hard (default: %(default)s)")
+
+    g = p.add_argument_group("several clients on one machine (docs/benchmarks.md, 'Cluster (pfind-mpi)')")
+    g.add_argument("--cluster", metavar="SOURCE", help="only time walks of SOURCE through latencyfs mounts capped at --cluster-cap requests in flight each (a mount a client), mounted afresh for every run: one pfind on one mount, then pfind-mpi under mpirun at each --cluster-ranks N with a mount per rank (--rank-root), and --io500-pfind and --dfind where given at the same N on one mount; then exit")
+    g.add_argument("--cluster-ranks", nargs="+", type=int, default=list(cluster.DEFAULT_RANKS), metavar="N", help="MPI ranks (and mounts, for pfind-mpi) (default: %(default)s)")
+    g.add_argument("--cluster-delay", type=float, default=cluster.DEFAULT_DELAY_MS, metavar="MS", help="each request is held this long (default: %(default)s)")
+    g.add_argument("--cluster-cap", type=int, default=cluster.DEFAULT_CAP, metavar="N", help="at most N requests held at once per mount, a client's slots for requests in flight (latencyfs -m) (default: %(default)s)")
+    g.add_argument("--cluster-runs", type=int, default=cluster.DEFAULT_RUNS, metavar="N", help="runs per command, interleaved; figures are medians (default: %(default)s)")
+    g.add_argument("--pfind-mpi", default=cluster.DEFAULT_PFIND_MPI, metavar="PATH", help=f"the pfind-mpi binary ({cluster.BUILD_PFIND_MPI}) (default: %(default)s)")
+    g.add_argument("--io500-pfind", metavar="PATH", help="with --cluster: also time IO500's pfind (github.com/VI4IO/pfind) at each --cluster-ranks, its ranks on one mount")
+    g.add_argument("--dfind", metavar="PATH", help="with --cluster: also time mpiFileUtils' dfind at each --cluster-ranks, its ranks on one mount")
+
     g = p.add_argument_group("start-up on small trees (issue 42)")
     g.add_argument("--startup", action="store_true", help="only time every tool listing an empty directory, small and deep, runs interleaved (pfind, --spec, bfs, fd, find, floor), then exit")
     g.add_argument("--startup-runs", type=int, default=startup.DEFAULT_RUNS, metavar="N", help="timed runs per tool and tree, after 3 untimed rounds (default: %(default)s)")
@@ -221,6 +232,18 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
         p.error("--giant-threads values must be at least 1")
     if (args.giant is not None or args.io500_tree) and args.latency_fs:
         p.error("--giant and --io500-tree are runs of their own: not with --latency-fs")
+    if args.cluster is not None:
+        if not os.path.isdir(args.cluster):
+            p.error(f"{args.cluster}: not a directory (--cluster)")
+        if args.latency_fs or args.giant is not None or args.io500_tree or args.startup:
+            p.error("--cluster is a run of its own: not with --latency-fs, --giant, --io500-tree or --startup")
+    elif args.io500_pfind or args.dfind:
+        p.error("--io500-pfind and --dfind are timed by --cluster SOURCE: give --cluster")
+    if args.cluster_runs < 1 or args.cluster_cap < 1 or any(n < 1 for n in args.cluster_ranks):
+        p.error("--cluster-runs, --cluster-cap and the --cluster-ranks values must be at least 1")
+    if not args.cluster_delay > 0:
+        p.error("--cluster-delay must be above 0 (a request not held takes no slot: the cap would hold nothing)")
+    args.cluster_ranks = unique(args.cluster_ranks)
     args.ignore_view = unique(args.ignore_view)
     args.early_quit = unique(args.early_quit)
     args.early_quit_depths = unique(args.early_quit_depths)
@@ -577,6 +600,92 @@ def run_latency_fs(args) -> int:
     return status
 
 
+def run_cluster(args, argv: Optional[list[str]] = None) -> int:
+    """--cluster: the table of docs/benchmarks.md's cluster section, and its report
+    at --output; with --dry-run, the commands and what is missing, and nothing
+    built, mounted or written."""
+    started = time.monotonic()
+    missing = []  # what stops a run, one line each
+    why = latency_fs.fuse_unavailable()
+    if why:
+        missing.append(f"FUSE: {why}")
+    mpirun = which("mpirun")
+    if mpirun is None:
+        missing.append("mpirun not found (apt-get install openmpi-bin)")
+    find = which("find")
+    if find is None:
+        missing.append("GNU find is needed to count the files (apt-get install findutils)")
+    pfind_path = named_program(args.pfind)
+    if pfind_path is None:
+        missing.append(f"pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
+    pfind_mpi = named_program(args.pfind_mpi)
+    if pfind_mpi is None:
+        missing.append(f"pfind-mpi binary {args.pfind_mpi} not found; build it with `{cluster.BUILD_PFIND_MPI}` (needs an MPI library, e.g. apt-get install openmpi-bin libopenmpi-dev clang libclang-dev)")
+    peers = {}
+    for option, given in (("--io500-pfind", args.io500_pfind), ("--dfind", args.dfind)):
+        if given:
+            peers[option] = named_program(given)
+            if peers[option] is None:
+                missing.append(f"{option} {given} is not an executable")
+    launcher = cluster.launcher_for(mpirun) if mpirun else cluster.Launcher("mpirun")
+    cmds = cluster.commands(
+        pfind_path or args.pfind, pfind_mpi or args.pfind_mpi, launcher, args.cluster_ranks, args.pfind_extra, peers.get("--io500-pfind") or args.io500_pfind, peers.get("--dfind") or args.dfind
+    )
+    if args.dry_run:
+        print(cluster.plan(args.cluster, cmds, args.cluster_runs, args.cluster_delay, args.cluster_cap))
+        for line in missing:
+            print(f"skipped cluster: {line}")
+        return 0
+    if missing:
+        for line in missing:
+            log(f"benchmark.py: --cluster: skipped: {line}")
+        return 2
+    binary = latency_fs.build_latencyfs()
+    try:
+        section = cluster.run_cluster(binary, args.cluster, cmds, args.cluster_runs, args.cluster_delay, args.cluster_cap, find)
+    except (RuntimeError, OSError) as e:
+        log(f"benchmark.py: --cluster: {e}")
+        return 2
+    env = os.environ | cluster.MPI_ENV
+    section["mpirun"] = {"path": mpirun, "version": tool_version([mpirun, "--version"]), "open_mpi": launcher.open_mpi, "launch": shlex.join(launcher.argv(0)[:-1]) + " N"}
+    section["tools"] = {
+        "pfind": {"path": pfind_path, "version": tool_version([pfind_path, "--version"])},
+        "pfind-mpi": {"path": pfind_mpi, "version": version_under(env, pfind_mpi)},
+    }
+    # Neither has a --version: their paths only.
+    for option, name in (("--io500-pfind", cluster.IO500_PFIND), ("--dfind", cluster.DFIND)):
+        if option in peers:
+            section["tools"][name] = {"path": peers[option]}
+    report = {
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "cluster": section,
+        "machine": machine_info(args.data_dir),
+        "config": {
+            "argv": sys.argv if argv is None else ["benchmark.py"] + list(argv),
+            "harness_revision": git_revision(Path(__file__).resolve().parent.parent),
+            "pfind_args": args.pfind_extra,
+            "duration_seconds": round(time.monotonic() - started, 1),
+        },
+        "pfind_correct": cluster.pfind_correct(section),
+        "all_correct": cluster.all_correct(section),
+    }
+    # The table first: it stays on the screen even if the write fails.
+    print(f"several clients on one machine: {args.cluster} through latencyfs at {args.cluster_delay:g} ms, at most {args.cluster_cap} requests in flight a mount\n" + cluster.table(section), flush=True)
+    write_json_atomic(args.output, report)
+    log(f"report written to {args.output} ({report['config']['duration_seconds'] / 60:.1f} min)")
+    return 0 if report["all_correct"] else 1
+
+
+def version_under(env: dict, program: str) -> str:
+    """`program --version` with ``env`` (pfind-mpi started alone is one rank)."""
+    try:
+        proc = subprocess.run([program, "--version"], stdin=subprocess.DEVNULL, capture_output=True, env=env, timeout=60)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    lines = (proc.stdout + proc.stderr).decode(errors="replace").split("\n")
+    return next((line.strip() for line in lines if line.strip()), "unknown")
+
+
 def say_plan(plan_lines: list[str], skip_lines: list[str], dry_run: bool) -> bool:
     """A dry run prints the plan and the skips on stdout (and is then done: True);
     a run logs them before timing."""
@@ -766,6 +875,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return plot_report(args.plot, args.assets_dir, args.plot_size, args.plot_format, args.plot_fs_scenario, args.plot_fs_size)
     if args.make_realistic:
         return make_realistic_tree(args)
+    if args.cluster is not None:
+        return run_cluster(args, argv)
     if args.latency_fs:
         return run_latency_fs(args)
     if args.giant is not None or args.io500_tree:

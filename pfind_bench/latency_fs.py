@@ -94,10 +94,16 @@ class FuseMount:
     on a fresh directory for one ``with`` (so the kernel's caches of the mount
     start empty) and unmounted after.  A subclass gives the command; a filesystem
     that counts its requests reads them in ``collect`` into ``requests`` and
-    ``peak`` (the most held at once), which stay None otherwise."""
+    ``peak`` (the most held at once), which stay None otherwise.
+
+    The mount point is a directory of the mount's own temporary directory, or
+    ``at`` where a caller names it (cluster.py mounts m0, m1, ... side by side
+    in one directory): made for the ``with`` (it must not exist) and removed
+    after."""
 
     name = "FUSE filesystem"
     source = ""
+    at: Optional[str] = None
     requests: Optional[int] = None
     peak: Optional[int] = None
 
@@ -109,8 +115,12 @@ class FuseMount:
 
     def __enter__(self) -> str:
         self._dir = tempfile.TemporaryDirectory(prefix=f"pfind-{self.name}-")
-        self.point = os.path.join(self._dir.name, "mnt")
-        os.mkdir(self.point)
+        self.point = self.at or os.path.join(self._dir.name, "mnt")
+        try:
+            os.mkdir(self.point)
+        except OSError:
+            self._dir.cleanup()
+            raise
         self.proc = subprocess.Popen(self.argv(self._dir.name, self.point), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         deadline = time.monotonic() + MOUNT_TIMEOUT
         while not os.path.ismount(self.point):
@@ -136,20 +146,30 @@ class FuseMount:
         self.proc.stderr.close()
         self.collect(self._dir.name)
         self._dir.cleanup()
+        if self.at:
+            try:
+                os.rmdir(self.point)
+            except OSError:
+                pass
 
 
 class LatencyMount(FuseMount):
     """A fresh mount of ``source`` through latencyfs with every request held
     ``delay_us``; the request count and the most requests held at once are read
-    at unmount into ``requests`` and ``peak``."""
+    at unmount into ``requests`` and ``peak``.  ``max_in_flight`` caps the
+    requests held at once (latencyfs -m: a client's slots for requests in
+    flight; a cap needs a delay above 0 to hold anything); ``point`` is where
+    to mount (see FuseMount)."""
 
     name = "latencyfs"
 
-    def __init__(self, binary: str, source: str, delay_us: int, no_types: bool = False):
+    def __init__(self, binary: str, source: str, delay_us: int, no_types: bool = False, max_in_flight: Optional[int] = None, point: Optional[str] = None):
         self.binary, self.source, self.delay_us, self.no_types = binary, source, delay_us, no_types
+        self.max_in_flight, self.at = max_in_flight, point
 
     def argv(self, workdir: str, point: str) -> list[str]:
         argv = [self.binary, "-d", str(self.delay_us), "-c", os.path.join(workdir, "requests")]
+        argv += ["-m", str(self.max_in_flight)] if self.max_in_flight else []
         argv += ["-u"] if self.no_types else []
         return argv + [self.source, point]
 

@@ -7,9 +7,11 @@
 # turns the find expression into pfind's options (--newer FILE, -S Nb, -n GLOB; as
 # IO500's own pfind, regular files only), runs pfind once with -c and --stats, and
 # prints that line from pfind's count and its entries examined. external-extra-args
-# are given to pfind before DATADIR (`-j 8`, say); external-mpi-args should be
-# empty: pfind is one process. Set PFIND to the binary to use (default: pfind on
-# PATH, else this repository's target/release/pfind).
+# are given to pfind before DATADIR (`-j 8`, say). With pfind, external-mpi-args
+# is empty: pfind is one process. With pfind-mpi (PFIND=pfind-mpi), it is the
+# launcher (`mpirun -np 8`, `srun -n 8`): every rank runs this script, each one
+# pfind-mpi rank, and rank 0 alone prints the line. Set PFIND to the binary to use
+# (default: pfind on PATH, else this repository's target/release/pfind).
 #
 # Exit status: pfind's (IO500 marks a run invalid when it is not 0); 2 when the
 # arguments are not the find expression above.
@@ -58,10 +60,13 @@ while IFS= read -r line; do
     esac
     case $line in
         *" entries examined") scanned=${line% entries examined} ;;
-        *" matches" | *" pieces of giant directories listed" | *" seconds") ;;
+        *" matches" | *" pieces of giant directories listed" | *" workers" | *" seconds") ;;
         *) printf '%s\n' "$line" >&2 ;;
     esac
 done <<<"$output"
+# Under pfind-mpi, ranks other than 0 print nothing: they end with its status.
+rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}}
+[ "$rank" = 0 ] || exit "$status"
 [ -n "$found" ] && [ -n "$scanned" ] || exit $((status == 0 ? 1 : status))
 echo "MATCHED $found/$scanned"
 exit "$status"

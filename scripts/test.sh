@@ -118,27 +118,50 @@ if [ -z "$verbose" ]; then
     ' "$py_log"
 fi
 
+# A second run of one test binary built with a feature, its progress shown, its
+# result summarised: `second_run NAME FEATURE TEST` sets $second_passed and
+# $second_failed. Built first, so that a build error is counted as the run's.
+second_run() {
+    local name=$1 feature=$2 test=$3
+    [ -n "$verbose" ] || build test --features "$feature" --no-run --test "$test" || true
+    if [ -n "$verbose" ]; then
+        cargo test --features "$feature" --no-fail-fast --test "$test" 2>&1 | tee "$logs/$name"
+    else
+        cargo test --features "$feature" --no-fail-fast --test "$test" -- -q >"$logs/$name" 2>&1
+    fi
+    local status=${PIPESTATUS[0]}
+    summarize "$logs/$name" "$logs/$name.total" " ($name)"
+    read -r second_passed second_failed <"$logs/$name.total"
+    if [ "$status" -ne 0 ] && [ "$second_failed" -eq 0 ]; then
+        [ -n "$verbose" ] || cat "$logs/$name"
+        second_failed=1
+    fi
+}
+
 echo "== the portable path (tests/oracle.rs again, built with --features portable)"
 # macOS and the BSDs walk with readdir and without Linux's helpers; the portable
 # build does the same here, and the oracle tests hold it to find (see Cargo.toml).
 # After the Python suite, which runs target/debug/pfind: this build replaces that
-# binary until the `cargo build` below puts the plain one back. Built first, with
-# its progress shown; a build error is then counted below as the run's.
-[ -n "$verbose" ] || build test --features portable --no-run --test oracle || true
-if [ -n "$verbose" ]; then
-    cargo test --features portable --no-fail-fast --test oracle 2>&1 | tee "$logs/portable"
+# binary until the `cargo build` below puts the plain one back.
+second_run portable portable oracle
+portable_passed=$second_passed
+portable_failed=$second_failed
+
+echo "== the cluster binary (tests/mpi.rs, built with --features mpi, under mpirun)"
+# pfind-mpi against pfind at 1 to 8 ranks on one machine (mpirun --oversubscribe),
+# each run under a deadline. Needs Open MPI and libclang (the mpi crate's bindings),
+# which CI installs; elsewhere it is skipped, saying so.
+mpi_passed=0
+mpi_failed=0
+if ! command -v mpirun >/dev/null || ! command -v mpicc >/dev/null; then
+    echo "  skipped: no MPI here (apt-get install openmpi-bin libopenmpi-dev clang libclang-dev)"
 else
-    cargo test --features portable --no-fail-fast --test oracle -- -q >"$logs/portable" 2>&1
-fi
-portable_status=${PIPESTATUS[0]}
-summarize "$logs/portable" "$logs/portable.total" " (portable)"
-read -r portable_passed portable_failed <"$logs/portable.total"
-if [ "$portable_status" -ne 0 ] && [ "$portable_failed" -eq 0 ]; then
-    [ -n "$verbose" ] || cat "$logs/portable"
-    portable_failed=1
+    second_run mpi mpi mpi
+    mpi_passed=$second_passed
+    mpi_failed=$second_failed
 fi
 cargo build --quiet >/dev/null 2>&1 || true
 
-failed=$((rust_failed + py_failed + portable_failed))
-echo "tests: $((rust_passed + py_passed + portable_passed)) passed, $failed failed"
+failed=$((rust_failed + py_failed + portable_failed + mpi_failed))
+echo "tests: $((rust_passed + py_passed + portable_passed + mpi_passed)) passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -61,6 +61,7 @@
 
 use crate::os::dirent::{DirReader, ReaderKind};
 use crate::os::open::{open_dir_at, open_dir_beneath, Base};
+use crate::os::rank_root;
 use crate::os::stat::fstat;
 use std::io;
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
@@ -218,6 +219,11 @@ impl Root {
         self.len
     }
 
+    /// The root's (device, inode) when the walk started, if it was identified.
+    pub fn identity(&self) -> Option<(u64, u64)> {
+        (self.id != UNIDENTIFIED).then_some(self.id)
+    }
+
     /// The same root, known to be the directory `stat` describes.
     // `dev_t` and `ino_t` are `u64` on Linux but narrower or signed elsewhere.
     #[allow(clippy::unnecessary_cast)]
@@ -284,7 +290,7 @@ fn open_once(
         };
     }
     if follow {
-        return open_dir_at(None, path, false);
+        return open_dir_at(None, &rank_root::opened(path), false);
     }
     let root_dir = open_root(&path[..root.len], false)?;
     if root.id != UNIDENTIFIED {
@@ -303,7 +309,8 @@ fn open_once(
 /// `-L`) a last component that is a link, unless a trailing `/` asks to follow it,
 /// as with `find -P`.
 fn open_root(path: &[u8], follow: bool) -> io::Result<OwnedFd> {
-    let path: &[u8] = if path.is_empty() { b"." } else { path };
+    let path = rank_root::opened(path);
+    let path: &[u8] = if path.is_empty() { b"." } else { &path };
     open_dir_at(None, path, !follow && !path.ends_with(b"/"))
 }
 

@@ -48,6 +48,11 @@
 //! * [`os`] is what is asked of the operating system: listing (`getdents64` on Linux,
 //!   `readdir` elsewhere), opening beneath a directory, `stat`, the user database,
 //!   absolute paths.
+//! * [`cluster`] is one walk shared by several processes (`pfind-mpi`'s ranks):
+//!   a coordinator beside each rank's workers trades directories with the other
+//!   ranks (`queue`'s peer half, `walker/wire.rs`'s jobs), detects the end with
+//!   Safra's token, and funnels output and totals to rank 0; its transports are
+//!   threads in one process (tests) and MPI (the `mpi` feature).
 //! * [`report`] prints problems, one line each, and decides the exit status.
 //! * [`stack`] gives the run enough stack under a small `ulimit -s`, and [`alloc`]
 //!   turns running out of memory into a message and status 1.
@@ -55,6 +60,7 @@
 
 pub mod alloc;
 pub mod cli;
+pub mod cluster;
 pub mod config;
 pub mod descriptors;
 pub mod exec;

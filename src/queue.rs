@@ -108,6 +108,8 @@ use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
 
+mod peers;
+
 /// How many directories may wait (or be read) at once before the walk turns
 /// depth-first (see the module comment), for a walk that lists everything. Enough
 /// for the shallow levels of real trees (on `/usr`, every directory to depth 2 and
@@ -205,6 +207,8 @@ pub struct Pool<T> {
     latency: Option<LatencyTally>,
     /// See [`Pool::with_latency_bound_listings`].
     latency_bound_listings: bool,
+    /// Other ranks that asked for work and got none (`peers`).
+    hungry_peers: AtomicUsize,
 }
 
 /// The private half of one worker: its own deque and parker. Moved into its thread.
@@ -256,6 +260,7 @@ impl<T> Pool<T> {
             depth_first: AtomicBool::new(false),
             latency: None,
             latency_bound_listings: false,
+            hungry_peers: AtomicUsize::new(0),
         };
         (pool, slots)
     }

@@ -19,6 +19,7 @@ use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::fstype;
 use crate::os::path::WorkingDir;
+use crate::os::rank_root;
 use crate::os::stat::stat_at;
 use crate::os::stat_many;
 use crate::output::limit::MatchLimit;
@@ -31,7 +32,7 @@ use crate::threads::{
     CpuSpread, GrowthGate, GrowthRecord, PoolState, COLD_START_PER_CPU, GROWTH_INTERVAL,
     LEAST_INTERVALS,
 };
-use crate::walker::{DirJob, Summary, Walker};
+use crate::walker::{DirJob, Roots, Summary, Walker};
 use std::ffi::CString;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -119,7 +120,49 @@ pub fn run_with_reader(
     reporter: &Reporter,
     reader: ReaderKind,
 ) -> Summary {
-    let mut summary = Summary::default();
+    run_walk(config, output, reporter, reader, None)
+}
+
+/// This process's share of a walk shared with other processes (`cluster`): what
+/// runs beside the workers, on a thread of its own, for the whole walk.
+pub trait Peers: Sync {
+    /// True for the one process that starts with the roots; the others wait to be
+    /// sent directories.
+    fn starts_with_roots(&self) -> bool;
+
+    /// Trades directories with the other processes until all agree the walk is
+    /// over, then lets go of the hold the scheduler took ([`Pool::hold`]) with one
+    /// [`Pool::finish_dir`], which ends this process's walk. `roots` are the walk's
+    /// root directories, to make and read jobs against.
+    fn serve(&self, pool: &Pool<DirJob>, roots: &Roots);
+}
+
+/// [`run`] as one process of a walk shared with others: see [`Peers`].
+pub fn run_shared(
+    config: &Config,
+    output: &Output,
+    reporter: &Reporter,
+    peers: &dyn Peers,
+) -> Summary {
+    let Some(exec) = &config.exec else {
+        return run_walk(config, output, reporter, ReaderKind::native(), Some(peers));
+    };
+    let walk = exec_walk(config, exec);
+    let dashes = paths_may_start_with_a_dash(&walk);
+    exec.run(config.threads, dashes, output, reporter, |feed| {
+        run_walk(&walk, feed, reporter, ReaderKind::native(), Some(peers))
+    })
+}
+
+fn run_walk(
+    config: &Config,
+    output: &Output,
+    reporter: &Reporter,
+    reader: ReaderKind,
+    peers: Option<&dyn Peers>,
+) -> Summary {
+    let starts_with_roots = peers.is_none_or(|peers| peers.starts_with_roots());
+    let mut roots = Roots::default();
     let mut working_dir = WorkingDir::default();
     let limit = config.walk_limit().map(MatchLimit::new);
     let mut root_dirs = Vec::new();
@@ -130,7 +173,7 @@ pub fn run_with_reader(
         .ignore
         .is_active()
         .then(|| Gate::new(config.ignore.clone(), reporter));
-    for root in &config.roots {
+    for (index, root) in config.roots.iter().enumerate() {
         let root = root.as_bytes();
         let printed = if config.absolute {
             match working_dir.absolute(root) {
@@ -155,13 +198,25 @@ pub fn run_with_reader(
                 // A root on a network filesystem (one statfs per root) shares
                 // subdirectories mid-listing and, without -j, lets the walk grow to
                 // what the latency asks for.
-                remote = remote || CString::new(root).is_ok_and(|path| fstype::is_remote(&path));
+                remote = remote
+                    || CString::new(rank_root::opened(root))
+                        .is_ok_and(|path| fstype::is_remote(&path));
                 let mut job = DirJob::root(&printed, root_path).identified(&stat);
                 if let Some(gate) = &gate {
                     job = job.with_rules(gate.root_rules(root, reporter));
                 }
+                if peers.is_some() {
+                    #[allow(clippy::unnecessary_cast)]
+                    roots.add(
+                        index,
+                        &job,
+                        config.one_file_system.then_some(stat.st_dev as u64),
+                    );
+                }
                 root_dirs.push(job)
             }
+            // In a shared walk, one process alone tests the roots that are files.
+            Ok(_) if !starts_with_roots => {}
             Ok((kind, stat)) => {
                 if kind == EntryKind::Symlink && !config.filter.links_may_match() {
                     hint_link_to_dir(root, reporter);
@@ -172,7 +227,13 @@ pub fn run_with_reader(
                     stat,
                 });
             }
-            Err(err) => reporter.root_error(root, &err),
+            // In a shared walk the roots are the same everywhere, and one process
+            // says what is wrong with them (a rank's own mount aside).
+            // Named as opened: under `pfind-mpi --rank-root`, the rank's own path.
+            Err(err) if starts_with_roots || rank_root::is_set() => {
+                reporter.root_error(&rank_root::opened(root), &err)
+            }
+            Err(_) => {}
         }
     }
     // Breadth-first for longer when the walk stops at its first matches.
@@ -225,6 +286,78 @@ pub fn run_with_reader(
         )
         .with_gate(gate.as_ref())
     };
+    let plan = WalkPlan {
+        threads,
+        spares,
+        reader,
+        listing_buffer,
+        limit: limit.as_ref(),
+        shallow: &shallow,
+        gate: gate.as_ref(),
+        root_entries: &root_entries,
+        output,
+        reporter,
+    };
+    // A shared walk goes on until the other processes agree it is over, and may
+    // begin with no directory here: the peers' thread holds the pool meanwhile.
+    let Some(peers) = peers else {
+        return walk_pool(config, &pool, &mut slots, root_dirs, make_walker, plan);
+    };
+    // Queued before the peers' thread starts, which takes an empty pool for an
+    // idle rank.
+    pool.hold();
+    if starts_with_roots {
+        pool.inject(root_dirs);
+    }
+    std::thread::scope(|scope| {
+        let serving = std::thread::Builder::new()
+            .name("pfind-peers".to_owned())
+            .spawn_scoped(scope, || peers.serve(&pool, &roots));
+        if let Err(err) = serving {
+            reporter.error("pfind-peers", &err);
+            pool.finish_dir();
+            pool.stop();
+        }
+        walk_pool(config, &pool, &mut slots, Vec::new(), make_walker, plan)
+    })
+}
+
+/// What [`walk_pool`] needs of the walk besides its pool.
+struct WalkPlan<'a> {
+    threads: usize,
+    spares: usize,
+    reader: ReaderKind,
+    listing_buffer: usize,
+    limit: Option<&'a MatchLimit>,
+    shallow: &'a ShallowFirst,
+    gate: Option<&'a Gate>,
+    root_entries: &'a [RootEntry],
+    output: &'a Output,
+    reporter: &'a Reporter,
+}
+
+/// Runs the workers on `pool`, seeded with `root_dirs`, until the walk is over.
+fn walk_pool<'a>(
+    config: &'a Config,
+    pool: &'a Pool<DirJob>,
+    slots: &mut Vec<WorkerSlot<DirJob>>,
+    root_dirs: Vec<DirJob>,
+    make_walker: impl Fn(ReaderKind) -> Walker<'a>,
+    plan: WalkPlan<'a>,
+) -> Summary {
+    let WalkPlan {
+        threads,
+        spares,
+        reader,
+        listing_buffer,
+        limit,
+        shallow,
+        gate,
+        root_entries,
+        output,
+        reporter,
+    } = plan;
+    let mut summary = Summary::default();
     // This thread is worker 0. It starts alone and brings in the others only once it
     // has directories to share: small trees are dominated by start-up, and starting a
     // thread costs about as much as listing a small directory.
@@ -233,7 +366,7 @@ pub fn run_with_reader(
     // Roots that are files come first, and are delivered at once: if that fills
     // `--max-results` or finds the output closed, the pool is stopped and no
     // directory is listed.
-    for root in &root_entries {
+    for root in root_entries {
         let (dir, name) = root.dir_and_name();
         first.visit_root(dir, name, root.kind, &root.stat);
     }
@@ -279,17 +412,9 @@ pub fn run_with_reader(
         // A worker that cannot have its listing buffer (the address space is full)
         // does not start: the walk goes on with the others.
         match DirReader::try_new(reader, listing_buffer) {
-            Some(buffer) => Walker::new(
-                config,
-                &pool,
-                output,
-                reporter,
-                buffer,
-                limit.as_ref(),
-                &shallow,
-            )
-            .with_gate(gate.as_ref())
-            .run(slot),
+            Some(buffer) => Walker::new(config, pool, output, reporter, buffer, limit, shallow)
+                .with_gate(gate)
+                .run(slot),
             None => Summary::default(),
         }
     };
@@ -297,8 +422,8 @@ pub fn run_with_reader(
         let mut crew = Crew {
             scope,
             work: &work,
-            pool: &pool,
-            unstarted: slots.into_iter(),
+            pool,
+            unstarted: std::mem::take(slots).into_iter(),
             handles: Vec::new(),
             can_start: true,
             gate: (!config.assume_disk_waits).then(GrowthGate::new),
@@ -316,7 +441,6 @@ pub fn run_with_reader(
         // that thread runs. Elsewhere, or where that thread cannot start, this
         // thread starts the workers asked for (directories waiting on the disk)
         // between its own directories.
-        let pool = &pool;
         let starter = if pool.latency_growth() {
             crew.unplaced = None;
             let (handover, handed) = mpsc::sync_channel(1);
@@ -542,7 +666,8 @@ fn without_dot_slash(root: &[u8]) -> &[u8] {
 /// The root's kind and `stat`: its own, or with `-L` its target's. Under `-L` a
 /// dangling link is still a link, as with `find -L`.
 fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat)> {
-    let c_root = CString::new(root).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let c_root = CString::new(rank_root::opened(root))
+        .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
     let stat = match stat_at(libc::AT_FDCWD, &c_root, follow) {
         Err(err) if follow && err.raw_os_error() == Some(libc::ENOENT) => {
             stat_at(libc::AT_FDCWD, &c_root, false)?

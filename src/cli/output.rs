@@ -218,6 +218,12 @@ pub struct OutputArgs {
     /// Same as --max-results 1 (the last of the two wins).
     #[arg(short = '1', overrides_with = "max_results")]
     pub first: bool,
+
+    /// Whether stdout is a terminal, when the program knows better than `isatty`
+    /// (`pfind-mpi`: rank 0's stdout is a pseudo-terminal of the launcher's,
+    /// whatever the launcher's own output is).
+    #[arg(skip)]
+    pub stdout_is_terminal: Option<bool>,
 }
 
 /// `--sort` keys.
@@ -290,7 +296,9 @@ impl OutputArgs {
     /// This group's part of the configuration: the output mode and format, the
     /// limit, how paths are written, and whether to flush after every directory.
     pub(super) fn resolve(self, config: &mut Config) {
-        let stdout_is_terminal = std::io::stdout().is_terminal();
+        let stdout_is_terminal = self
+            .stdout_is_terminal
+            .unwrap_or_else(|| std::io::stdout().is_terminal());
         let record_format = self.record_format(stdout_is_terminal);
         config.absolute = self.absolute;
         config.stats = self.stats;
@@ -365,8 +373,10 @@ impl OutputArgs {
     /// working directory, which relative `roots` need to be links (see
     /// hyperlink.rs), cannot be read; `-a`'s reader says whether a root needs it.
     pub(super) fn warnings(&self, roots: &[OsString], lines: &mut Vec<Vec<u8>>) {
-        let links =
-            (self.hyperlink.unwrap_or(When::Never)).enabled(|| std::io::stdout().is_terminal());
+        let links = (self.hyperlink.unwrap_or(When::Never)).enabled(|| {
+            self.stdout_is_terminal
+                .unwrap_or_else(|| std::io::stdout().is_terminal())
+        });
         if !links {
             return;
         }

@@ -10,6 +10,7 @@ pub mod fstype;
 pub mod limits;
 pub mod open;
 pub mod path;
+pub mod rank_root;
 pub mod read;
 pub mod stat;
 pub mod stat_many;

@@ -98,10 +98,63 @@ pub struct Siblings {
     piece: Option<Box<PieceJob>>,
 }
 
+impl Siblings {
+    /// The printed path of the directory they were found in, and its `/`.
+    pub(super) fn prefix(&self) -> &[u8] {
+        &self.bytes[..self.prefix_len]
+    }
+
+    /// Length of their root's printed path.
+    pub(super) fn root_printed_len(&self) -> usize {
+        self.root.printed_len()
+    }
+
+    /// Their root's (device, inode) as the walk began, if it was identified.
+    pub(super) fn root_identity(&self) -> Option<(u64, u64)> {
+        self.root.identity()
+    }
+
+    /// `-p`: the parent's path state.
+    pub(super) fn path_state(&self) -> PathState {
+        self.path_state
+    }
+
+    /// Siblings holding the one directory `name` found in `prefix` (printed, with
+    /// its `/`), in another process than the one that listed its parent: opened
+    /// from the root, with nothing inherited but the root's own.
+    pub(super) fn elsewhere(
+        &self,
+        prefix: Vec<u8>,
+        name: &[u8],
+        depth: usize,
+        path_state: PathState,
+        root_dev: u64,
+    ) -> Siblings {
+        let prefix_len = prefix.len();
+        let mut bytes = prefix;
+        bytes.extend_from_slice(name);
+        bytes.push(0);
+        Siblings {
+            bytes: bytes.into_boxed_slice(),
+            prefix_len,
+            is_root: false,
+            depth,
+            path_state,
+            anchor: None,
+            anchor_is_parent: false,
+            root: self.root,
+            parent_id: None,
+            root_dev,
+            rules: None,
+            piece: None,
+        }
+    }
+}
+
 /// [`Siblings::root_dev`] for none: not an `Option`, whose eight bytes more made
 /// every listing's `Siblings` a longer copy into its `Arc` (callgrind, `/usr`:
 /// 12 instructions a directory). No device number is all ones.
-const NO_DEVICE: u64 = u64::MAX;
+pub(super) const NO_DEVICE: u64 = u64::MAX;
 
 /// The directory a worker is reading: its job, with its printed path put together.
 pub struct Dir<'a> {
@@ -161,6 +214,37 @@ impl DirJob {
             print_if_empty: false,
             tracked_only: false,
         }
+    }
+
+    /// A second job for the same directory, sharing its siblings (a root's, kept
+    /// to make jobs that other processes send against: `wire`).
+    pub(super) fn share(&self) -> DirJob {
+        DirJob {
+            from: self.from.clone(),
+            name_start: self.name_start,
+            print_if_empty: self.print_if_empty,
+            tracked_only: self.tracked_only,
+        }
+    }
+
+    /// The job for the one directory `from` holds.
+    pub(super) fn in_siblings(
+        from: Arc<Siblings>,
+        print_if_empty: bool,
+        tracked_only: bool,
+    ) -> DirJob {
+        let name_start = from.prefix_len;
+        DirJob {
+            from,
+            name_start,
+            print_if_empty,
+            tracked_only,
+        }
+    }
+
+    /// What it shares with its siblings.
+    pub(super) fn siblings(&self) -> &Siblings {
+        &self.from
     }
 
     /// The root job, with the ignore rules in force in the root itself.

@@ -24,9 +24,11 @@ mod loops;
 mod split;
 mod unknown;
 mod visit;
+mod wire;
 
 pub use job::{DirJob, Summary};
 pub use split::STAT_LISTING_BUFFER;
+pub use wire::{Roots, WireJob, WirePiece};
 
 use crate::config::Config;
 use crate::descriptors::Anchor;

@@ -133,13 +133,15 @@ impl<'w, 'a> Cutter<'w, 'a> {
     fn pieces_wanted(&self, batches: usize) -> usize {
         let pool = self.pool;
         let network = pool.latency_bound_listings();
-        if pool.capacity() < 2 || pool.is_stopped() {
+        // Other ranks of a cluster walk that asked for work count as idle workers.
+        let hungry = pool.hungry_peers();
+        if (pool.capacity() < 2 && hungry == 0) || pool.is_stopped() {
             return 0;
         }
         if network && batches < crate::queue::NETWORK_CUT_AFTER {
             return 0;
         }
-        let idle = pool.parked_workers();
+        let idle = pool.parked_workers() + hungry;
         let every = self.config.split_every_listing;
         if !(self.alone || idle > 0 || every) {
             return 0;

@@ -77,6 +77,16 @@ test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
 
 """
 
+# What `cargo test --features mpi --test mpi` prints.
+MPI_OK = """\
+     Running tests/mpi.rs (target/debug/deps/mpi-99aa)
+
+running 2 tests
+..
+test result: ok. 2 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 9.10s
+
+"""
+
 PORTABLE_FAILED = """\
      Running tests/oracle.rs (target/debug/deps/oracle-7788)
 
@@ -145,6 +155,7 @@ class TestScriptTests(TempDirTest):
         bin_dir.mkdir()
         (self.tmp / "cargo.out").write_text(cargo_output)
         (self.tmp / "portable.out").write_text(portable[0])
+        (self.tmp / "mpi.out").write_text(MPI_OK)
         (self.tmp / "python.out").write_text(python_output)
         (self.tmp / "building.out").write_text(BUILDING)
         stubs = {
@@ -152,10 +163,14 @@ class TestScriptTests(TempDirTest):
             # results, and `cargo test --features portable` those of the second run.
             "cargo": (
                 f'case "$*" in *--no-run*) cat "{self.tmp}/building.out" >&2; exit 0;; build*) exit 0;; '
-                f'*"--features portable"*) cat "{self.tmp}/portable.out"; exit {portable[1]};; esac\n'
+                f'*"--features portable"*) cat "{self.tmp}/portable.out"; exit {portable[1]};; '
+                f'*"--features mpi"*) cat "{self.tmp}/mpi.out"; exit 0;; esac\n'
                 f'cat "{self.tmp}/cargo.out"\nexit {cargo_status}\n'
             ),
             "python3": f'cat "{self.tmp}/python.out" >&2\nexit {python_status}\n',
+            # The MPI run happens where mpirun and the MPI headers are found.
+            "mpirun": "exit 0\n",
+            "mpicc": "exit 0\n",
         }
         for name, body in stubs.items():
             (bin_dir / name).write_text("#!/bin/sh\n" + body)
@@ -170,14 +185,15 @@ class TestScriptTests(TempDirTest):
     def test_passing_binaries_print_one_line_each_and_the_total(self):
         code, out = self.run_script(PASSING + IGNORED, 0, PYTHON_OK, 0)
         self.assertEqual(code, 0, out)
-        self.assertEqual(out.splitlines()[-1], "tests: 10 passed, 0 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 12 passed, 0 failed")
         self.assertRegex(out, r"unittests src/lib.rs +3 passed, 0 failed \(0.07s\)")
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +2 passed, 0 failed \(0.30s\)")
         self.assertRegex(out, r"tests/stress.rs +0 passed, 0 failed, 2 ignored")
+        self.assertRegex(out, r"tests/mpi.rs \(mpi\) +2 passed, 0 failed \(9.10s\)")
         self.assertRegex(out, r"tests/python +5 passed, 0 failed, 2 skipped \(0.5s\)")
         # Neither the dots nor the lines of a passing test binary.
         self.assertNotIn("running 3 tests", out)
-        self.assertLessEqual(len(out.splitlines()), 20, out)
+        self.assertLessEqual(len(out.splitlines()), 24, out)
 
     def test_the_builds_show_their_progress_and_skipped_tests_their_reason(self):
         # Issue 41: a debug build of minutes printed nothing, which looked like a hang;
@@ -198,7 +214,7 @@ class TestScriptTests(TempDirTest):
         code, out = self.run_script(PASSING + FAILING + CRASHING + IGNORED, 101, PYTHON_FAILED, 1)
         self.assertEqual(code, 1, out)
         # One failed test in cli, the crashed exec binary, one failed Python test.
-        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 3 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 11 passed, 3 failed")
         for shown in ("captured words", "the reason", "signal: 11, SIGSEGV", "the python reason"):
             self.assertIn(shown, out)
         self.assertRegex(out, r"tests/exec.rs +ended without a result")
@@ -207,7 +223,7 @@ class TestScriptTests(TempDirTest):
     def test_verbose_prints_everything_in_order_and_the_same_total(self):
         code, out = self.run_script(PASSING + FAILING, 101, PYTHON_FAILED, 1, verbose=True)
         self.assertEqual(code, 1, out)
-        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 2 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 11 passed, 2 failed")
         for shown in ("running 3 tests", "captured words", "the python reason"):
             self.assertIn(shown, out)
         self.assertLess(out.index("== cargo test"), out.index("running 3 tests"))
@@ -216,7 +232,7 @@ class TestScriptTests(TempDirTest):
     def test_the_portable_run_is_counted_and_its_failures_shown(self):
         code, out = self.run_script(PASSING, 0, PYTHON_OK, 0, portable=(PORTABLE_FAILED, 101))
         self.assertEqual(code, 1, out)
-        self.assertEqual(out.splitlines()[-1], "tests: 9 passed, 1 failed")
+        self.assertEqual(out.splitlines()[-1], "tests: 11 passed, 1 failed")
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +1 passed, 1 failed")
         self.assertIn("missing (1)", out)
         self.assertLess(out.index("== the portable path"), out.index("missing (1)"))

@@ -1,0 +1,210 @@
+//! One rank's coordinator: the thread beside its workers that trades directories
+//! with the other ranks and decides, with them, when the walk is over (the design
+//! is in `cluster`'s module comment).
+
+use super::link::{Link, Pause};
+use super::message::Message;
+use crate::config::Config;
+use crate::output::Output;
+use crate::queue::Pool;
+use crate::report::Reporter;
+use crate::scheduler::Peers;
+use crate::walker::{DirJob, Roots};
+use std::time::{Duration, Instant};
+
+/// A rank's share of a cluster walk, as the scheduler runs it.
+pub struct Coordinator<'a> {
+    link: &'a Link,
+    config: &'a Config,
+    /// Rank 0's output, which other ranks' blocks are written to as they arrive.
+    output: &'a Output,
+    reporter: &'a Reporter,
+}
+
+impl<'a> Coordinator<'a> {
+    pub fn new(
+        link: &'a Link,
+        config: &'a Config,
+        output: &'a Output,
+        reporter: &'a Reporter,
+    ) -> Coordinator<'a> {
+        Coordinator {
+            link,
+            config,
+            output,
+            reporter,
+        }
+    }
+}
+
+/// How long a rank told "nothing" waits before it asks again, at first and at
+/// most: a walk's last directories are being read somewhere, and a flood of asks
+/// would only keep their ranks' coordinators busy.
+const FIRST_RETRY: Duration = Duration::from_micros(100);
+const LAST_RETRY: Duration = Duration::from_millis(5);
+
+/// Safra's termination detection, one rank's part (Dijkstra's token ring with
+/// message counts, as in Safra's algorithm; see the module comment of `cluster`).
+#[derive(Default)]
+struct Safra {
+    /// Work messages sent less work messages received.
+    count: i64,
+    /// Received work since the token last left this rank.
+    black: bool,
+    /// The token, while this rank holds it.
+    token: Option<(bool, i64)>,
+    /// Rank 0: a round is under way (the token is out).
+    round_out: bool,
+}
+
+impl Peers for Coordinator<'_> {
+    fn starts_with_roots(&self) -> bool {
+        self.link.rank() == 0
+    }
+
+    fn serve(&self, pool: &Pool<DirJob>, roots: &Roots) {
+        let (rank, ranks) = (self.link.rank(), self.link.ranks());
+        let next = (rank + 1) % ranks;
+        let mut safra = Safra::default();
+        let mut asked = false;
+        let mut retry = FIRST_RETRY;
+        let mut ask_after = Instant::now();
+        let mut stop_sent = false;
+        let mut hungry = 0usize;
+        let mut random = (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut pause = Pause::new();
+        'walk: loop {
+            let mut heard = false;
+            while let Some((from, message)) = self.link.try_receive() {
+                heard = true;
+                match message {
+                    Message::Ask => {
+                        let given = match pool.is_stopped() {
+                            true => Vec::new(),
+                            false => pool.take_for_peer(),
+                        };
+                        let wire: Vec<_> =
+                            given.iter().filter_map(|job| roots.to_wire(job)).collect();
+                        if wire.is_empty() {
+                            self.link.send(from, &Message::Nothing);
+                            hungry += 1;
+                            pool.set_hungry_peers(hungry.min(ranks));
+                        } else {
+                            safra.count += 1;
+                            self.link.send(from, &Message::Work(wire));
+                            hungry = 0;
+                            pool.set_hungry_peers(0);
+                        }
+                    }
+                    Message::Work(wire) => {
+                        safra.count -= 1;
+                        safra.black = true;
+                        asked = false;
+                        retry = FIRST_RETRY;
+                        let jobs = wire
+                            .iter()
+                            .filter_map(|job| {
+                                match roots.job(job, &self.config.filter, self.config.follow) {
+                                    Ok(job) => Some(job),
+                                    Err(err) => {
+                                        self.reporter.path_error(&job.below, &err);
+                                        None
+                                    }
+                                }
+                            })
+                            .collect();
+                        if !pool.is_stopped() {
+                            pool.inject(jobs);
+                        }
+                    }
+                    Message::Nothing => {
+                        asked = false;
+                        ask_after = Instant::now() + retry;
+                        retry = (retry * 2).min(LAST_RETRY);
+                    }
+                    Message::Token { black, count } => safra.token = Some((black, count)),
+                    Message::Done => break 'walk,
+                    Message::Stop => {
+                        pool.stop();
+                        if rank == 0 && !stop_sent {
+                            stop_sent = true;
+                            for to in (1..ranks).filter(|&to| to != from) {
+                                self.link.send(to, &Message::Stop);
+                            }
+                        }
+                    }
+                    Message::Output(block) => {
+                        self.output.deliver(&block, self.reporter);
+                    }
+                    // Only after the walk; see `run`.
+                    Message::Totals(_) | Message::Status(_) => {}
+                }
+            }
+            // The walk stopped here early (`-q` found a match, rank 0's output
+            // closed): every rank stops.
+            if pool.is_stopped() && !stop_sent {
+                stop_sent = true;
+                match rank {
+                    0 => (1..ranks).for_each(|to| self.link.send(to, &Message::Stop)),
+                    _ => self.link.send(0, &Message::Stop),
+                }
+            }
+            // Idle: nothing queued or being read here, and only work sent from
+            // elsewhere can change that.
+            let idle = pool.is_idle() || pool.is_stopped();
+            if idle {
+                if ranks == 1 {
+                    break 'walk;
+                }
+                if !asked && !pool.is_stopped() && Instant::now() >= ask_after {
+                    let victim = loop {
+                        random ^= random << 13;
+                        random ^= random >> 7;
+                        random ^= random << 17;
+                        let victim = (random % ranks as u64) as usize;
+                        if victim != rank {
+                            break victim;
+                        }
+                    };
+                    self.link.send(victim, &Message::Ask);
+                    asked = true;
+                }
+                if rank == 0 {
+                    if let Some((black, count)) = safra.token.take() {
+                        safra.round_out = false;
+                        if !black && !safra.black && count + safra.count == 0 {
+                            (1..ranks).for_each(|to| self.link.send(to, &Message::Done));
+                            break 'walk;
+                        }
+                    }
+                    if !safra.round_out {
+                        safra.round_out = true;
+                        safra.black = false;
+                        self.link.send(
+                            next,
+                            &Message::Token {
+                                black: false,
+                                count: 0,
+                            },
+                        );
+                    }
+                } else if let Some((black, count)) = safra.token.take() {
+                    let token = Message::Token {
+                        black: black || safra.black,
+                        count: count + safra.count,
+                    };
+                    safra.black = false;
+                    self.link.send(next, &token);
+                }
+            }
+            if heard {
+                pause.reset();
+            } else {
+                pause.wait();
+            }
+        }
+        pool.set_hungry_peers(0);
+        // Let go of the hold: the workers, all idle, end.
+        pool.finish_dir();
+    }
+}

@@ -1,0 +1,217 @@
+//! The `pfind-mpi` binary (feature `mpi`): pfind's walk shared by the ranks of an
+//! MPI job, each rank a whole pfind (its own threads) on its own machine or
+//! filesystem client. The same options, filters and output as pfind, through the
+//! same library (`pfind::cluster` holds what is particular to ranks); rank 0
+//! alone prints. Launched by `mpirun`/`srun`; run alone it is one rank.
+//!
+//! One option is its own: `--rank-root TEMPLATE` walks, on each rank, the path
+//! TEMPLATE names with `{rank}` replaced by the rank's number, in place of the one
+//! root given, whose paths are printed (each rank on its own mount of one tree).
+
+use pfind::cli::{self, Usage};
+use pfind::cluster::link::Link;
+use pfind::cluster::mpi::Mpi;
+use pfind::cluster::{self, rank};
+use pfind::os::rank_root;
+use pfind::output::sizes::size_summary;
+use pfind::output::{Output, OutputMode};
+use pfind::report::Reporter;
+use std::ffi::OsString;
+use std::io::Write;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+/// Exit status of a command line pfind refuses (as pfind's).
+const USAGE: u8 = 2;
+
+fn main() {
+    // SAFETY: setting a signal's disposition has no memory-safety requirements;
+    // pfind ignores SIGPIPE too, so that a closed pipe is an error that ends the walk.
+    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    let Some((universe, threading)) = mpi::initialize_with_threading(mpi::Threading::Serialized)
+    else {
+        eprintln!("pfind-mpi: MPI could not be initialised");
+        std::process::exit(1);
+    };
+    if !matches!(
+        threading,
+        mpi::Threading::Serialized | mpi::Threading::Multiple
+    ) {
+        eprintln!(
+            "pfind-mpi: this MPI library gives no thread support (MPI_THREAD_SERIALIZED is needed)"
+        );
+        drop(universe);
+        std::process::exit(1);
+    }
+    let link = Link::new(Box::new(Mpi::new(universe.world())));
+    let status = run(&link);
+    // Every send has completed (`rank::run` flushes); the transport goes before
+    // MPI is finalised with the universe.
+    drop(link);
+    drop(universe);
+    std::process::exit(i32::from(status));
+}
+
+fn run(link: &std::sync::Arc<Link>) -> u8 {
+    let first = link.rank() == 0;
+    let reporter = Reporter::new();
+    let (args, rank_root) = match take_rank_root(std::env::args_os()) {
+        Ok(split) => split,
+        Err(message) => {
+            if first {
+                reporter.refusal(message.as_bytes());
+            }
+            return USAGE;
+        }
+    };
+    let mut cli = match cli::parse(args) {
+        Ok(cli) => cli,
+        Err(Usage::Hint(hint)) => {
+            if first {
+                reporter.refusal(&hint);
+            }
+            return USAGE;
+        }
+        // `--help`, `--version` and usage errors, printed once.
+        Err(Usage::Clap(stop)) => {
+            if first {
+                let _ = stop.print();
+                let _ = std::io::stdout().flush();
+            }
+            return if stop.use_stderr() { USAGE } else { 0 };
+        }
+    };
+    if cli.other.generate.is_some() {
+        if first {
+            reporter.refusal(b"completions and the man page are pfind's: run `pfind --gen-completions`/`--gen-man`");
+        }
+        return USAGE;
+    }
+    // Rank 0's stdout is a pseudo-terminal under Open MPI's launcher whether or not
+    // the launcher's output is a pipe: colours and links only when asked for.
+    cli.output.stdout_is_terminal = Some(false);
+    if first {
+        for warning in cli.warnings() {
+            reporter.warning(&warning);
+        }
+    }
+    let (config, _misses) = cli.into_config_and_misses();
+    if let Some(why) = cluster::refusal(&config) {
+        if first {
+            reporter.refusal(why.as_bytes());
+        }
+        return USAGE;
+    }
+    if let Some(template) = &rank_root {
+        if config.roots.len() != 1 || config.implicit_root || config.exec.is_some() {
+            if first {
+                reporter.refusal(
+                    b"--rank-root needs exactly one root typed on the command line, and no command (-x/-X): each rank opens its own mount in its place",
+                );
+            }
+            return USAGE;
+        }
+        let opened = template.as_bytes().split(|&b| b == b'{').enumerate().fold(
+            Vec::new(),
+            |mut out, (i, part)| {
+                if i == 0 {
+                    out.extend_from_slice(part);
+                } else if let Some(rest) = part.strip_prefix(b"rank}") {
+                    out.extend_from_slice(link.rank().to_string().as_bytes());
+                    out.extend_from_slice(rest);
+                } else {
+                    out.push(b'{');
+                    out.extend_from_slice(part);
+                }
+                out
+            },
+        );
+        rank_root::set(config.roots[0].as_bytes(), &opened);
+    }
+    let stdout = if first {
+        match Output::stdout() {
+            Ok(output) => output,
+            Err(err) => {
+                reporter.error("stdout", &err);
+                Output::to_writer(Box::new(std::io::sink()))
+            }
+        }
+    } else {
+        Output::to_writer(Box::new(std::io::sink()))
+    };
+    let output = rank::rank_output(link, stdout);
+    if first {
+        if let Some(separator) = config
+            .path_separator
+            .as_deref()
+            .filter(|_| config.exec.is_none())
+        {
+            output.separate_paths(separator);
+        }
+    }
+    let started = std::time::Instant::now();
+    let ended = rank::run(&config, link, &output, &reporter);
+    let took = started.elapsed();
+    if first {
+        let summary = &ended.summary;
+        match config.output {
+            OutputMode::Count => {
+                output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
+            }
+            OutputMode::SizeSum => {
+                let line = size_summary(summary.matches, summary.bytes);
+                output.deliver(line.as_bytes(), &reporter);
+            }
+            OutputMode::Formatted { .. } => {
+                output.finish(config.format.as_ref(), config.max_results, &reporter)
+            }
+            _ => {}
+        }
+        if config.stats {
+            let lines = format!(
+                "{} matches\n{} entries examined\n{} pieces of giant directories listed\n{} ranks, {} workers\n{:.3} seconds\n",
+                summary.matches,
+                summary.examined,
+                summary.pieces,
+                link.ranks(),
+                summary.workers,
+                took.as_secs_f64()
+            );
+            let _ = std::io::stderr().lock().write_all(lines.as_bytes());
+        }
+    }
+    ended.status
+}
+
+/// Takes `--rank-root TEMPLATE` (or `--rank-root=TEMPLATE`) out of the command
+/// line, before `--`: the one option pfind does not have.
+fn take_rank_root(
+    args: impl Iterator<Item = OsString>,
+) -> Result<(Vec<OsString>, Option<OsString>), String> {
+    let mut kept = Vec::new();
+    let mut template = None;
+    let mut args = args.peekable();
+    let mut options_over = false;
+    while let Some(arg) = args.next() {
+        let bytes = arg.as_bytes();
+        if options_over {
+            kept.push(arg);
+            continue;
+        }
+        if bytes == b"--" {
+            options_over = true;
+            kept.push(arg);
+        } else if bytes == b"--rank-root" {
+            match args.next() {
+                Some(value) => template = Some(value),
+                None => {
+                    return Err("--rank-root needs a value: a path with {rank} in it".to_owned())
+                }
+            }
+        } else if let Some(value) = bytes.strip_prefix(b"--rank-root=") {
+            template = Some(OsString::from_vec(value.to_vec()));
+        } else {
+            kept.push(arg);
+        }
+    }
+    Ok((kept, template))
+}

@@ -1,0 +1,135 @@
+//! What the pool shows to walks in other processes: the ranks of `pfind-mpi` (see
+//! `cluster`), which share directories between processes as workers share them
+//! between threads.
+//!
+//! A rank's pool must not end when its own directories run out, since another
+//! rank may still send it some: the rank's coordinator *holds* the pool
+//! ([`Pool::hold`]), one count in `dir_pending` that no directory owns, so the
+//! count reaches zero only after the coordinator lets go, once every rank has
+//! agreed that the walk is over. While it holds, `dir_pending == 1` means no
+//! directory is queued or being read here: the rank is idle ([`Pool::is_idle`]),
+//! and stays so until the coordinator itself queues directories it was sent
+//! ([`Pool::inject`]), since only a directory being read queues others.
+//!
+//! Directories given away ([`Pool::take_for_peer`]) leave the count the same way a
+//! finished one does; the hold keeps it from reaching zero meanwhile.
+
+use super::Pool;
+use crossbeam_deque::Steal;
+use std::sync::atomic::Ordering;
+
+impl<T> Pool<T> {
+    /// Takes one count of `dir_pending` for the caller, which keeps the walk going
+    /// until it calls [`Pool::finish_dir`]. Called before any directory is queued.
+    pub fn hold(&self) {
+        self.dir_pending.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// True when, with one hold taken, no directory is queued or being read.
+    pub fn is_idle(&self) -> bool {
+        self.dir_pending.load(Ordering::SeqCst) == 1
+    }
+
+    /// Queues directories sent from elsewhere, at the back of the frontier (they are
+    /// the sender's oldest, so the shallowest), and wakes workers for them.
+    pub fn inject(&self, jobs: Vec<T>) {
+        let count = jobs.len();
+        if count == 0 {
+            return;
+        }
+        self.dir_pending.fetch_add(count, Ordering::SeqCst);
+        for job in jobs {
+            self.frontier.push(job);
+        }
+        self.maybe_unpark(count);
+    }
+
+    /// Half of the directories queued here (rounded up), oldest first: the
+    /// frontier's, then the far end of each worker's deque (a deque's oldest are
+    /// the shallowest of its depth-first walk, with the most below them). What is
+    /// returned no longer counts in `dir_pending`; the caller must hold the pool.
+    pub fn take_for_peer(&self) -> Vec<T> {
+        let queued = self.frontier.len() + self.stealers.iter().map(|s| s.len()).sum::<usize>();
+        let want = queued.div_ceil(2);
+        let mut taken = Vec::with_capacity(want);
+        while taken.len() < want {
+            match self.frontier.steal() {
+                Steal::Success(job) => taken.push(job),
+                Steal::Retry => continue,
+                Steal::Empty => break,
+            }
+        }
+        'deques: for stealer in self.stealers.iter() {
+            loop {
+                if taken.len() >= want {
+                    break 'deques;
+                }
+                match stealer.steal() {
+                    Steal::Success(job) => taken.push(job),
+                    Steal::Retry => continue,
+                    Steal::Empty => break,
+                }
+            }
+        }
+        if !taken.is_empty() {
+            self.dir_pending.fetch_sub(taken.len(), Ordering::SeqCst);
+        }
+        taken
+    }
+
+    /// Records that `ranks` other ranks asked for work this rank had none of to
+    /// give: a giant directory being listed here is then cut into pieces, as for a
+    /// parked worker, so that the next request finds some.
+    pub fn set_hungry_peers(&self, ranks: usize) {
+        self.hungry_peers.store(ranks, Ordering::Relaxed);
+    }
+
+    /// See [`Pool::set_hungry_peers`].
+    pub fn hungry_peers(&self) -> usize {
+        self.hungry_peers.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_held_pool_waits_for_injected_work_and_ends_when_let_go() {
+        let (pool, slots) = Pool::<u32>::new(1);
+        pool.hold();
+        assert!(pool.is_idle());
+        pool.inject(vec![1, 2, 3]);
+        assert!(!pool.is_idle());
+        let mut seen = Vec::new();
+        for _ in 0..3 {
+            seen.push(pool.next_job(&slots[0], || {}).unwrap());
+            pool.finish_dir();
+        }
+        assert_eq!(seen, [1, 2, 3]);
+        assert!(pool.is_idle());
+        assert!(!pool.is_stopped());
+        pool.finish_dir();
+        assert!(pool.is_stopped());
+        assert_eq!(pool.next_job(&slots[0], || {}), None);
+    }
+
+    #[test]
+    fn half_of_what_is_queued_is_given_oldest_first_and_uncounted() {
+        let (pool, slots) = Pool::<u32>::new(2);
+        pool.hold();
+        pool.inject((0..5).collect());
+        // Deep work in worker 1's deque, past the frontier's depth.
+        pool.push_dirs(&slots[1], 100, [10, 11, 12].into_iter());
+        let given = pool.take_for_peer();
+        assert_eq!(given, [0, 1, 2, 3]);
+        let given = pool.take_for_peer();
+        assert_eq!(given, [4, 10]);
+        let given = pool.take_for_peer();
+        assert_eq!(given, [11]);
+        let given = pool.take_for_peer();
+        assert_eq!(given, [12]);
+        assert!(pool.take_for_peer().is_empty());
+        assert!(pool.is_idle());
+    }
+}
