@@ -88,11 +88,29 @@
 //! A pool may have more slots than workers at the start ([`Pool::with_spares`]).
 //! `wanted` says how many slots should have a running worker: a worker that keeps
 //! waiting on the disk raises it ([`Pool::ask_for_worker`]) and the scheduler starts
-//! threads for the new slots. Until then a spare slot is only an empty deque: a steal
-//! finds nothing in it and nobody parks on them (and the unpark `stop` sends
-//! is harmless). None of this touches the argument above: a worker that starts late
-//! takes jobs through `next_job` like any other, and `dir_pending` counts jobs, not
-//! workers.
+//! threads for the new slots. Until then a spare slot holds nothing: its deque and
+//! parker are made when its worker is started ([`Pool::open_slot`]), so a walk that
+//! never grows does not pay for them (31 unused slots were 55,000 instructions of
+//! allocating and freeing on an empty directory, a fifteenth of the run; issue 42).
+//! A steal or a sweep for sleepers skips a slot not yet opened. None of this touches
+//! the argument above: a worker that starts late takes jobs through `next_job` like
+//! any other, its deque is empty until it pushes to it itself (its own S1, with its
+//! slot opened before), and `dir_pending` counts jobs, not workers.
+//!
+//! One wake-up needs care: `stop` unparks the slots it sees opened, and a slot opened
+//! at the same moment may be missed, while a worker stopped early (a closed output)
+//! still has `dir_pending > 0` and would park for good. Store-buffering again:
+//!
+//! ```text
+//!  stop                                  open_slot
+//!  ------------------------------        -------------------------------------
+//!  quit = true                  (S3)     peers[i] = (stealer, unparker)        (S4)
+//!  fence(SeqCst)                (F3)     fence(SeqCst)                         (F4)
+//!  unpark every opened slot     (L3)     if quit: unpark the new slot itself   (L4)
+//! ```
+//!
+//! Whichever fence comes first, one side sees the other's store, and the new slot's
+//! parker holds the token.
 //!
 //! # Early stop and panics
 //!
@@ -107,6 +125,7 @@ use crossbeam_deque::{Injector, Steal, Stealer, Worker};
 use crossbeam_utils::sync::{Parker, Unparker};
 use crossbeam_utils::CachePadded;
 use std::sync::atomic::{fence, AtomicBool, AtomicUsize, Ordering};
+use std::sync::OnceLock;
 
 mod peers;
 
@@ -175,9 +194,8 @@ pub fn frontier_limit(stops_early: bool) -> usize {
 pub struct Pool<T> {
     /// The breadth-first frontier, shared by all workers.
     frontier: Injector<T>,
-    /// Each worker's deque, for stealing.
-    stealers: Box<[Stealer<T>]>,
-    unparkers: Box<[Unparker]>,
+    /// What the others see of each slot, once opened ([`Pool::open_slot`]).
+    peers: Box<[OnceLock<Peer<T>>]>,
     /// `asleep[i]` is true while worker `i` is inside `park`; lets a producer wake
     /// sleepers rather than every worker.
     asleep: Box<[AtomicBool]>,
@@ -211,6 +229,12 @@ pub struct Pool<T> {
     hungry_peers: AtomicUsize,
 }
 
+/// The shared half of one slot: its deque, for stealing, and its parker's unparker.
+struct Peer<T> {
+    stealer: Stealer<T>,
+    unparker: Unparker,
+}
+
 /// The private half of one worker: its own deque and parker. Moved into its thread.
 pub struct WorkerSlot<T> {
     index: usize,
@@ -232,24 +256,16 @@ impl<T> Pool<T> {
     }
 
     /// A pool for `workers` threads plus `spares` more that may be asked for during the
-    /// walk, and one slot for each. Slots without a thread are simply empty deques:
-    /// stealing finds nothing in them and nobody parks on them.
+    /// walk, with the slots of the first `workers` opened; the scheduler opens a spare
+    /// one ([`Self::open_slot`]) when it starts a thread for it.
     pub fn with_spares(workers: usize, spares: usize) -> (Pool<T>, Vec<WorkerSlot<T>>) {
         assert!(workers > 0, "a pool needs at least one worker");
         let wanted = workers;
-        let workers = workers + spares;
-        let slots: Vec<WorkerSlot<T>> = (0..workers)
-            .map(|index| WorkerSlot {
-                index,
-                depth: Worker::new_lifo(),
-                parker: Parker::new(),
-            })
-            .collect();
+        let capacity = workers + spares;
         let pool = Pool {
             frontier: Injector::new(),
-            stealers: slots.iter().map(|s| s.depth.stealer()).collect(),
-            unparkers: slots.iter().map(|s| s.parker.unparker().clone()).collect(),
-            asleep: (0..workers).map(|_| AtomicBool::new(false)).collect(),
+            peers: (0..capacity).map(|_| OnceLock::new()).collect(),
+            asleep: (0..capacity).map(|_| AtomicBool::new(false)).collect(),
             dir_pending: CachePadded::new(AtomicUsize::new(0)),
             parked_count: CachePadded::new(AtomicUsize::new(0)),
             quit: AtomicBool::new(false),
@@ -262,7 +278,35 @@ impl<T> Pool<T> {
             latency_bound_listings: false,
             hungry_peers: AtomicUsize::new(0),
         };
+        let slots = (0..wanted).map(|index| pool.open_slot(index)).collect();
         (pool, slots)
+    }
+
+    /// Makes slot `index` (below [`Self::capacity`], and not opened before) for a
+    /// worker about to start: its deque and parker, which the others see from now on.
+    pub fn open_slot(&self, index: usize) -> WorkerSlot<T> {
+        let slot = WorkerSlot {
+            index,
+            depth: Worker::new_lifo(),
+            parker: Parker::new(),
+        };
+        let peer = Peer {
+            stealer: slot.depth.stealer(),
+            unparker: slot.parker.unparker().clone(),
+        };
+        // S4.
+        let opened = self.peers[index].set(peer).is_ok();
+        assert!(opened, "slot {index} opened twice");
+        fence(Ordering::SeqCst); // F4: pairs with F3 in `stop`.
+        if self.quit.load(Ordering::SeqCst) {
+            slot.parker.unparker().unpark();
+        }
+        slot
+    }
+
+    /// The slots opened so far.
+    fn opened(&self) -> impl Iterator<Item = &Peer<T>> {
+        self.peers.iter().filter_map(OnceLock::get)
     }
 
     /// The same pool, growing to what the measured latency asks for at once rather
@@ -377,7 +421,7 @@ impl<T> Pool<T> {
 
     /// Worker slots, with a thread or not.
     fn slots(&self) -> usize {
-        self.unparkers.len()
+        self.peers.len()
     }
 
     /// Queues directories, all at `depth` (0 for roots): counts them first, so that
@@ -442,12 +486,13 @@ impl<T> Pool<T> {
             return;
         }
         let mut woken = 0;
-        for (asleep, unparker) in self.asleep.iter().zip(self.unparkers.iter()) {
+        for (asleep, peer) in self.asleep.iter().zip(self.peers.iter()) {
             if woken == count {
                 break;
             }
-            if asleep.load(Ordering::SeqCst) {
-                unparker.unpark();
+            // A sleeper's slot was opened before its thread started.
+            if let Some(peer) = peer.get().filter(|_| asleep.load(Ordering::SeqCst)) {
+                peer.unparker.unpark();
                 woken += 1;
             }
         }
@@ -456,9 +501,10 @@ impl<T> Pool<T> {
     /// Ends the walk: every worker's next call to `next_job` returns `None`. Safe to
     /// call from any thread, any number of times.
     pub fn stop(&self) {
-        self.quit.store(true, Ordering::SeqCst);
-        for unparker in self.unparkers.iter() {
-            unparker.unpark();
+        self.quit.store(true, Ordering::SeqCst); // S3.
+        fence(Ordering::SeqCst); // F3: pairs with F4 in `open_slot`.
+        for peer in self.opened() {
+            peer.unparker.unpark();
         }
     }
 
@@ -512,11 +558,13 @@ impl<T> Pool<T> {
     /// One sweep over the peers, starting after our own index so that workers spread
     /// their steals instead of all hitting worker 0.
     fn steal(&self, slot: &WorkerSlot<T>) -> Option<T> {
-        let n = self.stealers.len();
+        let n = self.peers.len();
         for offset in 1..n {
-            let victim = &self.stealers[(slot.index + offset) % n];
+            let Some(victim) = self.peers[(slot.index + offset) % n].get() else {
+                continue;
+            };
             loop {
-                match victim.steal_batch_and_pop(&slot.depth) {
+                match victim.stealer.steal_batch_and_pop(&slot.depth) {
                     Steal::Success(job) => return Some(job),
                     Steal::Empty => break,
                     Steal::Retry => continue,
@@ -530,7 +578,8 @@ impl<T> Pool<T> {
         self.asleep[slot.index].store(true, Ordering::SeqCst);
         self.parked_count.fetch_add(1, Ordering::SeqCst);
         fence(Ordering::SeqCst); // F2: pairs with F1 in `maybe_unpark`.
-        let work_visible = !self.frontier.is_empty() || self.stealers.iter().any(|s| !s.is_empty());
+        let work_visible =
+            !self.frontier.is_empty() || self.opened().any(|peer| !peer.stealer.is_empty());
         if !work_visible && !self.is_stopped() && self.dir_pending.load(Ordering::SeqCst) != 0 {
             slot.parker.park();
         }

@@ -423,7 +423,7 @@ fn walk_pool<'a>(
             scope,
             work: &work,
             pool,
-            unstarted: std::mem::take(slots).into_iter(),
+            unstarted: 1..pool.capacity(),
             handles: Vec::new(),
             can_start: true,
             gate: (!config.assume_disk_waits).then(GrowthGate::new),
@@ -496,8 +496,8 @@ struct Crew<'scope, 'env, F> {
     /// What each worker runs: a walker on its slot.
     work: &'env F,
     pool: &'env Pool<DirJob>,
-    /// Slots without a thread yet, in index order.
-    unstarted: std::vec::IntoIter<WorkerSlot<DirJob>>,
+    /// The slots without a thread yet, opened as one starts (`Pool::open_slot`).
+    unstarted: std::ops::Range<usize>,
     handles: Vec<ScopedJoinHandle<'scope, Summary>>,
     /// False once a thread could not be started (a process or container limit on
     /// threads): the walk goes on with the workers it has, this thread at least.
@@ -615,10 +615,11 @@ where
 
     /// Starts a worker on the next free slot; false if none could be started.
     fn start_one(&mut self) -> bool {
-        let Some(slot) = self.unstarted.next() else {
+        let Some(index) = self.unstarted.next() else {
             self.can_start = false;
             return false;
         };
+        let slot = self.pool.open_slot(index);
         let work = self.work;
         let started = std::thread::Builder::new()
             .name(format!("pfind-worker-{}", slot.index()))

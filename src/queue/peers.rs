@@ -49,7 +49,8 @@ impl<T> Pool<T> {
     /// the shallowest of its depth-first walk, with the most below them). What is
     /// returned no longer counts in `dir_pending`; the caller must hold the pool.
     pub fn take_for_peer(&self) -> Vec<T> {
-        let queued = self.frontier.len() + self.stealers.iter().map(|s| s.len()).sum::<usize>();
+        let queued =
+            self.frontier.len() + self.opened().map(|peer| peer.stealer.len()).sum::<usize>();
         let want = queued.div_ceil(2);
         let mut taken = Vec::with_capacity(want);
         while taken.len() < want {
@@ -59,7 +60,7 @@ impl<T> Pool<T> {
                 Steal::Empty => break,
             }
         }
-        'deques: for stealer in self.stealers.iter() {
+        'deques: for stealer in self.opened().map(|peer| &peer.stealer) {
             loop {
                 if taken.len() >= want {
                     break 'deques;
