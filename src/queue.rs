@@ -225,8 +225,10 @@ pub struct Pool<T> {
     latency: Option<LatencyTally>,
     /// See [`Pool::with_latency_bound_listings`].
     latency_bound_listings: bool,
-    /// Other ranks that asked for work and got none (`peers`).
+    /// Other ranks waiting for an answer to their ask (`peers`).
     hungry_peers: AtomicUsize,
+    /// Directories set aside for those ranks (`peers`), made when the first asks.
+    set_aside: OnceLock<Injector<T>>,
 }
 
 /// The shared half of one slot: its deque, for stealing, and its parker's unparker.
@@ -277,6 +279,7 @@ impl<T> Pool<T> {
             latency: None,
             latency_bound_listings: false,
             hungry_peers: AtomicUsize::new(0),
+            set_aside: OnceLock::new(),
         };
         let slots = (0..wanted).map(|index| pool.open_slot(index)).collect();
         (pool, slots)
@@ -441,6 +444,24 @@ impl<T> Pool<T> {
             return;
         }
         let pending = self.dir_pending.fetch_add(count, Ordering::SeqCst);
+        // Relaxed: only a cluster walk's coordinator sets it (`peers`), and a push
+        // that misses a change by a moment is shared or not one batch later.
+        if self.hungry_peers.load(Ordering::Relaxed) != 0 {
+            return self.push_dirs_shared(slot, depth, pending, dirs);
+        }
+        self.push_dirs_here(slot, depth, pending, dirs);
+    }
+
+    /// The rest of [`Self::push_dirs`]: `dirs` queued here, `pending` with them.
+    #[inline(always)]
+    fn push_dirs_here(
+        &self,
+        slot: &WorkerSlot<T>,
+        depth: usize,
+        pending: usize,
+        dirs: impl ExactSizeIterator<Item = T>,
+    ) {
+        let count = dirs.len();
         if self.joins_frontier(depth, pending) {
             for dir in dirs {
                 self.frontier.push(dir);

@@ -10,6 +10,7 @@ use crate::queue::Pool;
 use crate::report::Reporter;
 use crate::scheduler::Peers;
 use crate::walker::{DirJob, Roots};
+use std::collections::VecDeque;
 use std::time::{Duration, Instant};
 
 /// A rank's share of a cluster walk, as the scheduler runs it.
@@ -41,7 +42,14 @@ impl<'a> Coordinator<'a> {
 /// most: a walk's last directories are being read somewhere, and a flood of asks
 /// would only keep their ranks' coordinators busy.
 const FIRST_RETRY: Duration = Duration::from_micros(100);
-const LAST_RETRY: Duration = Duration::from_millis(5);
+const LAST_RETRY: Duration = Duration::from_millis(2);
+
+/// How long an ask this rank had nothing queued for is held, while half of what
+/// its workers queue is set aside for it (`queue::peers`), before "nothing".
+const HOLD_ASK: Duration = Duration::from_millis(3);
+
+/// How often the coordinator looks at its pool while it holds an ask.
+const HOLDING_POLL: Duration = Duration::from_micros(50);
 
 /// Safra's termination detection, one rank's part (Dijkstra's token ring with
 /// message counts, as in Safra's algorithm; see the module comment of `cluster`).
@@ -70,7 +78,8 @@ impl Peers for Coordinator<'_> {
         let mut retry = FIRST_RETRY;
         let mut ask_after = Instant::now();
         let mut stop_sent = false;
-        let mut hungry = 0usize;
+        // Asks held, oldest first, with when each came.
+        let mut held: VecDeque<(usize, Instant)> = VecDeque::new();
         let mut random = (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
         let mut pause = Pause::new();
         'walk: loop {
@@ -78,24 +87,7 @@ impl Peers for Coordinator<'_> {
             while let Some((from, message)) = self.link.try_receive() {
                 heard = true;
                 match message {
-                    Message::Ask => {
-                        let given = match pool.is_stopped() {
-                            true => Vec::new(),
-                            false => pool.take_for_peer(),
-                        };
-                        let wire: Vec<_> =
-                            given.iter().filter_map(|job| roots.to_wire(job)).collect();
-                        if wire.is_empty() {
-                            self.link.send(from, &Message::Nothing);
-                            hungry += 1;
-                            pool.set_hungry_peers(hungry.min(ranks));
-                        } else {
-                            safra.count += 1;
-                            self.link.send(from, &Message::Work(wire));
-                            hungry = 0;
-                            pool.set_hungry_peers(0);
-                        }
-                    }
+                    Message::Ask => held.push_back((from, Instant::now())),
                     Message::Work(wire) => {
                         safra.count -= 1;
                         safra.black = true;
@@ -139,6 +131,28 @@ impl Peers for Coordinator<'_> {
                     // Only after the walk; see `run`.
                     Message::Totals(_) | Message::Status(_) => {}
                 }
+            }
+            // Asks are answered with work as soon as there is some, or with
+            // nothing once held long enough (at once if this rank has stopped).
+            while let Some(&(asker, since)) = held.front() {
+                let given = match pool.is_stopped() {
+                    true => Vec::new(),
+                    false => pool.take_for_peer(),
+                };
+                let wire: Vec<_> = given.iter().filter_map(|job| roots.to_wire(job)).collect();
+                if !wire.is_empty() {
+                    safra.count += 1;
+                    self.link.send(asker, &Message::Work(wire));
+                } else if pool.is_stopped() || since.elapsed() >= HOLD_ASK {
+                    self.link.send(asker, &Message::Nothing);
+                } else {
+                    break;
+                }
+                held.pop_front();
+            }
+            pool.set_hungry_peers(held.len());
+            if held.is_empty() {
+                pool.return_set_aside();
             }
             // The walk stopped here early (`-q` found a match, rank 0's output
             // closed): every rank stops.
@@ -197,12 +211,15 @@ impl Peers for Coordinator<'_> {
                     self.link.send(next, &token);
                 }
             }
-            if heard {
+            if !held.is_empty() {
+                std::thread::sleep(HOLDING_POLL);
+            } else if heard {
                 pause.reset();
             } else {
                 pause.wait();
             }
         }
+        // Ranks still asking are told the walk is over by rank 0.
         pool.set_hungry_peers(0);
         // Let go of the hold: the workers, all idle, end.
         pool.finish_dir();

@@ -13,9 +13,24 @@
 //!
 //! Directories given away ([`Pool::take_for_peer`]) leave the count the same way a
 //! finished one does; the hold keeps it from reaching zero meanwhile.
+//!
+//! # Setting work aside for a rank that asked
+//!
+//! A directory is shareable only while it is queued, and on a filesystem where
+//! each request is a round trip a rank runs many workers that take each one as
+//! soon as it is queued: measured through four FUSE mounts capped at four
+//! requests in flight (`benchmark.py --cluster`), rank 0 made 6,421 of the walk's
+//! 7,245 requests and four ranks were slower than one. So an ask that finds
+//! nothing queued is held by the coordinator for a moment
+//! ([`Pool::set_hungry_peers`]), and while any is held, half of each batch of
+//! subdirectories a worker queues is set aside instead, where this rank's workers
+//! do not look ([`Pool::push_dirs_shared`]): the coordinator sends it to the
+//! rank that asked. What is still aside when no ask is held goes back to this
+//! rank's workers ([`Pool::return_set_aside`]). It stays counted in
+//! `dir_pending` throughout, so the rank is not idle while any is aside.
 
 use super::Pool;
-use crossbeam_deque::Steal;
+use crossbeam_deque::{Injector, Steal};
 use std::sync::atomic::Ordering;
 
 impl<T> Pool<T> {
@@ -49,6 +64,21 @@ impl<T> Pool<T> {
     /// the shallowest of its depth-first walk, with the most below them). What is
     /// returned no longer counts in `dir_pending`; the caller must hold the pool.
     pub fn take_for_peer(&self) -> Vec<T> {
+        // What was set aside for a peer goes first, and alone: it is half already.
+        if let Some(aside) = self.set_aside.get() {
+            let mut taken = Vec::new();
+            loop {
+                match aside.steal() {
+                    Steal::Success(job) => taken.push(job),
+                    Steal::Retry => continue,
+                    Steal::Empty => break,
+                }
+            }
+            if !taken.is_empty() {
+                self.dir_pending.fetch_sub(taken.len(), Ordering::SeqCst);
+                return taken;
+            }
+        }
         let queued =
             self.frontier.len() + self.opened().map(|peer| peer.stealer.len()).sum::<usize>();
         let want = queued.div_ceil(2);
@@ -78,11 +108,57 @@ impl<T> Pool<T> {
         taken
     }
 
-    /// Records that `ranks` other ranks asked for work this rank had none of to
-    /// give: a giant directory being listed here is then cut into pieces, as for a
-    /// parked worker, so that the next request finds some.
+    /// Records that `ranks` other ranks wait for an answer to an ask this rank had
+    /// nothing queued for: half of what workers queue is set aside for them
+    /// meanwhile (see the module comment), and a giant directory being listed here
+    /// is cut into pieces, as for a parked worker.
     pub fn set_hungry_peers(&self, ranks: usize) {
+        if ranks > 0 {
+            self.set_aside.get_or_init(Injector::new);
+        }
         self.hungry_peers.store(ranks, Ordering::Relaxed);
+    }
+
+    /// [`Pool::push_dirs`] while peers are hungry: the first half of `dirs`
+    /// (rounded up) is set aside for them, the rest queued here.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn push_dirs_shared(
+        &self,
+        slot: &super::WorkerSlot<T>,
+        depth: usize,
+        pending: usize,
+        mut dirs: impl ExactSizeIterator<Item = T>,
+    ) {
+        if let Some(aside) = self.set_aside.get() {
+            let half = dirs.len().div_ceil(2);
+            for dir in dirs.by_ref().take(half) {
+                aside.push(dir);
+            }
+        }
+        self.push_dirs_here(slot, depth, pending, dirs);
+    }
+
+    /// Gives what was set aside and not sent back to this rank's workers (no ask
+    /// is held any more). They stay counted; they only change queue.
+    pub fn return_set_aside(&self) {
+        let Some(aside) = self.set_aside.get() else {
+            return;
+        };
+        let mut returned = 0;
+        loop {
+            match aside.steal() {
+                Steal::Success(job) => {
+                    self.frontier.push(job);
+                    returned += 1;
+                }
+                Steal::Retry => continue,
+                Steal::Empty => break,
+            }
+        }
+        if returned > 0 {
+            self.maybe_unpark(returned);
+        }
     }
 
     /// See [`Pool::set_hungry_peers`].
@@ -113,6 +189,30 @@ mod tests {
         pool.finish_dir();
         assert!(pool.is_stopped());
         assert_eq!(pool.next_job(&slots[0], || {}), None);
+    }
+
+    #[test]
+    fn while_a_peer_is_hungry_half_of_each_batch_is_set_aside_for_it() {
+        let (pool, slots) = Pool::<u32>::new(1);
+        pool.hold();
+        pool.set_hungry_peers(1);
+        pool.push_dirs(&slots[0], 1, [1, 2, 3].into_iter());
+        // The workers see the half not set aside.
+        assert_eq!(pool.next_job(&slots[0], || {}), Some(3));
+        pool.finish_dir();
+        assert_eq!(pool.take_for_peer(), [1, 2]);
+        // None set aside once nobody waits; what was is given back.
+        pool.push_dirs(&slots[0], 1, [4, 5].into_iter());
+        pool.set_hungry_peers(0);
+        pool.push_dirs(&slots[0], 1, [6].into_iter());
+        pool.return_set_aside();
+        let mut here = Vec::new();
+        while !pool.is_idle() {
+            here.push(pool.next_job(&slots[0], || {}).unwrap());
+            pool.finish_dir();
+        }
+        here.sort();
+        assert_eq!(here, [4, 5, 6]);
     }
 
     #[test]
