@@ -844,12 +844,39 @@ def startup_commands(args, peers: list[Tool], floor: Optional[Tool]) -> list[sta
     return commands
 
 
+def say_startup_plan(args, peers: list[Tool], skipped: dict[str, str]) -> int:
+    """--startup --dry-run: the tools, trees and runs a run would time, each command
+    line, and what is skipped; no floor built, no dataset made, nothing timed or
+    written."""
+    floor_path = named_program(args.floor) if args.floor else None
+    floor = make_floor(floor_path, available_cpus()) if floor_path else None
+    commands = startup_commands(args, peers, floor)
+    names = [c.name for c in commands] + ([] if args.floor else ["floor"])
+    lines = [
+        f"start-up: {', '.join(names)} on {', '.join(startup.TREES)}: {args.startup_runs} timed runs each after "
+        f"{startup.WARMUP} untimed rounds, interleaved",
+        f"start-up trees: empty, a temporary directory; small and deep, under {args.data_dir} (made if missing)",
+    ]
+    lines += [f"start-up command {c.name}: {shlex.join(c.argv_for('ROOT'))}" for c in commands]
+    if not args.floor:
+        lines.append(f"start-up command floor: built from {FLOOR_SOURCE} by the run")
+    lines.append(f"start-up report: {args.output}")
+    skip_lines = [f"start-up: {name}: {why}" for name, why in skipped.items()]
+    if args.floor and floor_path is None:
+        skip_lines.append(f"start-up: floor: {args.floor} is not an executable")
+    say_plan(lines, skip_lines, dry_run=True)
+    return 0
+
+
 def run_startup(args) -> int:
-    """--startup: the table of startup.py, and its JSON report at --output."""
+    """--startup: the table of startup.py, and its JSON report at --output; with
+    --dry-run, what would be timed (say_startup_plan)."""
     if named_program(args.pfind) is None or (args.spec and named_program(args.spec) is None):
         log(f"{args.pfind if named_program(args.pfind) is None else args.spec}: not an executable")
         return 2
     peers, skipped = discover_peers(["bfs", "fd", "find"], chosen={"bfs": args.bfs} if args.bfs else None)
+    if args.dry_run:
+        return say_startup_plan(args, peers, skipped)
     for name, why in skipped.items():
         log(f"{name}: {why}")
     floor, why = find_floor(args)

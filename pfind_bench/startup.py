@@ -22,6 +22,8 @@ from typing import Callable, Sequence
 # run; the others are the datasets of datasets.py.
 TREES = ("empty", "small", "deep")
 DEFAULT_RUNS = 41
+# Untimed rounds before the timed ones.
+WARMUP = 3
 
 
 @dataclass(frozen=True)
@@ -59,7 +61,7 @@ def time_once(argv: list[str]) -> float:
     return (time.perf_counter_ns() - start) / 1e6
 
 
-def run_tree(root: str, commands: Sequence[Command], runs: int, warmup: int = 3, timer: Callable[[list[str]], float] = time_once) -> dict[str, list[float]]:
+def run_tree(root: str, commands: Sequence[Command], runs: int, warmup: int = WARMUP, timer: Callable[[list[str]], float] = time_once) -> dict[str, list[float]]:
     """Every command on ``root``, ``warmup`` untimed rounds then ``runs`` timed ones,
     interleaved (see the module comment); the times per command name."""
     by_name = {c.name: c for c in commands}
@@ -91,7 +93,7 @@ def table(results: dict[str, dict[str, dict]], names: Sequence[str]) -> str:
     return "\n".join(lines)
 
 
-def run_startup(roots: dict[str, str], commands: Sequence[Command], runs: int, warmup: int = 3) -> dict:
+def run_startup(roots: dict[str, str], commands: Sequence[Command], runs: int, warmup: int = WARMUP) -> dict:
     """Times ``commands`` on each of ``roots`` ({tree: path}): {"runs", "warmup",
     "trees": {tree: summarize(...)}}."""
     trees = {tree: summarize(run_tree(root, commands, runs, warmup)) for tree, root in roots.items()}

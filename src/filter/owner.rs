@@ -8,8 +8,9 @@
 //! the command line is read (`getpwnam_r`/`getgrnam_r`: `/etc/passwd` and whatever
 //! else the system's name service uses). An unknown name is a usage error.
 //!
-//! In the static release build only `/etc/passwd` and `/etc/group` are read (see
-//! [`crate::os::userdb`]); users and groups known only elsewhere are given by number.
+//! In the static build (the Linux x86_64 install) the C library reads only
+//! `/etc/passwd` and `/etc/group`, and a name they lack is asked of `getent` (see
+//! [`crate::os::userdb`]).
 
 use crate::os::userdb::{group_id, user_id};
 use std::io;

@@ -119,7 +119,9 @@ pub fn iso8601_local(secs: i64) -> Vec<u8> {
 }
 
 /// User and group names by id, looked up once each through the system's name service
-/// (`getpwuid_r`, `getgrgid_r`, so LDAP or sssd users resolve as `ls -l` shows them).
+/// (`getpwuid_r`, `getgrgid_r`, and `getent` for what a static build's local files
+/// lack: see [`crate::os::userdb`]), so LDAP or sssd users resolve as `ls -l` shows
+/// them.
 /// An id without a name is printed as the number, as `ls` does.
 #[derive(Default)]
 pub struct Names {

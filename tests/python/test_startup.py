@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
+import tempfile
 import unittest
 from types import SimpleNamespace
+from unittest import mock
 
 from tests.python.support import quiet_start, quiet_stop
 from pfind_bench import cli, startup
@@ -36,6 +39,39 @@ class ArgumentTests(unittest.TestCase):
         self.assertEqual(commands["pfind"], ["/bin/true", "ROOT", "-j", "2"])
         self.assertEqual(commands["spec"], ["/bin/false", "ROOT"])
         self.assertEqual(commands["floor"], ["/bin/true", "-j", "2", "-p", "ROOT"])
+
+
+class DryRunTests(unittest.TestCase):
+    def test_a_dry_run_prints_the_plan_and_times_builds_and_writes_nothing(self):
+        # It once ran the whole benchmark and wrote its report into the checkout.
+        with tempfile.TemporaryDirectory() as tmp:
+            report = os.path.join(tmp, "report.json")
+            data = os.path.join(tmp, "data")
+            argv = ["--startup", "--dry-run", "--pfind", "/bin/true", "--spec", "/bin/false", "--startup-runs", "5",
+                    "--data-dir", data, "--output", report]
+            out = io.StringIO()
+            with mock.patch.object(cli, "build_floor") as build, mock.patch.object(cli, "ensure_dataset") as make, \
+                    mock.patch.object(startup, "run_startup") as run, mock.patch.object(startup, "time_once") as time_once, \
+                    mock.patch.object(cli, "discover_peers", return_value=([], {"bfs": "not installed"})), \
+                    contextlib.redirect_stdout(out):
+                self.assertEqual(cli.main(argv), 0)
+            for called in (build, make, run, time_once):
+                called.assert_not_called()
+            lines = out.getvalue().splitlines()
+            self.assertIn("start-up: pfind, spec, floor on empty, small, deep: 5 timed runs each after 3 untimed rounds, interleaved", lines)
+            self.assertIn("start-up command pfind: /bin/true ROOT", lines)
+            self.assertIn("start-up command spec: /bin/false ROOT", lines)
+            self.assertIn(f"start-up report: {report}", lines)
+            self.assertIn("skipped start-up: bfs: not installed", lines)
+            self.assertEqual(os.listdir(tmp), [], "a dry run makes and writes nothing")
+
+    def test_a_dry_run_shows_a_given_floor_and_says_a_missing_one(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            for floor, want in (("/bin/true", "start-up command floor: /bin/true -j "), (os.path.join(tmp, "none"), "skipped start-up: floor: ")):
+                out = io.StringIO()
+                with mock.patch.object(cli, "discover_peers", return_value=([], {})), contextlib.redirect_stdout(out):
+                    self.assertEqual(cli.main(["--startup", "--dry-run", "--pfind", "/bin/true", "--floor", floor, "--data-dir", tmp, "--output", os.path.join(tmp, "report.json")]), 0)
+                self.assertTrue(any(line.startswith(want) for line in out.getvalue().splitlines()), out.getvalue())
 
 
 class InterleavingTests(unittest.TestCase):
