@@ -51,7 +51,7 @@ class CommandsTest(unittest.TestCase):
         by = {c.label: c for c in cmds}
         self.assertEqual(by["pfind"].argv("/t"), ["/p", "/t/m0", "-H"])
         self.assertFalse(by["pfind"].mpi)
-        mpi = ["/mpi/mpirun", "--oversubscribe", "--bind-to", "none", "-np", "4"]
+        mpi = ["/mpi/mpirun", "--oversubscribe", "--bind-to", "none", "--mca", "pml", "ob1", "--mca", "btl", "self,vader", "--mca", "mtl", "^ofi", "-np", "4"]
         self.assertEqual(by["pfind-mpi -np 4"].argv("/t"), mpi + ["/pm", "-H", "--rank-root", "/t/m{rank}/", "/t/m0"])
         self.assertEqual(by["IO500 pfind -np 4"].argv("/t"), mpi + ["/io500/pfind", "/t/m0"])
         self.assertEqual(by["dfind -np 4"].argv("/t"), mpi + ["/mfu/dfind", "--type", "f", "--print", "/t/m0"])
@@ -79,7 +79,7 @@ class CommandsTest(unittest.TestCase):
         cmds = cluster.commands("/p", "/pm", OPEN_MPI, [2], [], "/io500/pfind")
         text = cluster.plan("/src", cmds, 3, 1.0, 4)
         self.assertIn("at most 4 requests in flight a mount (at most 4,000 a second a mount)", text)
-        self.assertIn("pfind-mpi -np 2 (2 mounts, one per rank): /mpi/mpirun --oversubscribe --bind-to none -np 2 /pm --rank-root 'TMP/m{rank}/' TMP/m0", text)
+        self.assertIn("pfind-mpi -np 2 (2 mounts, one per rank): /mpi/mpirun --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader --mca mtl '^ofi' -np 2 /pm --rank-root 'TMP/m{rank}/' TMP/m0", text)
         self.assertIn("IO500 pfind -np 2 (one mount)", text)
         self.assertIn(cluster.ONE_MOUNT_NOTE, text)
         self.assertNotIn(cluster.ONE_MOUNT_NOTE, cluster.plan("/src", cmds[:2], 3, 1.0, 4))
@@ -146,7 +146,7 @@ class MeasureTest(unittest.TestCase):
 
     def test_interleaved_every_second_round_reversed_on_fresh_mounts(self):
         results = self.measure()
-        order = ["pfind" if argv[0] == "/p" else f"-np {argv[5]}" for argv, _ in self.calls]
+        order = ["pfind" if argv[0] == "/p" else f"-np {argv[argv.index('-np') + 1]}" for argv, _ in self.calls]
         self.assertEqual(order, ["pfind", "-np 2", "-np 4", "-np 4", "-np 2", "pfind"])
         # 1 + 2 + 4 mounts a round, two rounds, each a new directory.
         self.assertEqual(len(FakeMount.made), 14)
