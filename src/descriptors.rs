@@ -308,6 +308,8 @@ fn open_once(
 /// Opens a root by its path as typed: links in it are followed, except (without
 /// `-L`) a last component that is a link, unless a trailing `/` asks to follow it,
 /// as with `find -P`.
+#[cold]
+#[inline(never)]
 fn open_root(path: &[u8], follow: bool) -> io::Result<OwnedFd> {
     let path = rank_root::opened(path);
     let path: &[u8] = if path.is_empty() { b"." } else { &path };
