@@ -72,7 +72,7 @@ struct OwnedPaths {
 }
 
 /// Why an index could not be read.
-#[derive(Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexError {
     /// Not an index, or cut short: the reason.
     Corrupt(&'static str),
@@ -137,11 +137,46 @@ impl TrackedPaths {
         let mut flags_at: Vec<u32> = Vec::with_capacity(entries);
         let mut previous: &[u8] = b"";
         let mut in_order = true;
+        // The loop that finds every entry, the whole cost of reading an index:
+        // each entry's bounds are checked once, by `get` (37K entries: 4.5M
+        // instructions through `Input`'s reads, 4.0M so; half of what is left is
+        // the order check, which git makes too, `check_ce_order`).
+        let fixed = STAT_BYTES + hash_len;
+        let cut_short = IndexError::Corrupt("cut short");
+        let mut at = input.at;
         for _ in 0..count {
-            let start = input.at;
-            input.take(STAT_BYTES + hash_len)?;
-            let at = input.at;
-            let name = input.name(version)?;
+            let flags_here = at + fixed;
+            let Some(&[high, low]) = bytes.get(flags_here..flags_here + 2) else {
+                return Err(cut_short);
+            };
+            let flags = u16::from_be_bytes([high, low]);
+            let mut name_start = flags_here + 2;
+            if flags & EXTENDED != 0 {
+                if version < 3 {
+                    return Err(IndexError::Corrupt("extended flags in a version 2 index"));
+                }
+                name_start += 2;
+            }
+            let stated = usize::from(flags & NAME_MASK);
+            // The flags hold the length of all but the longest paths: no scan.
+            let name = if stated < usize::from(NAME_MASK) {
+                match bytes.get(name_start..=name_start + stated) {
+                    Some([name @ .., 0]) => name,
+                    Some(_) => {
+                        return Err(IndexError::Corrupt(
+                            "a path's length disagrees with its flags",
+                        ))
+                    }
+                    None => return Err(cut_short),
+                }
+            } else {
+                let rest = bytes.get(name_start..).ok_or(cut_short)?;
+                let len = rest.iter().position(|&b| b == 0).ok_or(cut_short)?;
+                &rest[..len]
+            };
+            // The entry, NUL included, is padded with NULs to a multiple of 8.
+            let used = name_start + name.len() + 1 - at;
+            at += (used + 7) & !7;
             if !flags_at.is_empty() {
                 match previous.cmp(name) {
                     std::cmp::Ordering::Less => {}
@@ -150,13 +185,13 @@ impl TrackedPaths {
                     std::cmp::Ordering::Greater => in_order = false,
                 }
             }
-            flags_at.push(at as u32);
+            flags_at.push(flags_here as u32);
             previous = name;
-            // The entry, NUL included, is padded with NULs to a multiple of 8.
-            let used = input.at - start;
-            let padded = (used + 7) & !7;
-            input.take(padded - used)?;
         }
+        if at > bytes.len() {
+            return Err(cut_short);
+        }
+        input.at = at;
         if input.bytes[input.at..].starts_with(b"link") {
             return Err(IndexError::Split);
         }
@@ -498,6 +533,25 @@ mod tests {
     fn stages_of_a_conflict_count_once_and_disorder_is_sorted() {
         let tracked = TrackedPaths::parse(index(2, &[b"b", b"b", b"b", b"a"]), 20).unwrap();
         assert_eq!(tracked.iter().collect::<Vec<_>>(), [&b"a"[..], b"b"]);
+        // In order, with entries padded past their NUL: each stage's padding is
+        // skipped too, or the next entry is read from the wrong place.
+        let paths: &[&[u8]] = &[b"a", b"bb", b"bb", b"bb", b"c/d", b"c/e"];
+        for version in [2, 4] {
+            let tracked = TrackedPaths::parse(index(version, paths), 20).unwrap();
+            let want: &[&[u8]] = &[b"a", b"bb", b"c/d", b"c/e"];
+            assert_eq!(tracked.iter().collect::<Vec<_>>(), want, "{version}");
+        }
+    }
+
+    #[test]
+    fn a_path_longer_than_its_flags_can_say_is_read_to_its_nul() {
+        let long = [b'x'; 5000];
+        let longer = [&long[..], b"y"].concat();
+        let paths: &[&[u8]] = &[b"a", &long, &longer];
+        for version in [2, 4] {
+            let tracked = TrackedPaths::parse(index(version, paths), 20).unwrap();
+            assert_eq!(tracked.iter().collect::<Vec<_>>(), paths, "{version}");
+        }
     }
 
     #[test]
