@@ -507,12 +507,16 @@ impl Candidate<'_> {
     }
 
     /// What `list`, whose paths start `base` bytes into the entry's, says of it.
+    /// Inlined: asked about two or three lists for every entry, and turning most
+    /// away at once, it cost more in its call than in its test (2.5M of the 10.9M
+    /// instructions of its 150K calls on a generated working copy, issue 39).
+    #[inline(always)]
     fn below(&mut self, base: usize, list: &RuleList) -> Option<Verdict> {
         if !list.may_match(|| self.byte_at(base), self.name) {
             return None;
         }
         let (name_start, is_dir) = (self.name_start(), self.is_dir);
-        list.verdict(&self.path()[base..], name_start - base, is_dir)
+        list.verdict_of_candidate(&self.path()[base..], name_start - base, is_dir)
     }
 }
 
