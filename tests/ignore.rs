@@ -353,6 +353,21 @@ fn the_files_are_git_s_files() {
     assert_git_answer(&sandbox, &repo, "default user ignore file");
     let got = sandbox.pfind_files(&repo, &["--ignore"]);
     assert!(!got.iter().any(|p| p == b"edit.swp") && got.iter().any(|p| p == b"notes.bak"));
+    // The index in each version git writes: 2 so far, 3 once an entry has extended
+    // flags (`git add -N`), 4 (paths prefix-compressed) when asked. Versions 2 and
+    // 3 are read in place, 4 is put together (src/ignore/index.rs).
+    let version = || std::fs::read(repo.join(".git/index")).unwrap()[7];
+    assert_eq!(version(), 2);
+    sandbox.git(&repo, &["add", "-N", "-f", "a.log"]);
+    assert_eq!(version(), 3);
+    assert_git_answer(&sandbox, &repo, "index version 3");
+    assert!(sandbox
+        .pfind_files(&repo, &["--ignore"])
+        .iter()
+        .any(|p| p == b"a.log"));
+    sandbox.git(&repo, &["update-index", "--index-version", "4"]);
+    assert_eq!(version(), 4);
+    assert_git_answer(&sandbox, &repo, "index version 4");
 }
 
 #[test]

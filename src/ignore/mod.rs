@@ -408,16 +408,26 @@ impl Gate {
     /// (below the origin; its name starts at `name_start`), if one does: each kind
     /// over every level, the nearest first, before the next kind.
     fn non_git_verdict(&self, rules: &DirRules, entry: &mut Candidate<'_>) -> Option<Verdict> {
-        type ListOf = fn(&DirRules) -> Option<&RuleList>;
-        let non_git: [(bool, ListOf); 2] = [
-            (rules.fdignore_above, |d| d.fdignore.as_deref()),
-            (rules.dot_ignore_above, |d| d.dot_ignore.as_deref()),
-        ];
-        for (_, list_of) in non_git.into_iter().filter(|(any, _)| *any) {
+        // Each kind by its own loop, not by a table of accessors: called through
+        // function pointers they cost 0.9M instructions of a 47M walk (issue 39).
+        if rules.fdignore_above {
             let mut level = Some(rules);
             while let Some(here) = level {
-                if let Some(verdict) = list_of(here).and_then(|l| entry.below(here.path_len, l)) {
-                    return Some(verdict);
+                if let Some(list) = here.fdignore.as_deref() {
+                    if let Some(verdict) = entry.below(here.path_len, list) {
+                        return Some(verdict);
+                    }
+                }
+                level = here.parent.as_deref();
+            }
+        }
+        if rules.dot_ignore_above {
+            let mut level = Some(rules);
+            while let Some(here) = level {
+                if let Some(list) = here.dot_ignore.as_deref() {
+                    if let Some(verdict) = entry.below(here.path_len, list) {
+                        return Some(verdict);
+                    }
                 }
                 level = here.parent.as_deref();
             }
@@ -450,8 +460,14 @@ impl Gate {
             level = here.parent.as_deref();
         }
         if let Some(repo) = rules.repo.as_deref().filter(|_| self.options.vcs) {
-            let repo_lists = [repo.info_exclude.as_deref(), repo.user_excludes.as_deref()];
-            for list in repo_lists.into_iter().flatten() {
+            // Two `if`s rather than a loop over both: most repositories have
+            // neither list, and the loop cost every entry 6 instructions.
+            if let Some(list) = repo.info_exclude.as_deref() {
+                if let Some(verdict) = below(repo.top, list) {
+                    return Some(verdict);
+                }
+            }
+            if let Some(list) = repo.user_excludes.as_deref() {
                 if let Some(verdict) = below(repo.top, list) {
                     return Some(verdict);
                 }
@@ -507,12 +523,16 @@ impl Candidate<'_> {
     }
 
     /// What `list`, whose paths start `base` bytes into the entry's, says of it.
+    /// Inlined: asked about two or three lists for every entry, and turning most
+    /// away at once, it cost more in its call than in its test (2.5M of the 10.9M
+    /// instructions of its 150K calls on a generated working copy, issue 39).
+    #[inline(always)]
     fn below(&mut self, base: usize, list: &RuleList) -> Option<Verdict> {
         if !list.may_match(|| self.byte_at(base), self.name) {
             return None;
         }
         let (name_start, is_dir) = (self.name_start(), self.is_dir);
-        list.verdict(&self.path()[base..], name_start - base, is_dir)
+        list.verdict_of_candidate(&self.path()[base..], name_start - base, is_dir)
     }
 }
 

@@ -7,7 +7,7 @@
 use super::gitconfig::GitSettings;
 use super::index::TrackedPaths;
 use super::rules::RuleList;
-use crate::os::read::{read_small_path, Expect};
+use crate::os::read::{map_small_path, read_small_path, Expect};
 use crate::report::Reporter;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -198,7 +198,9 @@ impl Repo {
         self.tracked
             .get_or_init(|| {
                 let file = self.git_dir.join("index");
-                let bytes = match read_small_path(&file, INDEX) {
+                // Mapped, not read: most of it is never looked at (see
+                // `map_small_path`, and why git's own writes leave a mapping whole).
+                let bytes = match map_small_path(&file, INDEX) {
                     Ok(bytes) => bytes,
                     Err(err) if err.kind() == io::ErrorKind::NotFound => {
                         return Some(TrackedPaths::default())
@@ -208,7 +210,7 @@ impl Repo {
                         return None;
                     }
                 };
-                match TrackedPaths::parse(&bytes, self.hash_len) {
+                match TrackedPaths::parse(bytes, self.hash_len) {
                     Ok(tracked) => Some(tracked),
                     Err(err) => {
                         index_warning(&file, &err.to_string(), reporter);

@@ -46,6 +46,9 @@ struct Needs {
     last_bytes: ByteSet,
     name_first: ByteSet,
     path_first: ByteSet,
+    /// Whether `path_first` holds any byte: comparing the set with an empty one
+    /// for every entry was 0.9M instructions of a 51M walk (issue 39).
+    by_path_first: bool,
     /// A rule that fixes neither (`*`, `*.[oa]`): every entry is asked.
     anything: bool,
 }
@@ -57,7 +60,10 @@ impl Needs {
         match (end.last(), start.first()) {
             (Some(&last), _) => self.last_bytes.insert(last),
             (None, Some(&first)) if by_name => self.name_first.insert(first),
-            (None, Some(&first)) => self.path_first.insert(first),
+            (None, Some(&first)) => {
+                self.path_first.insert(first);
+                self.by_path_first = true;
+            }
             (None, None) => self.anything = true,
         }
     }
@@ -68,7 +74,7 @@ impl Needs {
         self.anything
             || has(&self.last_bytes, name.last().copied())
             || has(&self.name_first, name.first().copied())
-            || self.path_first != ByteSet::default() && has(&self.path_first, path_first())
+            || self.by_path_first && has(&self.path_first, path_first())
     }
 }
 
@@ -268,6 +274,17 @@ impl RuleList {
         if !self.needs.may_match(|| path.first().copied(), name) {
             return None;
         }
+        self.verdict_of_candidate(path, name_start, is_dir)
+    }
+
+    /// [`RuleList::verdict`] for a path that [`RuleList::may_match`] let through.
+    pub fn verdict_of_candidate(
+        &self,
+        path: &[u8],
+        name_start: usize,
+        is_dir: bool,
+    ) -> Option<Verdict> {
+        let name = &path[name_start..];
         let applies = |index: &u32| is_dir || !self.rule(*index).mode.contains(Mode::MUST_BE_DIR);
         // The last matching rule decides: the highest index any bucket finds.
         let mut last: Option<u32> = None;

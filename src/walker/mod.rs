@@ -78,8 +78,11 @@ pub struct Walker<'a> {
 struct Listing {
     /// Each name followed by its NUL.
     names: Vec<u8>,
-    /// Where each entry's name ends (after its NUL), and its kind.
-    entries: Vec<(usize, EntryKind)>,
+    /// Each entry's name's length with its NUL, and its kind: eight bytes an
+    /// entry rather than sixteen with the name's end as a `usize`, since these
+    /// buffers grow to the largest directory's listing (17,880 entries in a
+    /// generated working copy: 35 page faults fewer, issue 39).
+    entries: Vec<(u32, EntryKind)>,
     marks: Marks,
     /// The path an entry's rules are matched on, reused.
     scratch: Vec<u8>,
@@ -97,7 +100,9 @@ impl Listing {
         self.marks.note(name);
         self.names.extend_from_slice(name);
         self.names.push(0);
-        self.entries.push((self.names.len(), entry.kind));
+        // A name is at most a few hundred bytes on every system (NAME_MAX).
+        let len = u32::try_from(name.len() + 1).unwrap_or(u32::MAX);
+        self.entries.push((len, entry.kind));
     }
 }
 
@@ -507,7 +512,8 @@ fn visit_gated(
     }
     let below_root = &dir.prefix[dir.below_root()..];
     let mut start = 0;
-    for &(end, kind) in &listing.entries {
+    for &(len, kind) in &listing.entries {
+        let end = start + len as usize;
         let name_with_nul = &listing.names[start..end];
         start = end;
         let mut entry = RawEntry::from_name_with_nul(name_with_nul, kind);
@@ -553,7 +559,8 @@ fn ask_untyped_kinds(listing: &mut Listing, fd: std::os::fd::RawFd) {
     let mut untyped = Vec::new();
     let mut names = Vec::new();
     let mut start = 0;
-    for (index, &(end, kind)) in listing.entries.iter().enumerate() {
+    for (index, &(len, kind)) in listing.entries.iter().enumerate() {
+        let end = start + len as usize;
         if kind == EntryKind::Unknown {
             if let Ok(name) = std::ffi::CStr::from_bytes_with_nul(&listing.names[start..end]) {
                 untyped.push(index);
