@@ -13,7 +13,6 @@
 use pfind::cli::{self, Usage};
 use pfind::generate;
 use pfind::output::sink::reader_left;
-use pfind::output::sizes::size_summary;
 use pfind::output::{Output, OutputMode};
 use pfind::report::{escape_usage, ExitStatus, Reporter};
 use std::io::Write;
@@ -109,23 +108,21 @@ fn run() -> ExitStatus {
     if let Some(hint) = misses.and_then(|misses| misses.after_walk(&config, &summary, count)) {
         reporter.warning(&hint);
     }
-    match config.output {
-        OutputMode::Count => {
-            output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
-        }
-        OutputMode::SizeSum => {
-            let line = size_summary(summary.matches, summary.bytes);
-            output.deliver(line.as_bytes(), &reporter);
-        }
-        // `-q` answers with its status alone: a match means success even if errors
-        // were reported; no match is status 1, the same as an error.
-        OutputMode::Quiet if summary.matches > 0 => return ExitStatus::Success,
-        OutputMode::Quiet => return ExitStatus::HadErrors,
-        OutputMode::Formatted { .. } => {
-            output.finish(config.format.as_ref(), config.max_results, &reporter)
-        }
-        OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
+    // `-q` answers with its status alone: a match means success even if errors
+    // were reported; no match is status 1, the same as an error.
+    if config.output == OutputMode::Quiet {
+        return match summary.matches {
+            0 => ExitStatus::HadErrors,
+            _ => ExitStatus::Success,
+        };
     }
+    output.finish_run(
+        &config.output,
+        config.format.as_ref(),
+        config.max_results,
+        (summary.matches, summary.bytes),
+        &reporter,
+    );
     if config.stats {
         print_stats(&summary, took);
     }

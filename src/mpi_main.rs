@@ -13,8 +13,7 @@ use pfind::cluster::link::Link;
 use pfind::cluster::mpi::Mpi;
 use pfind::cluster::{self, rank};
 use pfind::os::rank_root;
-use pfind::output::sizes::size_summary;
-use pfind::output::{Output, OutputMode};
+use pfind::output::Output;
 use pfind::report::Reporter;
 use std::ffi::OsString;
 use std::io::Write;
@@ -166,19 +165,13 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
     let took = started.elapsed();
     if first {
         let summary = &ended.summary;
-        match config.output {
-            OutputMode::Count => {
-                output.deliver(format!("{}\n", summary.matches).as_bytes(), &reporter);
-            }
-            OutputMode::SizeSum => {
-                let line = size_summary(summary.matches, summary.bytes);
-                output.deliver(line.as_bytes(), &reporter);
-            }
-            OutputMode::Formatted { .. } => {
-                output.finish(config.format.as_ref(), config.max_results, &reporter)
-            }
-            _ => {}
-        }
+        output.finish_run(
+            &config.output,
+            config.format.as_ref(),
+            config.max_results,
+            (summary.matches, summary.bytes),
+            &reporter,
+        );
         if config.stats {
             let lines = format!(
                 "{} matches\n{} entries examined\n{} pieces of giant directories listed\n{} ranks, {} workers\n{:.3} seconds\n",

@@ -13,7 +13,8 @@
 //! With `--sort`, workers hand over what they kept instead of blocks
 //! ([`Output::keep`]), and [`Output::finish`] prints it in order once the walk is over.
 
-use super::format::Format;
+use super::format::{Format, OutputMode};
+use super::sizes::size_summary;
 use super::sort::{write_merged, SortRun};
 use crate::report::Reporter;
 use std::io::{self, Write};
@@ -101,6 +102,30 @@ impl Output {
     /// order), every worker's matches merged into one order, the first `first` of them
     /// (`--max-results`). Call it once [`crate::run`] has returned; without `--sort`
     /// it does nothing.
+    /// What a run prints once its walk is over, for any mode but `-q` (which
+    /// answers with its status): `-c`'s count of `matches`, `-s`'s line with
+    /// their `bytes`, or what [`Self::finish`] prints; nothing for paths and `-l`,
+    /// printed as found. `pfind` and `pfind-mpi` (on rank 0) both end this way.
+    pub fn finish_run(
+        &self,
+        mode: &OutputMode,
+        format: Option<&Format>,
+        first: Option<u64>,
+        (matches, bytes): (u64, u128),
+        reporter: &Reporter,
+    ) {
+        match mode {
+            OutputMode::Count => {
+                self.deliver(format!("{matches}\n").as_bytes(), reporter);
+            }
+            OutputMode::SizeSum => {
+                self.deliver(size_summary(matches, bytes).as_bytes(), reporter);
+            }
+            OutputMode::Formatted { .. } => self.finish(format, first, reporter),
+            OutputMode::Quiet | OutputMode::Paths { .. } | OutputMode::Long { .. } => {}
+        }
+    }
+
     pub fn finish(&self, format: Option<&Format>, first: Option<u64>, reporter: &Reporter) {
         let runs = std::mem::take(&mut *lock(&self.kept));
         if let Some(format) = format.filter(|format| format.sort.is_some()) {
