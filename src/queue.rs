@@ -567,13 +567,7 @@ impl<T> Pool<T> {
 
     /// The oldest directory of the frontier, if there is one.
     fn take_from_frontier(&self) -> Option<T> {
-        loop {
-            match self.frontier.steal() {
-                Steal::Success(job) => return Some(job),
-                Steal::Empty => return None,
-                Steal::Retry => continue,
-            }
-        }
+        steal_retrying(|| self.frontier.steal())
     }
 
     /// One sweep over the peers, starting after our own index so that workers spread
@@ -611,6 +605,18 @@ impl<T> Pool<T> {
     /// A guard for the current worker thread: if the thread unwinds, the pool stops.
     pub fn guard(&self) -> WorkerGuard<'_, T> {
         WorkerGuard { pool: self }
+    }
+}
+
+/// What `steal` takes, asked again while it says to retry (another thief won a
+/// race for the same slot): a job, or `None` once the queue is empty.
+fn steal_retrying<T>(steal: impl Fn() -> Steal<T>) -> Option<T> {
+    loop {
+        match steal() {
+            Steal::Success(job) => return Some(job),
+            Steal::Empty => return None,
+            Steal::Retry => continue,
+        }
     }
 }
 

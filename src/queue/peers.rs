@@ -29,8 +29,8 @@
 //! rank's workers ([`Pool::return_set_aside`]). It stays counted in
 //! `dir_pending` throughout, so the rank is not idle while any is aside.
 
-use super::Pool;
-use crossbeam_deque::{Injector, Steal};
+use super::{steal_retrying, Pool};
+use crossbeam_deque::Injector;
 use std::sync::atomic::Ordering;
 
 impl<T> Pool<T> {
@@ -66,14 +66,7 @@ impl<T> Pool<T> {
     pub fn take_for_peer(&self) -> Vec<T> {
         // What was set aside for a peer goes first, and alone: it is half already.
         if let Some(aside) = self.set_aside.get() {
-            let mut taken = Vec::new();
-            loop {
-                match aside.steal() {
-                    Steal::Success(job) => taken.push(job),
-                    Steal::Retry => continue,
-                    Steal::Empty => break,
-                }
-            }
+            let taken: Vec<T> = std::iter::from_fn(|| steal_retrying(|| aside.steal())).collect();
             if !taken.is_empty() {
                 self.dir_pending.fetch_sub(taken.len(), Ordering::SeqCst);
                 return taken;
@@ -82,26 +75,13 @@ impl<T> Pool<T> {
         let queued =
             self.frontier.len() + self.opened().map(|peer| peer.stealer.len()).sum::<usize>();
         let want = queued.div_ceil(2);
-        let mut taken = Vec::with_capacity(want);
-        while taken.len() < want {
-            match self.frontier.steal() {
-                Steal::Success(job) => taken.push(job),
-                Steal::Retry => continue,
-                Steal::Empty => break,
-            }
-        }
-        'deques: for stealer in self.opened().map(|peer| &peer.stealer) {
-            loop {
-                if taken.len() >= want {
-                    break 'deques;
-                }
-                match stealer.steal() {
-                    Steal::Success(job) => taken.push(job),
-                    Steal::Retry => continue,
-                    Steal::Empty => break,
-                }
-            }
-        }
+        let from_deques = self
+            .opened()
+            .flat_map(|peer| std::iter::from_fn(|| steal_retrying(|| peer.stealer.steal())));
+        let taken: Vec<T> = std::iter::from_fn(|| self.take_from_frontier())
+            .chain(from_deques)
+            .take(want)
+            .collect();
         if !taken.is_empty() {
             self.dir_pending.fetch_sub(taken.len(), Ordering::SeqCst);
         }
@@ -146,15 +126,9 @@ impl<T> Pool<T> {
             return;
         };
         let mut returned = 0;
-        loop {
-            match aside.steal() {
-                Steal::Success(job) => {
-                    self.frontier.push(job);
-                    returned += 1;
-                }
-                Steal::Retry => continue,
-                Steal::Empty => break,
-            }
+        while let Some(job) = steal_retrying(|| aside.steal()) {
+            self.frontier.push(job);
+            returned += 1;
         }
         if returned > 0 {
             self.maybe_unpark(returned);
