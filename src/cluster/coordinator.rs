@@ -99,7 +99,7 @@ impl Peers for Coordinator<'_> {
                                 match roots.job(job, &self.config.filter, self.config.follow) {
                                     Ok(job) => Some(job),
                                     Err(err) => {
-                                        self.reporter.path_error(&job.below, &err);
+                                        self.reporter.path_error(&roots.printed(job), &err);
                                         None
                                     }
                                 }
@@ -139,7 +139,16 @@ impl Peers for Coordinator<'_> {
                     true => Vec::new(),
                     false => pool.take_for_peer(),
                 };
-                let wire: Vec<_> = given.iter().filter_map(|job| roots.to_wire(job)).collect();
+                // A job with no wire form (none is known) stays here, not lost.
+                let mut wire = Vec::with_capacity(given.len());
+                let mut kept = Vec::new();
+                for job in given {
+                    match roots.to_wire(&job) {
+                        Some(sent) => wire.push(sent),
+                        None => kept.push(job),
+                    }
+                }
+                pool.inject(kept);
                 if !wire.is_empty() {
                     safra.count += 1;
                     self.link.send(asker, &Message::Work(wire));

@@ -90,6 +90,19 @@ impl Roots {
         })
     }
 
+    /// The printed path of the directory `wire` describes, for messages (the
+    /// path below the root alone if this process has not that root).
+    pub fn printed(&self, wire: &WireJob) -> Vec<u8> {
+        match self
+            .roots
+            .iter()
+            .find(|(index, ..)| *index == wire.root as usize)
+        {
+            Some((_, root, _)) => joined(root.name(), &wire.below),
+            None => wire.below.clone(),
+        }
+    }
+
     /// The job `wire` describes, made in this process: its path put together from
     /// this process's root, a giant directory opened afresh for a piece.
     pub fn job(&self, wire: &WireJob, filter: &Filter, follow: bool) -> io::Result<DirJob> {
@@ -328,6 +341,7 @@ mod tests {
                 let mut path = Vec::new();
                 let dir = job.enter(&mut path, &filter);
                 assert_eq!(dir.display_path(), joined(root, below));
+                assert_eq!(roots.printed(&wire), dir.display_path());
                 assert_eq!(dir.depth, depth as usize);
                 assert_eq!(roots.to_wire(&job), Some(wire));
             }
