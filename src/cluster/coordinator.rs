@@ -4,6 +4,7 @@
 
 use super::link::{Link, Pause};
 use super::message::Message;
+use super::transport::XorShift;
 use crate::config::Config;
 use crate::output::Output;
 use crate::queue::Pool;
@@ -80,7 +81,7 @@ impl Peers for Coordinator<'_> {
         let mut stop_sent = false;
         // Asks held, oldest first, with when each came.
         let mut held: VecDeque<(usize, Instant)> = VecDeque::new();
-        let mut random = (rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut random = XorShift::new((rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut pause = Pause::new();
         'walk: loop {
             let mut heard = false;
@@ -181,10 +182,7 @@ impl Peers for Coordinator<'_> {
                 }
                 if !asked && !pool.is_stopped() && Instant::now() >= ask_after {
                     let victim = loop {
-                        random ^= random << 13;
-                        random ^= random >> 7;
-                        random ^= random << 17;
-                        let victim = (random % ranks as u64) as usize;
+                        let victim = (random.draw() % ranks as u64) as usize;
                         if victim != rank {
                             break victim;
                         }

@@ -42,7 +42,7 @@ pub struct Memory {
     /// Messages received from the channel, per sender, with when each may be read.
     waiting: Vec<VecDeque<(Instant, Vec<u8>)>>,
     delay: Duration,
-    random: u64,
+    random: XorShift,
 }
 
 impl Memory {
@@ -58,18 +58,31 @@ impl Memory {
                 inbox,
                 waiting: (0..ranks).map(|_| VecDeque::new()).collect(),
                 delay,
-                random: seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (rank as u64 + 1),
+                random: XorShift::new(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (rank as u64 + 1)),
             })
             .collect()
     }
 
-    /// xorshift64: enough to spread delays, and the same for a seed.
     fn next_random(&mut self) -> u64 {
-        let mut x = self.random.max(1);
+        self.random.draw()
+    }
+}
+
+/// xorshift64: enough to spread delays and choose whom to ask, and the same
+/// sequence for a seed.
+pub struct XorShift(u64);
+
+impl XorShift {
+    pub fn new(seed: u64) -> XorShift {
+        XorShift(seed.max(1))
+    }
+
+    pub fn draw(&mut self) -> u64 {
+        let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 7;
         x ^= x << 17;
-        self.random = x;
+        self.0 = x;
         x
     }
 }
