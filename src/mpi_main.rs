@@ -117,26 +117,12 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
         if config.roots.len() != 1 || config.implicit_root || config.exec.is_some() {
             if first {
                 reporter.refusal(
-                    b"--rank-root needs exactly one root typed on the command line, and no command (-x/-X): each rank opens its own mount in its place",
+                    b"--rank-root needs exactly one root typed on the command line, and no command (--exec, --exec-dir, -X): each rank opens its own mount in its place",
                 );
             }
             return USAGE;
         }
-        let opened = template.as_bytes().split(|&b| b == b'{').enumerate().fold(
-            Vec::new(),
-            |mut out, (i, part)| {
-                if i == 0 {
-                    out.extend_from_slice(part);
-                } else if let Some(rest) = part.strip_prefix(b"rank}") {
-                    out.extend_from_slice(link.rank().to_string().as_bytes());
-                    out.extend_from_slice(rest);
-                } else {
-                    out.push(b'{');
-                    out.extend_from_slice(part);
-                }
-                out
-            },
-        );
+        let opened = rank_root::for_rank(template.as_bytes(), link.rank());
         rank_root::set(config.roots[0].as_bytes(), &opened);
     }
     let stdout = if first {

@@ -16,6 +16,25 @@ pub fn set(printed: &[u8], opened: &[u8]) -> bool {
     MAPPING.set((printed.to_vec(), opened.to_vec())).is_ok()
 }
 
+/// `pfind-mpi --rank-root`'s TEMPLATE for rank `rank`: each `{rank}` replaced by
+/// its number, every other byte as typed.
+pub fn for_rank(template: &[u8], rank: usize) -> Vec<u8> {
+    const PLACE: &[u8] = b"{rank}";
+    let number = rank.to_string();
+    let mut out = Vec::with_capacity(template.len());
+    let mut rest = template;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix(PLACE) {
+            out.extend_from_slice(number.as_bytes());
+            rest = after;
+        } else {
+            out.push(rest[0]);
+            rest = &rest[1..];
+        }
+    }
+    out
+}
+
 /// True once a mapping was set.
 pub fn is_set() -> bool {
     MAPPING.get().is_some()
@@ -52,6 +71,14 @@ mod tests {
 
     /// Printed root, opened root, a path, the path opened.
     type Case<'a> = (&'a [u8], &'a [u8], &'a [u8], &'a [u8]);
+
+    #[test]
+    fn a_template_names_each_rank_s_path() {
+        assert_eq!(for_rank(b"/mnt/c{rank}/", 3), b"/mnt/c3/");
+        assert_eq!(for_rank(b"/m{rank}/x{rank}", 12), b"/m12/x12");
+        assert_eq!(for_rank(b"/{ra}/{rank/\xff", 0), b"/{ra}/{rank/\xff");
+        assert_eq!(for_rank(b"/plain", 5), b"/plain");
+    }
 
     #[test]
     fn paths_under_the_printed_root_move_to_the_opened_one() {
