@@ -147,6 +147,14 @@ impl Config {
         }
     }
 
+    /// `--path-separator` as the output applies it: not with commands, which are
+    /// given paths that open and print what they print.
+    pub fn printed_path_separator(&self) -> Option<&[u8]> {
+        self.path_separator
+            .as_deref()
+            .filter(|_| self.exec.is_none())
+    }
+
     /// The `--max-results` bound the walk itself enforces: none when sorting, where
     /// the bound applies to the sorted order instead (see `Output::finish`).
     pub fn walk_limit(&self) -> Option<u64> {

@@ -88,12 +88,7 @@ fn run() -> ExitStatus {
         reporter.warning(&warning);
     }
     let (config, misses) = cli.into_config_and_misses();
-    // Not with commands: they are given paths that open, and print what they print.
-    if let Some(separator) = config
-        .path_separator
-        .as_deref()
-        .filter(|_| config.exec.is_none())
-    {
+    if let Some(separator) = config.printed_path_separator() {
         output.separate_paths(separator);
     }
     let started = std::time::Instant::now();
@@ -133,16 +128,10 @@ fn run() -> ExitStatus {
 /// lines follow the last path in a terminal), one figure a line as ripgrep prints
 /// them.
 fn print_stats(summary: &pfind::Summary, took: std::time::Duration) {
-    let lines = format!(
-        "{} matches\n{} entries examined\n{} pieces of giant directories listed\n{:.3} seconds\n",
-        summary.matches,
-        summary.examined,
-        summary.pieces,
-        took.as_secs_f64()
-    );
     use std::io::Write;
     // A closed stderr leaves nobody to tell.
-    let _ = std::io::stderr().lock().write_all(lines.as_bytes());
+    let text = summary.stats_text(took, None);
+    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Where clap stops the run instead of returning options: `--help` and `--version`,

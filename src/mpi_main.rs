@@ -138,11 +138,7 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
     };
     let output = rank::rank_output(link, stdout);
     if first {
-        if let Some(separator) = config
-            .path_separator
-            .as_deref()
-            .filter(|_| config.exec.is_none())
-        {
+        if let Some(separator) = config.printed_path_separator() {
             output.separate_paths(separator);
         }
     }
@@ -159,15 +155,7 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
             &reporter,
         );
         if config.stats {
-            let lines = format!(
-                "{} matches\n{} entries examined\n{} pieces of giant directories listed\n{} ranks, {} workers\n{:.3} seconds\n",
-                summary.matches,
-                summary.examined,
-                summary.pieces,
-                link.ranks(),
-                summary.workers,
-                took.as_secs_f64()
-            );
+            let lines = summary.stats_text(took, Some(link.ranks()));
             let _ = std::io::stderr().lock().write_all(lines.as_bytes());
         }
     }

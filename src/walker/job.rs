@@ -35,6 +35,20 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// What `--stats` prints on stderr, one figure a line as ripgrep prints them;
+    /// a cluster walk (`pfind-mpi`) adds its `ranks` and their workers.
+    pub fn stats_text(&self, took: std::time::Duration, ranks: Option<usize>) -> String {
+        let mut text = format!(
+            "{} matches\n{} entries examined\n{} pieces of giant directories listed\n",
+            self.matches, self.examined, self.pieces
+        );
+        if let Some(ranks) = ranks {
+            text.push_str(&format!("{ranks} ranks, {} workers\n", self.workers));
+        }
+        text.push_str(&format!("{:.3} seconds\n", took.as_secs_f64()));
+        text
+    }
+
     pub fn add(&mut self, other: Summary) {
         self.matches += other.matches;
         self.bytes += other.bytes;
