@@ -261,6 +261,8 @@ fn run_walk(
     // One worker to begin with, this thread; how many more is decided once there is
     // work to share (below).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
+    // This thread's slot; the others are opened as their workers start.
+    let first_slot = slots.remove(0);
     let pool = pool
         .with_frontier_limit(frontier)
         .with_latency_growth(growth_on_network)
@@ -301,7 +303,7 @@ fn run_walk(
     // A shared walk goes on until the other processes agree it is over, and may
     // begin with no directory here: the peers' thread holds the pool meanwhile.
     let Some(peers) = peers else {
-        return walk_pool(config, &pool, &mut slots, root_dirs, make_walker, plan);
+        return walk_pool(config, &pool, first_slot, root_dirs, make_walker, plan);
     };
     // Queued before the peers' thread starts, which takes an empty pool for an
     // idle rank.
@@ -318,7 +320,7 @@ fn run_walk(
             pool.finish_dir();
             pool.stop();
         }
-        walk_pool(config, &pool, &mut slots, Vec::new(), make_walker, plan)
+        walk_pool(config, &pool, first_slot, Vec::new(), make_walker, plan)
     })
 }
 
@@ -336,11 +338,12 @@ struct WalkPlan<'a> {
     reporter: &'a Reporter,
 }
 
-/// Runs the workers on `pool`, seeded with `root_dirs`, until the walk is over.
+/// Runs the workers on `pool`, this thread first on `first_slot`, seeded with
+/// `root_dirs`, until the walk is over.
 fn walk_pool<'a>(
     config: &'a Config,
     pool: &'a Pool<DirJob>,
-    slots: &mut Vec<WorkerSlot<DirJob>>,
+    first_slot: WorkerSlot<DirJob>,
     root_dirs: Vec<DirJob>,
     make_walker: impl Fn(ReaderKind) -> Walker<'a>,
     plan: WalkPlan<'a>,
@@ -361,7 +364,6 @@ fn walk_pool<'a>(
     // This thread is worker 0. It starts alone and brings in the others only once it
     // has directories to share: small trees are dominated by start-up, and starting a
     // thread costs about as much as listing a small directory.
-    let first_slot = slots.remove(0);
     let mut first = make_walker(reader);
     // Roots that are files come first, and are delivered at once: if that fills
     // `--max-results` or finds the output closed, the pool is stopped and no
