@@ -44,21 +44,14 @@ impl Mpi {
 
     /// Frees the buffers of the sends that have completed.
     fn reap(&mut self) {
-        let mut index = 0;
-        while index < self.sending.len() {
-            let (request, buffer) = self.sending.swap_remove(index);
+        for (request, buffer) in std::mem::take(&mut self.sending) {
             match request.test() {
                 Ok(_) => {
                     // SAFETY: `buffer` came from `Box::leak` in `send`, and the
                     // request that read it has completed: nothing refers to it.
                     drop(unsafe { Box::from_raw(buffer) });
                 }
-                Err(request) => {
-                    let last = self.sending.len();
-                    self.sending.push((request, buffer));
-                    self.sending.swap(index, last);
-                    index += 1;
-                }
+                Err(request) => self.sending.push((request, buffer)),
             }
         }
     }
