@@ -225,3 +225,20 @@ def fake_ignore_view(pfind_ok: bool = True, error: str = None) -> dict:
         repo["error"] = error
     return {"runs": 3, "warmup": 1, "passes": 2, "output": "null", "environment": "", "git": "git version 2.47.3",
             "skipped_tools": {"rg": "not installed (looked for rg)"}, "repos": [repo]}
+
+
+class LatencyfsTest(TempDirTest):
+    """A test on real latencyfs mounts: the harness's progress kept quiet, the
+    tiny tree as ``self.src`` and latencyfs built as ``self.binary``."""
+
+    def setUp(self):
+        from pfind_bench import latency_fs
+
+        super().setUp()
+        quiet_start()
+        self.src = tiny_tree(self.tmp / "src")
+        self.binary = latency_fs.build_latencyfs(self.tmp / "latencyfs")
+
+    def tearDown(self):
+        quiet_stop()
+        super().tearDown()

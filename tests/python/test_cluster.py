@@ -15,7 +15,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-from tests.python.support import REPO, TempDirTest, quiet_start, quiet_stop, tiny_tree
+from tests.python.support import REPO, LatencyfsTest, TempDirTest, tiny_tree
 
 from pfind_bench import cli, cluster
 from pfind_bench import latency_fs as lf
@@ -297,20 +297,10 @@ class CommandLineTest(unittest.TestCase):
 
 
 @unittest.skipIf(FUSE_MISSING, f"no FUSE here: {FUSE_MISSING}")
-class CappedMountTest(TempDirTest):
+class CappedMountTest(LatencyfsTest):
     """latencyfs -m through LatencyMount: 40 lookups at once, each held 20 ms,
     never more than the cap in flight; the mount made where it was asked for and
     that directory gone after."""
-
-    def setUp(self):
-        super().setUp()
-        quiet_start()
-        self.src = tiny_tree(self.tmp / "src")
-        self.binary = lf.build_latencyfs(self.tmp / "latencyfs")
-
-    def tearDown(self):
-        quiet_stop()
-        super().tearDown()
 
     def test_the_cap_holds(self):
         import concurrent.futures

@@ -8,7 +8,7 @@ import shutil
 import unittest
 from pathlib import Path
 
-from tests.python.support import REPO, TempDirTest, quiet_start, quiet_stop, tiny_tree
+from tests.python.support import REPO, LatencyfsTest
 
 from pfind_bench import latency_fs as lf
 
@@ -74,19 +74,9 @@ class TableTest(unittest.TestCase):
 
 
 @unittest.skipIf(FUSE_MISSING, f"no FUSE here: {FUSE_MISSING}")
-class MountTest(TempDirTest):
+class MountTest(LatencyfsTest):
     """The smallest real run: a fresh mount per run, every file counted, the
     requests counted, and no mount left behind."""
-
-    def setUp(self):
-        super().setUp()
-        quiet_start()
-        self.src = tiny_tree(self.tmp / "src")
-        self.binary = lf.build_latencyfs(self.tmp / "latencyfs")
-
-    def tearDown(self):
-        quiet_stop()
-        super().tearDown()
 
     def test_tree_shape(self):
         self.assertEqual(lf.tree_shape(self.src), (3, 3, 2))
