@@ -69,7 +69,8 @@ pub fn run(config: &Config, link: &Arc<Link>, output: &Output, reporter: &Report
                 _ => {}
             }
         }
-        // rank 0's own errors count as well as the others'.
+        // Rank 0's errors count too, those met writing the others' output since
+        // its totals were taken included.
         status = status.max(reporter.exit_status() as u8);
         // `-q` answers with its status alone, as pfind's: a match anywhere is
         // success, even after errors; none is 1.
