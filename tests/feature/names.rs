@@ -7,7 +7,6 @@
 //! trees built here, at 1, 2 and 16 threads, with names that are not UTF-8 and names
 //! that start with `-`.
 
-use crate::engine::hard_inputs::THREADS;
 use crate::hints::{assert_run, source_tree};
 use crate::output::mixed_tree;
 use crate::testenv;
@@ -1419,7 +1418,7 @@ fn exclude_never_drops_a_root() {
         (&["dir/sub", "-t", "d", "-E", "sub"], &[]),
     ];
     for &(args, want) in cases {
-        for threads in THREADS {
+        for threads in THREAD_COUNTS {
             let out = env.run(&[args, &["-j", threads]].concat());
             assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
             assert_eq!(out.status.code(), Some(0), "{args:?}");

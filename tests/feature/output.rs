@@ -7,7 +7,6 @@
 //! and 16 threads, on a tree of odd names (newline, invalid UTF-8, quotes,
 //! backslashes, control bytes and escape sequences).
 
-use crate::engine::hard_inputs::THREADS;
 use crate::entries::run_all;
 use crate::exec::{os, outputs, sorted_lines, tree};
 use crate::testenv;
@@ -1318,7 +1317,7 @@ fn sum_size_is_exact_beyond_64_bits() {
         file.set_len(i64::MAX as u64).unwrap();
     }
     std::fs::write(dir.path.join("c"), b"xx").unwrap();
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = pfind_command(&dir.path, &["-s", "-j", threads])
             .output()
             .unwrap();
@@ -1351,7 +1350,7 @@ fn long_output_keeps_its_column_for_any_size() {
         file.set_len(*size).unwrap();
         expected.push(name.into_bytes());
     }
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = pfind_command(&dir.path, &["-l", "-j", threads])
             .output()
             .unwrap();
@@ -1389,7 +1388,7 @@ fn absolute_paths_need_the_working_directory_only_for_relative_roots() {
             .unwrap()
     };
     let absolute = [format!("{tree}/f"), format!("{tree}/sub/g")];
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = run_in_removed_dir(&[tree, "-a", "-j", threads]);
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
         assert_eq!(out.status.code(), Some(0));

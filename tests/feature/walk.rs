@@ -5,14 +5,13 @@
 //! an ancestor) and `-x` (stops at /proc, prints an empty mount point); through the
 //! real binary at 1, 2 and 16 threads.
 
-use crate::engine::hard_inputs::{
-    c_name, close, mkdir_open, open_path, touch_at, RemoveOnDrop, THREADS,
-};
+use crate::engine::hard_inputs::{c_name, close, mkdir_open, open_path, touch_at, RemoveOnDrop};
 use crate::entries::run_all;
 use crate::output::{mixed_tree, records};
 use crate::testenv;
 use crate::testenv::{
     assert_same_records, is_root, oracle_files, pfind_command, split_records, TestEnv,
+    THREAD_COUNTS,
 };
 use std::collections::BTreeSet;
 use std::ffi::CString;
@@ -340,7 +339,7 @@ fn loops_under_follow_match_find_at_every_depth_limit() {
                 _ => find.args(["(", "-type", "d", "-o", "-type", "f", ")"]),
             };
             let want = loop_run(&find.output().expect("GNU find"));
-            for threads in THREADS {
+            for threads in THREAD_COUNTS {
                 let mut run_args = args.clone();
                 run_args.extend(["-j".to_string(), threads.to_string()]);
                 let got = loop_run(&env.run(&run_args));
@@ -462,7 +461,7 @@ fn a_bind_mount_of_an_ancestor_is_walked_without_follow_and_a_loop_with_it() {
     sorted.sort();
     assert_eq!(sorted, [&b"a/g"[..], b"a/mnt/a/g", b"a/mnt/x/f", b"x/f"]);
     env.assert_records(&[] as &[&str], b'\n', &every_path);
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = env.run(&["-L", "-j", threads]);
         assert_eq!(
             String::from_utf8_lossy(&out.stderr),
@@ -534,7 +533,7 @@ fn loops_at_the_bottom_of_a_deep_chain_are_found() {
         loops,
         status: Some(1),
     };
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = pfind_command(tmp.path(), &["-L", "c", "-j", threads])
             .output()
             .unwrap();

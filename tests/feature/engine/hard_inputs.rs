@@ -6,7 +6,7 @@
 use crate::testenv;
 use crate::testenv::{
     assert_same_records, big_tree_dir, oracle_files, output_within, pfind_command,
-    pfind_without_dac_override, split_records, with_rlimit, TestEnv,
+    pfind_without_dac_override, split_records, with_rlimit, TestEnv, THREAD_COUNTS,
 };
 use std::collections::BTreeSet;
 use std::ffi::{CString, OsStr, OsString};
@@ -16,8 +16,6 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-
-pub(crate) const THREADS: [&str; 3] = ["1", "2", "16"];
 
 /// Removes a tree with `rm -rf`, which copes with any depth; `std::fs::remove_dir_all`
 /// keeps one descriptor per level and runs out on a 3,000-level chain.
@@ -110,7 +108,7 @@ fn a_chain_of_3000_directories_far_beyond_path_max() {
     }
     close(dir);
     assert!(expected.last().unwrap().len() > 60_000);
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let got = run_ok(
             tmp.path(),
             &[
@@ -222,7 +220,7 @@ fn sixteen_chains_of_255_byte_names() {
     }
     close(base);
     assert!(expected.iter().any(|p| p.len() > libc::PATH_MAX as usize));
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let got = run_ok(
             tmp.path(),
             &["-0".as_ref(), "-j".as_ref(), threads.as_ref()],
@@ -287,7 +285,7 @@ fn permission_denied_is_one_line_per_directory_and_the_rest_is_printed() {
     chmod("locked", 0o000);
     chmod("listable_only", 0o400); // names can be listed, nothing inside opened
     chmod("open/mode000", 0o000); // never opened by pfind, so printed like any file
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = output_within(
             pfind_without_dac_override(env.root(), &["-j", threads]),
             Duration::from_secs(60),
@@ -419,7 +417,7 @@ fn special_files_are_never_printed_and_never_block() {
     } else {
         eprintln!("not root: the device-node case is skipped (FIFO and socket still run)");
     }
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = output_within(
             pfind_command(env.root(), &["-j", threads]),
             Duration::from_secs(30),
@@ -516,7 +514,7 @@ fn odd_roots_and_names_as_arguments() {
         &["-dash/f", "sp ace/f", "glob*?[]/f"],
     );
     // A root that starts with a dash needs `--`, as with every getopt-style tool.
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = env.run(&["-j", threads, "--", "-dash"]);
         assert_eq!(
             (out.stdout, out.status.code()),
@@ -933,7 +931,7 @@ fn a_tcp_reader_that_leaves_early_is_a_closed_pipe() {
             env.write(format!("dir_{d:02}/{}_{f:03}", "long_name_".repeat(8)), b"");
         }
     }
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         set_socket_buffer(&listener, libc::SO_RCVBUF, 4096);
         let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -987,7 +985,7 @@ fn a_small_stack_limit_still_runs() {
         let out = limited(&["--bogus"]);
         assert_eq!(out.status.code(), Some(2), "ulimit -s {kib}, --bogus");
         assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: unexpected argument"));
-        for threads in THREADS {
+        for threads in THREAD_COUNTS {
             let out = limited(&["-j", threads]);
             assert_complete(
                 &format!("ulimit -s {kib}, -j {threads}"),
