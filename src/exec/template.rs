@@ -2,78 +2,27 @@
 //! literal bytes and path placeholders, and expanded for each path.
 //!
 //! The placeholders are those of `--format` that say something about a path, as fd
-//! has them: `{}` the path, `{/}` its basename, `{//}` its parent, `{.}` the path
-//! without its extension, `{/.}` the basename without it; `{{` and `}}` are single
-//! braces. Unlike a `--format` template, everything else is taken as it is: the words
-//! of a command are often code for another program (`awk '{print $1}'`, `jq '{a: .b}'`,
-//! a `sed` expression with backslashes), so an unknown `{...}`, a lone brace or a `\`
-//! is a literal, never an error. A command with no placeholder gets `{}` as its last
+//! has them (`{}`, `{/}`, `{//}`, `{.}`, `{/.}`), read by the parser `--format`
+//! uses (`output/placeholder.rs`) in its lenient syntax: an unknown `{...}`, a lone
+//! brace or a `\` is a literal, never an error, as the words of a command are often
+//! code for another program. A command with no placeholder gets `{}` as its last
 //! word, as with fd and `xargs`.
 
-use crate::output::template::{basename, parent, stem};
-
-/// One part of a word.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Part {
-    Literal(Vec<u8>),
-    /// `{}`
-    Path,
-    /// `{/}`
-    Basename,
-    /// `{//}`
-    Parent,
-    /// `{.}`
-    PathNoExt,
-    /// `{/.}`
-    BasenameNoExt,
-}
-
-/// What each placeholder is spelled as. Longer spellings need no precedence: no
-/// placeholder is a prefix of another (each ends with its first `}`).
-const PLACEHOLDERS: &[(&[u8], Part)] = &[
-    (b"{}", Part::Path),
-    (b"{/}", Part::Basename),
-    (b"{//}", Part::Parent),
-    (b"{.}", Part::PathNoExt),
-    (b"{/.}", Part::BasenameNoExt),
-];
+use crate::output::placeholder::{self, Part, PathPart, Syntax};
 
 /// One word of the command (the program or an argument), in parts.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct Word {
-    parts: Vec<Part>,
+    parts: Vec<Part<PathPart>>,
 }
 
 impl Word {
     fn parse(text: &[u8]) -> Word {
-        let mut parts = Vec::new();
-        let mut literal = Vec::new();
-        let mut rest = text;
-        while let Some(&byte) = rest.first() {
-            if rest.starts_with(b"{{") || rest.starts_with(b"}}") {
-                literal.push(byte);
-                rest = &rest[2..];
-                continue;
-            }
-            let placeholder = PLACEHOLDERS
-                .iter()
-                .find(|(spelling, _)| rest.starts_with(spelling));
-            match placeholder {
-                Some((spelling, part)) => {
-                    if !literal.is_empty() {
-                        parts.push(Part::Literal(std::mem::take(&mut literal)));
-                    }
-                    parts.push(part.clone());
-                    rest = &rest[spelling.len()..];
-                }
-                None => {
-                    literal.push(byte);
-                    rest = &rest[1..];
-                }
-            }
-        }
-        if !literal.is_empty() || parts.is_empty() {
-            parts.push(Part::Literal(literal));
+        let mut parts = placeholder::parse(text, Syntax::Lenient, &[])
+            .expect("the lenient syntax refuses nothing");
+        if parts.is_empty() {
+            // An empty argument is still an argument.
+            parts.push(Part::Literal(Vec::new()));
         }
         Word { parts }
     }
@@ -89,11 +38,7 @@ impl Word {
         for part in &self.parts {
             out.extend_from_slice(match part {
                 Part::Literal(bytes) => bytes,
-                Part::Path => path,
-                Part::Basename => basename(path),
-                Part::Parent => parent(path),
-                Part::PathNoExt => without_extension(path),
-                Part::BasenameNoExt => stem(basename(path)),
+                Part::Placeholder(part) => part.of(path),
             });
         }
     }
@@ -104,11 +49,7 @@ impl Word {
             .iter()
             .map(|part| match part {
                 Part::Literal(bytes) => bytes.len(),
-                Part::Path => path.len(),
-                Part::Basename => basename(path).len(),
-                Part::Parent => parent(path).len(),
-                Part::PathNoExt => without_extension(path).len(),
-                Part::BasenameNoExt => stem(basename(path)).len(),
+                Part::Placeholder(part) => part.of(path).len(),
             })
             .sum()
     }
@@ -120,13 +61,6 @@ impl Word {
             _ => b"",
         }
     }
-}
-
-/// The path without the extension of its last component (`{.}`): `dir/a.tar.gz`
-/// gives `dir/a.tar`, `dir.d/.bashrc` stays whole.
-fn without_extension(path: &[u8]) -> &[u8] {
-    let name = basename(path);
-    &path[..path.len() - (name.len() - stem(name).len())]
 }
 
 /// A parsed command: its program and arguments.
@@ -150,7 +84,7 @@ impl CommandTemplate {
             .collect();
         if !parsed.iter().any(Word::has_placeholder) {
             parsed.push(Word {
-                parts: vec![Part::Path],
+                parts: vec![Part::Placeholder(PathPart::Path)],
             });
         }
         // A fixed program is named as it runs (`{{` made `{`), another as typed.
@@ -224,7 +158,7 @@ impl CommandTemplate {
                 continue;
             }
             for path in paths.clone() {
-                if word.parts == [Part::Path] {
+                if word.parts == [Part::Placeholder(PathPart::Path)] {
                     arg(path);
                     continue;
                 }

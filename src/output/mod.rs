@@ -22,6 +22,7 @@ pub mod limit;
 pub mod line;
 pub mod meta;
 pub mod pacing;
+pub mod placeholder;
 pub mod printer;
 pub mod sink;
 pub mod sizes;

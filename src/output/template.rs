@@ -1,27 +1,20 @@
 //! `--format TEMPLATE`: parsing a template once, and filling it in for each match.
 //!
-//! The path placeholders are fd's (`{}`, `{/}`, `{//}`, `{.}`, `{/.}`); the metadata
-//! ones (`{size}`, `{mtime}`, ...) are ours. A template is parsed into a list of
+//! The path placeholders are fd's (`{}`, `{/}`, `{//}`, `{.}`, `{/.}`), read by the
+//! parser `--exec` shares ([`placeholder`], in its strict syntax); the metadata ones
+//! (`{size}`, `{mtime}`, ...) are ours. A template is parsed into a list of
 //! [`Piece`]s at start-up, so an unknown placeholder is a usage error before the walk
 //! starts, and [`Template::needs_stat`] can tell whether any match must be `stat`ed:
 //! a template of path placeholders only costs no more system calls than plain output.
 
 use super::meta::{push_decimal, push_octal_mode, Clock, Meta, Names};
+use super::placeholder::{self, Part, PathPart, Syntax};
 
-/// One part of a parsed template.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A placeholder of a template: a part of the path (read by the parser `--exec`
+/// shares, `placeholder.rs`) or what `--format` adds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Piece {
-    Literal(Vec<u8>),
-    /// `{}`
-    Path,
-    /// `{/}`
-    Basename,
-    /// `{//}`
-    Parent,
-    /// `{.}`
-    PathNoExt,
-    /// `{/.}`
-    BasenameNoExt,
+    Path(PathPart),
     /// `{type}`: `f`, `d` or `l`.
     Type,
     /// The placeholders below need a `stat`.
@@ -34,13 +27,15 @@ pub enum Piece {
     Group,
 }
 
-/// Every placeholder, for parsing and for the error message that lists them.
-const PLACEHOLDERS: &[(&str, Piece)] = &[
-    ("", Piece::Path),
-    ("/", Piece::Basename),
-    ("//", Piece::Parent),
-    (".", Piece::PathNoExt),
-    ("/.", Piece::BasenameNoExt),
+impl From<PathPart> for Piece {
+    fn from(part: PathPart) -> Piece {
+        Piece::Path(part)
+    }
+}
+
+/// The placeholders beyond the path ones, for parsing and for the error message that
+/// lists them.
+const FIELDS: &[(&str, Piece)] = &[
     ("type", Piece::Type),
     ("size", Piece::Size),
     ("mtime", Piece::Mtime),
@@ -69,7 +64,7 @@ impl Piece {
 /// A parsed `--format` template.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Template {
-    pieces: Vec<Piece>,
+    pieces: Vec<Part<Piece>>,
 }
 
 /// What a template is filled in from.
@@ -84,75 +79,15 @@ impl Template {
     /// Parses `text`: placeholders in braces, `{{` and `}}` for literal braces, and the
     /// escapes `\n`, `\t`, `\0` and `\\`. The error names what is wrong.
     pub fn parse(text: &str) -> Result<Template, String> {
-        let mut pieces = Vec::new();
-        let mut literal = Vec::new();
-        let mut rest = text;
-        while let Some(c) = rest.chars().next() {
-            rest = &rest[c.len_utf8()..];
-            match c {
-                '{' if rest.starts_with('{') => {
-                    rest = &rest[1..];
-                    literal.push(b'{');
-                }
-                '}' if rest.starts_with('}') => {
-                    rest = &rest[1..];
-                    literal.push(b'}');
-                }
-                '{' => {
-                    let Some(end) = rest.find('}') else {
-                        return Err(format!(
-                            "unclosed '{{' in '{text}' (write '{{{{' for a literal brace)"
-                        ));
-                    };
-                    let name = &rest[..end];
-                    rest = &rest[end + 1..];
-                    let piece = PLACEHOLDERS
-                        .iter()
-                        .find(|(known, _)| *known == name)
-                        .map(|(_, piece)| piece.clone())
-                        .ok_or_else(|| unknown_placeholder(name))?;
-                    if !literal.is_empty() {
-                        pieces.push(Piece::Literal(std::mem::take(&mut literal)));
-                    }
-                    pieces.push(piece);
-                }
-                '}' => {
-                    return Err(format!(
-                        "unmatched '}}' in '{text}' (write '}}}}' for a literal brace)"
-                    ))
-                }
-                '\\' => {
-                    let escaped = rest.chars().next();
-                    let byte = match escaped {
-                        Some('n') => b'\n',
-                        Some('t') => b'\t',
-                        Some('0') => b'\0',
-                        Some('\\') => b'\\',
-                        Some(other) => {
-                            return Err(format!(
-                                "unknown escape '\\{other}' in '{text}' (use \\n, \\t, \\0 or \\\\)"
-                            ))
-                        }
-                        None => return Err(format!("'{text}' ends with a lone '\\'")),
-                    };
-                    rest = &rest[1..];
-                    literal.push(byte);
-                }
-                _ => {
-                    let mut buf = [0u8; 4];
-                    literal.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                }
-            }
-        }
-        if !literal.is_empty() {
-            pieces.push(Piece::Literal(literal));
-        }
+        let pieces = placeholder::parse(text.as_bytes(), Syntax::Strict, FIELDS)?;
         Ok(Template { pieces })
     }
 
     /// True when some placeholder shows metadata, so every match must be `stat`ed.
     pub fn needs_stat(&self) -> bool {
-        self.pieces.iter().any(Piece::needs_stat)
+        self.pieces
+            .iter()
+            .any(|piece| matches!(piece, Part::Placeholder(p) if p.needs_stat()))
     }
 
     /// Appends the record for one match. `meta` is present whenever
@@ -167,17 +102,15 @@ impl Template {
         let path = fields.path;
         let meta = fields.meta.copied().unwrap_or_default();
         for piece in &self.pieces {
-            match piece {
-                Piece::Literal(bytes) => out.extend_from_slice(bytes),
-                Piece::Path => out.extend_from_slice(path),
-                Piece::Basename => out.extend_from_slice(basename(path)),
-                Piece::Parent => out.extend_from_slice(parent(path)),
-                Piece::PathNoExt => {
-                    let name = basename(path);
-                    let cut = name.len() - stem(name).len();
-                    out.extend_from_slice(&path[..path.len() - cut]);
+            let piece = match piece {
+                Part::Literal(bytes) => {
+                    out.extend_from_slice(bytes);
+                    continue;
                 }
-                Piece::BasenameNoExt => out.extend_from_slice(stem(basename(path))),
+                Part::Placeholder(piece) => piece,
+            };
+            match piece {
+                Piece::Path(part) => out.extend_from_slice(part.of(path)),
                 Piece::Type => out.push(fields.type_letter),
                 Piece::Size => push_decimal(out, meta.size),
                 Piece::Mtime => clock.push_iso8601(out, meta.mtime),
@@ -188,52 +121,6 @@ impl Template {
                 Piece::Group => names.push_group(out, meta.gid),
             }
         }
-    }
-}
-
-fn unknown_placeholder(name: &str) -> String {
-    let known: Vec<String> = PLACEHOLDERS
-        .iter()
-        .map(|(name, _)| format!("{{{name}}}"))
-        .collect();
-    format!(
-        "unknown placeholder '{{{name}}}' (known: {}; '{{{{' and '}}}}' are literal braces)",
-        known.join(" ")
-    )
-}
-
-/// The last component: what follows the last `/`.
-pub fn basename(path: &[u8]) -> &[u8] {
-    match path.iter().rposition(|&b| b == b'/') {
-        Some(slash) => &path[slash + 1..],
-        None => path,
-    }
-}
-
-/// Everything before the last component, without trailing slashes: `.` for a path
-/// without a `/` (as `dirname` and fd print it), `/` for a child of the root.
-pub fn parent(path: &[u8]) -> &[u8] {
-    let Some(slash) = path.iter().rposition(|&b| b == b'/') else {
-        return b".";
-    };
-    let dir = &path[..slash];
-    let trimmed_len = dir
-        .iter()
-        .rposition(|&b| b != b'/')
-        .map_or(0, |last| last + 1);
-    match &dir[..trimmed_len] {
-        b"" => b"/",
-        trimmed => trimmed,
-    }
-}
-
-/// A name without its extension, by the rule Rust's `Path::file_stem` and fd use: the
-/// extension starts at the last dot, unless that dot begins the name (`.bashrc` has
-/// none).
-pub fn stem(name: &[u8]) -> &[u8] {
-    match name.iter().rposition(|&b| b == b'.') {
-        Some(dot) if dot > 0 => &name[..dot],
-        _ => name,
     }
 }
 
