@@ -15,6 +15,7 @@
 //! system allocator, which callgrind counts in the default walk's noise (one
 //! allocation per directory).
 
+use crate::decimal;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -111,19 +112,10 @@ fn failed(size: usize) {
 fn oom_message(size: usize, out: &mut [u8; 80]) -> usize {
     const HEAD: &[u8] = b"pfind: out of memory (could not allocate ";
     const TAIL: &[u8] = b" bytes)\n";
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut rest = size;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
+    let mut buffer = [0u8; decimal::MAX_DIGITS];
+    let digits = decimal::digits(size as u64, &mut buffer);
     let mut len = 0;
-    for part in [HEAD, &digits[start..], TAIL] {
+    for part in [HEAD, digits, TAIL] {
         out[len..len + part.len()].copy_from_slice(part);
         len += part.len();
     }

@@ -62,6 +62,7 @@ pub mod alloc;
 pub mod cli;
 pub mod cluster;
 pub mod config;
+pub mod decimal;
 pub mod descriptors;
 pub mod exec;
 pub mod filter;

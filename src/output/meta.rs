@@ -51,9 +51,7 @@ pub fn push_octal_mode(out: &mut Vec<u8>, mode: u32) {
 }
 
 /// Appends a decimal number without going through a `String`.
-pub fn push_decimal(out: &mut Vec<u8>, value: u64) {
-    push_display(out, format_args!("{value}"));
-}
+pub use crate::decimal::push as push_decimal;
 
 fn push_display(out: &mut Vec<u8>, args: std::fmt::Arguments<'_>) {
     use std::io::Write;

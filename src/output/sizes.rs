@@ -1,6 +1,8 @@
 //! How sizes are written: the right-aligned column that starts each `-l` line, and
 //! the line `-s` prints at the end.
 
+use crate::decimal;
+
 /// Width of the size column of `-l`: the digits of the largest 64-bit number, so no
 /// size can push the path out of place and `cut -c22-` always gives it back. (It was
 /// 12, and a file of 1 TB or more shifted its path: issue 20.)
@@ -11,20 +13,11 @@ pub const LONG_SIZE_WIDTH: usize = 20;
 /// inlined: it would only swell the walk's inner loop for the other output modes.
 #[inline(never)]
 pub fn push_size_column(out: &mut Vec<u8>, size: u64) {
-    let mut digits = [0u8; 20];
-    let mut start = digits.len();
-    let mut rest = size;
-    loop {
-        start -= 1;
-        digits[start] = b'0' + (rest % 10) as u8;
-        rest /= 10;
-        if rest == 0 {
-            break;
-        }
-    }
-    let len = digits.len() - start;
+    let mut buffer = [0; decimal::MAX_DIGITS];
+    let digits = decimal::digits(size, &mut buffer);
+    let len = digits.len();
     out.resize(out.len() + LONG_SIZE_WIDTH.saturating_sub(len), b' ');
-    out.extend_from_slice(&digits[start..]);
+    out.extend_from_slice(digits);
     out.push(b' ');
 }
 
