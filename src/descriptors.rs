@@ -60,6 +60,7 @@
 //! descriptor number is never used after it is closed and perhaps reused.
 
 use crate::os::dirent::{DirReader, ReaderKind};
+use crate::os::limits;
 use crate::os::open::{open_dir_at, open_dir_beneath, Base};
 use crate::os::rank_root;
 use crate::os::stat::fstat;
@@ -524,31 +525,15 @@ fn count_listed_below(listing: &[u8], limit: u64) -> Option<usize> {
 
 /// Raises the soft `RLIMIT_NOFILE` towards the hard limit and returns the soft limit
 /// now in force.
-// `rlim_t` is `u64` on Linux but signed on some BSDs, so the casts are not redundant
-// everywhere.
-#[allow(clippy::unnecessary_cast)]
 fn raise_soft_limit() -> u64 {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: `limit` is a valid, writable rlimit struct.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+    let Some((soft, hard)) = limits::descriptor_limits() else {
         return 256; // a conservative guess; getrlimit does not fail in practice
+    };
+    let wanted = WANTED_SOFT_LIMIT.min(hard);
+    if soft < wanted && limits::set_descriptor_limit(wanted, hard) {
+        return wanted;
     }
-    let wanted = WANTED_SOFT_LIMIT.min(limit.rlim_max as u64);
-    if (limit.rlim_cur as u64) < wanted {
-        let raised = libc::rlimit {
-            rlim_cur: wanted as libc::rlim_t,
-            rlim_max: limit.rlim_max,
-        };
-        // SAFETY: `raised` is a valid rlimit struct; raising the soft limit up to the
-        // hard limit needs no privilege.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            return wanted;
-        }
-    }
-    limit.rlim_cur as u64
+    soft
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@
 //! 38). A thread's stack is mapped whole when it starts: either it can be, and the
 //! run never faults for want of stack, or it cannot, and that is said.
 
+use crate::os::limits::{address_space_limit, stack_limit};
 use crate::report::Reporter;
 use std::io;
 
@@ -29,26 +30,10 @@ pub const RUN_STACK: usize = 2 << 20;
 ///
 /// Call it first thing from `main`, before anything deep is on the stack.
 pub fn with_enough_stack(run: fn() -> i32) -> i32 {
-    if stack_limit() >= RUN_STACK as libc::rlim_t
-        && crate::os::limits::address_space_limit().is_none()
-    {
+    if stack_limit() >= RUN_STACK as u64 && address_space_limit().is_none() {
         return run();
     }
     on_larger_stack(run)
-}
-
-/// The soft `RLIMIT_STACK` in bytes (`RLIM_INFINITY`, the largest value, when
-/// unlimited; taken as unlimited when it cannot be read).
-fn stack_limit() -> libc::rlim_t {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes one `rlimit` into the struct passed.
-    if unsafe { libc::getrlimit(libc::RLIMIT_STACK, &mut limit) } != 0 {
-        return libc::RLIM_INFINITY;
-    }
-    limit.rlim_cur
 }
 
 /// Kept out of line: the caller's frame is all the small stack has to hold.
@@ -59,8 +44,8 @@ fn on_larger_stack(run: fn() -> i32) -> i32 {
         // `run` catches its panics itself; this is only in case one escapes it.
         Ok(handle) => handle.join().unwrap_or(101),
         Err(err) => {
-            let why = match crate::os::limits::address_space_limit() {
-                Some(limit) if stack_limit() >= RUN_STACK as libc::rlim_t => format!(
+            let why = match address_space_limit() {
+                Some(limit) if stack_limit() >= RUN_STACK as u64 => format!(
                     "the address-space limit ({} KiB) leaves no room for a thread with a \
                      {} KiB stack",
                     limit / 1024,

@@ -32,6 +32,9 @@
 //! it last looked: that is what blocking on I/O is, where being preempted by another
 //! process is an involuntary one. [`DiskWaitWatch`] keeps that count.
 
+use crate::os::cpus::process_cpu_time;
+#[cfg(target_os = "linux")]
+use crate::os::cpus::CpuSet;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -639,33 +642,6 @@ fn busy_share(cpu: Duration, wall: Duration, cpus: usize) -> f64 {
     cpu.as_secs_f64() / (wall.as_secs_f64() * cpus.max(1) as f64)
 }
 
-/// User and system CPU time used so far by the whole process, every thread included.
-fn process_cpu_time() -> Option<Duration> {
-    rusage_cpu(&resource_usage(libc::RUSAGE_SELF)?)
-}
-
-/// User plus system time of a `getrusage` reading.
-fn rusage_cpu(usage: &libc::rusage) -> Option<Duration> {
-    let time = |t: libc::timeval| -> Option<Duration> {
-        Some(Duration::new(
-            u64::try_from(t.tv_sec).ok()?,
-            u32::try_from(t.tv_usec).ok()? * 1000,
-        ))
-    };
-    Some(time(usage.ru_utime)? + time(usage.ru_stime)?)
-}
-
-/// `getrusage` for `who`: the whole process (`RUSAGE_SELF`) or the calling thread.
-fn resource_usage(who: libc::c_int) -> Option<libc::rusage> {
-    let mut usage = std::mem::MaybeUninit::<libc::rusage>::uninit();
-    // SAFETY: `usage` is a writable rusage; getrusage fills it completely on success.
-    if unsafe { libc::getrusage(who, usage.as_mut_ptr()) } != 0 {
-        return None;
-    }
-    // SAFETY: getrusage returned 0, so the struct is initialised.
-    Some(unsafe { usage.assume_init() })
-}
-
 /// How many CPUs the process may run on (its affinity mask): one system call, where
 /// counting a cgroup's CPU quota as well reads several files (see `config.rs`).
 #[cfg(target_os = "linux")]
@@ -674,25 +650,9 @@ pub fn cpus_allowed() -> Option<usize> {
     if cfg!(feature = "portable") {
         return None;
     }
-    affinity()
-        .map(|(_, count)| count)
+    CpuSet::of_this_thread()
+        .map(|set| set.count())
         .filter(|&count| count > 0)
-}
-
-/// The calling thread's affinity mask and the number of CPUs in it.
-#[cfg(target_os = "linux")]
-fn affinity() -> Option<(libc::cpu_set_t, usize)> {
-    // SAFETY: an all-zero cpu_set_t is a valid (empty) set.
-    let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `allowed` is a writable cpu_set_t of the size given.
-    let rc =
-        unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) };
-    if rc != 0 {
-        return None;
-    }
-    // SAFETY: CPU_COUNT only reads the set.
-    let count = unsafe { libc::CPU_COUNT(&allowed) };
-    Some((allowed, usize::try_from(count).ok()?))
 }
 
 /// Elsewhere, no cheaper count than the caller's.
@@ -709,10 +669,8 @@ fn thread_reading() -> Option<(u64, Duration, Instant)> {
     if cfg!(feature = "portable") {
         return None;
     }
-    let usage = resource_usage(libc::RUSAGE_THREAD)?;
-    let at = Instant::now();
-    let switches = u64::try_from(usage.ru_nvcsw).ok()?;
-    Some((switches, rusage_cpu(&usage)?, at))
+    let (switches, cpu) = crate::os::cpus::thread_usage()?;
+    Some((switches, cpu, Instant::now()))
 }
 
 /// Elsewhere there is no per-thread count; the walk keeps the workers it started with.
@@ -724,7 +682,7 @@ fn thread_reading() -> Option<(u64, Duration, Instant)> {
 /// Spreads newly started workers over CPUs; see the module comment.
 pub struct CpuSpread {
     #[cfg(target_os = "linux")]
-    allowed: Option<libc::cpu_set_t>,
+    allowed: Option<CpuSet>,
 }
 
 impl CpuSpread {
@@ -734,9 +692,8 @@ impl CpuSpread {
             // Not in the `portable` build (Cargo.toml): other systems leave it all
             // to their scheduler.
             #[cfg(target_os = "linux")]
-            allowed: affinity()
-                .filter(|&(_, count)| count > 1 && !cfg!(feature = "portable"))
-                .map(|(allowed, _)| allowed),
+            allowed: CpuSet::of_this_thread()
+                .filter(|set| set.count() > 1 && !cfg!(feature = "portable")),
         }
     }
 
@@ -744,22 +701,8 @@ impl CpuSpread {
     /// another allowed CPU, leaving the new worker the one it is queued on.
     pub fn step_aside(&self) {
         #[cfg(target_os = "linux")]
-        if let Some(allowed) = &self.allowed {
-            // SAFETY: sched_getcpu has no preconditions.
-            let here = unsafe { libc::sched_getcpu() };
-            let Ok(here) = usize::try_from(here) else {
-                return;
-            };
-            let mut elsewhere = *allowed;
-            // SAFETY: CPU_CLR and CPU_COUNT only touch the set they are given; `here`
-            // is a CPU number the kernel returned, within the set's size.
-            let others = unsafe {
-                libc::CPU_CLR(here, &mut elsewhere);
-                libc::CPU_COUNT(&elsewhere)
-            };
-            if others > 0 {
-                set_own_affinity(&elsewhere);
-            }
+        if let Some(elsewhere) = self.allowed.and_then(|set| set.without_this_cpu()) {
+            elsewhere.apply_to_this_thread();
         }
     }
 
@@ -767,7 +710,7 @@ impl CpuSpread {
     pub fn finish(self) {
         #[cfg(target_os = "linux")]
         if let Some(allowed) = &self.allowed {
-            set_own_affinity(allowed);
+            allowed.apply_to_this_thread();
         }
     }
 }
@@ -776,13 +719,6 @@ impl Default for CpuSpread {
     fn default() -> CpuSpread {
         CpuSpread::new()
     }
-}
-
-#[cfg(target_os = "linux")]
-fn set_own_affinity(set: &libc::cpu_set_t) {
-    // SAFETY: `set` is a valid cpu_set_t of the size given. A failure (a cpuset changed
-    // under us) only leaves placement to the kernel, which is what it was before.
-    unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), set) };
 }
 
 #[cfg(test)]
@@ -1274,11 +1210,7 @@ mod tests {
     fn spreading_gives_the_affinity_back() {
         #[cfg(target_os = "linux")]
         fn cpus() -> Vec<usize> {
-            let (set, _) = affinity().expect("sched_getaffinity");
-            (0..libc::CPU_SETSIZE as usize)
-                // SAFETY: CPU_ISSET only reads the set, at a CPU number within its size.
-                .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
-                .collect()
+            CpuSet::of_this_thread().expect("sched_getaffinity").cpus()
         }
         // On a thread of its own, so the test runner's thread is never moved.
         std::thread::spawn(|| {

@@ -41,12 +41,7 @@ pub fn command_room(arg_max: usize, environment: usize) -> usize {
 
 /// `sysconf(_SC_ARG_MAX)`, or the legacy 128 KiB when the system does not say.
 pub fn system_arg_max() -> usize {
-    // SAFETY: sysconf reads a configuration value; it has no memory effects.
-    let limit = unsafe { libc::sysconf(libc::_SC_ARG_MAX) };
-    usize::try_from(limit)
-        .ok()
-        .filter(|&l| l > 0)
-        .unwrap_or(FLOOR)
+    crate::os::limits::arg_max().unwrap_or(FLOOR)
 }
 
 /// What this process's environment, which every command inherits, takes of the

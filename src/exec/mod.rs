@@ -240,13 +240,7 @@ fn path_variable() -> Option<Vec<u8>> {
 
 /// The hard limit on descriptors, which the walk raises the soft one to.
 fn descriptor_limit() -> usize {
-    let mut limit = libc::rlimit {
-        rlim_cur: 0,
-        rlim_max: 0,
-    };
-    // SAFETY: getrlimit writes into the struct it is given, which lives on the stack.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return usize::MAX;
-    }
-    usize::try_from(limit.rlim_max).unwrap_or(usize::MAX)
+    crate::os::limits::descriptor_limits()
+        .and_then(|(_, hard)| usize::try_from(hard).ok())
+        .unwrap_or(usize::MAX)
 }

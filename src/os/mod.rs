@@ -5,6 +5,7 @@
 //! the walk.
 
 pub mod cookies;
+pub mod cpus;
 pub mod dirent;
 pub mod fstype;
 pub mod limits;
