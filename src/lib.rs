@@ -71,6 +71,7 @@ pub mod ignore;
 pub mod memory;
 pub mod os;
 pub mod output;
+pub mod probe;
 pub mod queue;
 pub mod report;
 pub mod scheduler;

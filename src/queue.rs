@@ -362,15 +362,6 @@ impl<T> Pool<T> {
         }
     }
 
-    /// The same pool with another depth for the frontier (see [`BREADTH_FIRST_DEPTH`]).
-    #[cfg(test)]
-    pub fn with_breadth_first_depth(self, depth: usize) -> Pool<T> {
-        Pool {
-            breadth_first_depth: depth,
-            ..self
-        }
-    }
-
     /// Asks for one more worker, if there is a slot left for it; the scheduler starts
     /// it. Called by a worker that found itself waiting on the disk.
     pub fn ask_for_worker(&self) {
@@ -639,6 +630,21 @@ mod tests {
     use std::sync::atomic::AtomicU64;
     use std::sync::mpsc;
     use std::time::Duration;
+
+    trait BreadthFirstDepth {
+        /// The same pool with another depth for the frontier (see
+        /// [`BREADTH_FIRST_DEPTH`]).
+        fn with_breadth_first_depth(self, depth: usize) -> Self;
+    }
+
+    impl<T> BreadthFirstDepth for Pool<T> {
+        fn with_breadth_first_depth(self, depth: usize) -> Pool<T> {
+            Pool {
+                breadth_first_depth: depth,
+                ..self
+            }
+        }
+    }
 
     /// Runs a synthetic tree walk: job `d` at depth < `depth` has `fanout` children.
     /// Returns how many jobs were processed.

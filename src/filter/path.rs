@@ -207,24 +207,29 @@ impl PathGlob {
     pub fn matches_in(&self, state: PathState, name: &[u8]) -> bool {
         self.entries_may_match(state) && self.last().is_none_or(|glob| glob.matches(name))
     }
-
-    /// True when the entry at `path` (components below the root, the last one the
-    /// entry's name) matches: the walk's answer, computed the direct way.
-    #[cfg(test)]
-    fn matches_path(&self, path: &[&[u8]]) -> bool {
-        let Some((name, dirs)) = path.split_last() else {
-            return false;
-        };
-        let state = dirs
-            .iter()
-            .fold(self.start(), |state, dir| self.step(state, dir));
-        self.entries_may_match(state) && self.last().is_none_or(|glob| glob.matches(name))
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    trait MatchesPath {
+        /// True when the entry at `path` (components below the root, the last one the
+        /// entry's name) matches: the walk's answer, computed the direct way.
+        fn matches_path(&self, path: &[&[u8]]) -> bool;
+    }
+
+    impl MatchesPath for PathGlob {
+        fn matches_path(&self, path: &[&[u8]]) -> bool {
+            let Some((name, dirs)) = path.split_last() else {
+                return false;
+            };
+            let state = dirs
+                .iter()
+                .fold(self.start(), |state, dir| self.step(state, dir));
+            self.entries_may_match(state) && self.last().is_none_or(|glob| glob.matches(name))
+        }
+    }
 
     fn path_glob(pattern: &str) -> PathGlob {
         PathGlob::new(pattern.as_bytes(), false).unwrap()

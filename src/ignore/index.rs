@@ -252,20 +252,6 @@ impl TrackedPaths {
         self.lower_bound(dir)
             .is_some_and(|path| path.starts_with(dir))
     }
-
-    /// Every path, in order.
-    #[cfg(test)]
-    fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        let mut all = Vec::new();
-        let mut key: Vec<u8> = Vec::new();
-        // By lookups, so that the tests check them too: each path is the first one
-        // not less than the previous with a NUL added.
-        while let Some(path) = self.lower_bound(&key) {
-            all.push(path);
-            key = [path, b"\0"].concat();
-        }
-        all.into_iter()
-    }
 }
 
 /// The path of the version 2 or 3 entry whose flags are at `at` in the index
@@ -450,6 +436,25 @@ impl<'a> Input<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    trait Iter {
+        /// Every path, in order.
+        fn iter(&self) -> impl Iterator<Item = &[u8]>;
+    }
+
+    impl Iter for TrackedPaths {
+        fn iter(&self) -> impl Iterator<Item = &[u8]> {
+            let mut all = Vec::new();
+            let mut key: Vec<u8> = Vec::new();
+            // By lookups, so that the tests check them too: each path is the first one
+            // not less than the previous with a NUL added.
+            while let Some(path) = self.lower_bound(&key) {
+                all.push(path);
+                key = [path, b"\0"].concat();
+            }
+            all.into_iter()
+        }
+    }
 
     /// An index of `version` holding `paths` in the given order, as git writes one.
     fn index(version: u32, paths: &[&[u8]]) -> Vec<u8> {

@@ -169,6 +169,9 @@ mod openat2 {
     /// of `/`, so that a real open never has to be retried another way (its base
     /// may already have been closed by then).
     pub(super) fn usable() -> bool {
+        // A test seam that stays: a test thread's own answer, so that tests of the
+        // fallback run beside tests of `openat2` (the answer is the process's, and
+        // asked per open: a probe's load here would cost every directory).
         #[cfg(test)]
         if super::tests::openat2_disabled() {
             return false;

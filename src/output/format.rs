@@ -158,23 +158,26 @@ pub struct SortOrder {
 }
 
 #[cfg(test)]
-impl Format {
-    /// `shape`, one match per line, with no colour, link or sort: what the tests of
-    /// this folder start from.
-    pub fn plain(shape: Shape) -> Format {
-        Format {
-            shape,
-            terminator: b'\n',
-            color: None,
-            hyperlink: None,
-            sort: None,
+pub(crate) mod tests {
+    use super::*;
+
+    pub(crate) trait Plain {
+        /// `shape`, one match per line, with no colour, link or sort: what the tests
+        /// of this folder start from.
+        fn plain(shape: Shape) -> Format;
+    }
+
+    impl Plain for Format {
+        fn plain(shape: Shape) -> Format {
+            Format {
+                shape,
+                terminator: b'\n',
+                color: None,
+                hyperlink: None,
+                sort: None,
+            }
         }
     }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
 
     #[test]
     fn only_what_the_inline_path_cannot_print_is_formatted() {

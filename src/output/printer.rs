@@ -147,6 +147,7 @@ pub fn type_letter(kind: EntryKind) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::output::format::tests::Plain;
     use crate::output::template::Template;
 
     #[test]

@@ -47,8 +47,6 @@ use listings::{list_out_of_line, SharedListing};
 use loops::DirId;
 use split::Cutter;
 use std::os::fd::AsRawFd;
-#[cfg(test)]
-use std::os::unix::ffi::OsStrExt;
 use std::sync::Arc;
 use std::time::Instant;
 use visit::Visitor;
@@ -288,8 +286,15 @@ impl<'a> Walker<'a> {
         } = self;
         let config = visitor.config;
         let dir = job.enter(path, &config.filter);
+        // Read once: the tests' probe (none in a real run) at the open and after it.
+        let probe = crate::probe::installed();
         let opened = match job.piece() {
-            None => dir.open(config.follow),
+            None => {
+                if let Some(probe) = probe {
+                    probe.opening(dir.display_path());
+                }
+                dir.open(config.follow)
+            }
             Some(piece) => {
                 visitor.found.pieces += 1;
                 piece.open()
@@ -299,8 +304,10 @@ impl<'a> Walker<'a> {
             Ok(dir_fd) => dir_fd,
             Err(err) => return visitor.reporter.path_error(dir.display_path(), &err),
         };
-        #[cfg(test)]
-        tests::after_open(dir.display_path());
+        if let Some(probe) = probe {
+            probe.opened(dir.display_path());
+            reader.forget_kinds(probe.kinds_hidden(dir.prefix));
+        }
         let fd = dir_fd.as_raw_fd();
         let mut root_dev = job.root_dev();
         let mut crossing = false;
@@ -359,12 +366,6 @@ impl<'a> Walker<'a> {
         } else if let Some(gate) = *gate {
             listing.clear();
             let listed = reader.read(fd, stop, |entry| {
-                #[cfg(test)]
-                let entry = if tests::types_hidden(dir.prefix) {
-                    entry.without_kind()
-                } else {
-                    entry
-                };
                 if !entry.is_dot_or_dotdot() {
                     listing.push(&entry);
                 }
@@ -407,11 +408,6 @@ impl<'a> Walker<'a> {
             listed
         };
         visitor.visit_unknown(&dir, fd);
-        #[cfg(test)]
-        tests::listed(
-            dir.display_path(),
-            std::mem::take(&mut visitor.entries_seen),
-        );
         if let Err(err) = listed {
             visitor.reporter.path_error(dir.display_path(), &err);
         }
@@ -506,10 +502,6 @@ fn visit_gated(
     if visitor.pool.latency_bound_listings() {
         ask_untyped_kinds(listing, fd);
     }
-    #[cfg(test)]
-    {
-        visitor.kinds_asked = true;
-    }
     let below_root = &dir.prefix[dir.below_root()..];
     let mut start = 0;
     for &(len, kind) in &listing.entries {
@@ -519,8 +511,9 @@ fn visit_gated(
         let mut entry = RawEntry::from_name_with_nul(name_with_nul, kind);
         // Rules that end in `/` need to know a directory when they see one.
         if entry.kind == EntryKind::Unknown {
-            #[cfg(test)]
-            tests::stat_asked_alone(dir.prefix);
+            if let Some(probe) = crate::probe::installed() {
+                probe.stat_asked_alone(dir.prefix);
+            }
             match lstat_at(fd, entry.name_cstr()) {
                 Ok(stat) => entry.kind = EntryKind::from_mode(stat.st_mode),
                 Err(err) => {
@@ -546,10 +539,6 @@ fn visit_gated(
         visitor.visit_out_of_line(dir, fd, entry);
     }
     visitor.here.child_tracked_only = false;
-    #[cfg(test)]
-    {
-        visitor.kinds_asked = false;
-    }
 }
 
 /// The kinds of `listing`'s untyped entries, asked all at once (`os::stat_many`).
@@ -586,12 +575,13 @@ pub fn crosses_device(root_dev: Option<u64>, dev: u64) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::output::{Output, OutputMode};
     use crate::report::Reporter;
     use listings::share_mid_listing;
     use std::io;
+    use std::os::unix::ffi::OsStrExt;
     use std::sync::Mutex;
 
     /// A directory path whose opening triggers `rmdir` of that directory, to make
@@ -600,10 +590,9 @@ mod tests {
     static REMOVE_AFTER_OPEN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
     /// A directory whose opening makes its worker panic (`a_panic_on_a_network_root_ends_the_walk`).
     static PANIC_AFTER_OPEN: Mutex<Option<Vec<u8>>> = Mutex::new(None);
-
-    /// How many entries each directory (by printed path) had visited when its listing
-    /// ended, for the tests of the early stop.
-    static ENTRIES_SEEN: Mutex<Vec<(Vec<u8>, u64)>> = Mutex::new(Vec::new());
+    /// Every directory a worker opened to list, by printed path, once the probe is
+    /// installed.
+    static OPENED: Mutex<Vec<Vec<u8>>> = Mutex::new(Vec::new());
 
     /// Times a listing shared its subdirectories before it ended, in the whole test
     /// binary (only the tests that ask for it share mid-listing).
@@ -618,7 +607,7 @@ mod tests {
     static STATS_ASKED_ALONE: std::sync::atomic::AtomicUsize =
         std::sync::atomic::AtomicUsize::new(0);
 
-    pub(super) fn types_hidden(prefix: &[u8]) -> bool {
+    pub(crate) fn types_hidden(prefix: &[u8]) -> bool {
         TYPES_HIDDEN.load(std::sync::atomic::Ordering::Relaxed)
             && TYPES_HIDDEN_UNDER
                 .lock()
@@ -627,29 +616,16 @@ mod tests {
                 .is_some_and(|root| prefix.starts_with(root))
     }
 
-    pub(super) fn stat_asked_alone(prefix: &[u8]) {
+    pub(crate) fn stat_asked_alone(prefix: &[u8]) {
         if types_hidden(prefix) {
             STATS_ASKED_ALONE.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
     }
 
-    pub(super) fn shared_mid_listing(before_the_end: bool) {
+    pub(crate) fn shared_mid_listing(before_the_end: bool) {
         if before_the_end {
             SHARED_MID_LISTING.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         }
-    }
-
-    pub(super) fn listed(path: &[u8], entries: u64) {
-        ENTRIES_SEEN.lock().unwrap().push((path.to_vec(), entries));
-    }
-
-    fn entries_seen(path: &std::path::Path) -> u64 {
-        let path = path.as_os_str().as_bytes();
-        let seen = ENTRIES_SEEN.lock().unwrap();
-        let mut matching = seen.iter().filter(|(p, _)| p == path).map(|&(_, n)| n);
-        let entries = matching.next().expect("the directory was listed");
-        assert!(matching.next().is_none(), "the directory was listed twice");
-        entries
     }
 
     /// `find ROOT -type f -print0`'s output: the oracle of the walks below.
@@ -691,13 +667,15 @@ mod tests {
             let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
             config.max_results = Some(3);
             config.threads = threads;
+            // Entries read from listings, counted per batch.
+            config.stats = true;
             let printed = std::sync::Arc::new(Mutex::new(Vec::new()));
             let output = Output::to_writer(Box::new(SharedSink(printed.clone())));
             let reporter = Reporter::new();
             let summary = crate::scheduler::run(&config, &output, &reporter);
             assert_eq!(summary.matches, 3);
             assert_eq!(printed.lock().unwrap().split(|&b| b == b'\n').count(), 4);
-            let seen = entries_seen(tmp.path());
+            let seen = summary.examined;
             // One 64 KiB getdents64 batch holds about a thousand of these entries.
             assert!(
                 seen < (FILES / 4) as u64,
@@ -712,6 +690,7 @@ mod tests {
     /// the workers; and a pool of one never shares mid-listing.
     #[test]
     fn subdirectories_shared_mid_listing_are_walked_exactly_once() {
+        crate::probe::tests::install();
         let tmp = crate::scratch::big_tree_dir();
         // Two levels of directories of about 3,000 entries (three 64 KiB batches of
         // these names), a tenth of them subdirectories with files of their own.
@@ -778,6 +757,7 @@ mod tests {
     #[test]
     fn full_path_lists_only_directories_that_can_lead_to_a_match() {
         use crate::filter::path::PathGlob;
+        crate::probe::tests::install();
         let tmp = tempfile::tempdir().unwrap();
         for dir in ["src/a", "lib/src", "src_old"] {
             std::fs::create_dir_all(tmp.path().join(dir)).unwrap();
@@ -802,7 +782,7 @@ mod tests {
                 _ => tmp.path().join(dir),
             };
             let path = path.as_os_str().as_bytes();
-            ENTRIES_SEEN.lock().unwrap().iter().any(|(p, _)| p == path)
+            OPENED.lock().unwrap().iter().any(|p| p == path)
         };
         assert!(listed("") && listed("src") && listed("src/a"));
         assert!(!listed("lib") && !listed("lib/src") && !listed("src_old"));
@@ -816,13 +796,15 @@ mod tests {
         let tmp = big_flat_dir(FILES);
         let mut config = Config::new(vec![tmp.path().as_os_str().to_owned()]);
         config.threads = 1;
+        // Entries read from listings, counted per batch.
+        config.stats = true;
         let output = Output::to_writer(Box::new(ClosedPipe));
         let reporter = Reporter::new();
-        crate::scheduler::run(&config, &output, &reporter);
+        let summary = crate::scheduler::run(&config, &output, &reporter);
         assert!(!reporter.errored(), "a closed pipe is not an error");
         // The first 256 KiB block (about 4,500 of these paths) fails; the listing
         // ends within the next batch.
-        let seen = entries_seen(tmp.path());
+        let seen = summary.examined;
         assert!(
             seen < (FILES / 3) as u64,
             "{seen} of {FILES} entries visited"
@@ -854,7 +836,8 @@ mod tests {
         }
     }
 
-    pub(super) fn after_open(path: &[u8]) {
+    pub(crate) fn after_open(path: &[u8]) {
+        OPENED.lock().unwrap().push(path.to_vec());
         if PANIC_AFTER_OPEN.lock().unwrap().as_deref() == Some(path) {
             panic!("a worker panics under test");
         }
@@ -867,6 +850,7 @@ mod tests {
 
     #[test]
     fn a_directory_removed_between_open_and_read_is_an_error_not_a_crash() {
+        crate::probe::tests::install();
         use crate::output::Output;
         use crate::output::OutputMode;
         use crate::report::Reporter;
@@ -898,6 +882,7 @@ mod tests {
     /// for that thread forever. One CPU, so that the panicking worker is the first.
     #[test]
     fn a_panic_on_a_network_root_ends_the_walk() {
+        crate::probe::tests::install();
         use crate::output::Output;
         use crate::output::OutputMode;
         use crate::report::Reporter;
@@ -926,6 +911,7 @@ mod tests {
     /// a `stat` is quick, they are asked one at a time (the first at least).
     #[test]
     fn a_network_root_without_types_asks_every_stat_with_its_listing() {
+        crate::probe::tests::install();
         let tmp = tempfile::tempdir().unwrap();
         for d in 0..12 {
             let dir = tmp.path().join(format!("d{d}/sub"));

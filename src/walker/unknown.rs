@@ -37,9 +37,8 @@ impl Visitor<'_> {
             return None;
         }
         let started = unknown.then(Instant::now);
-        #[cfg(test)]
-        if unknown {
-            super::tests::stat_asked_alone(dir.prefix);
+        if let Some(probe) = crate::probe::installed().filter(|_| unknown) {
+            probe.stat_asked_alone(dir.prefix);
         }
         let stat = lstat_at(dir_fd, entry.name_cstr());
         if started.is_some_and(|started| started.elapsed() > SLOW_STAT) {
@@ -103,10 +102,6 @@ impl Visitor<'_> {
             self.disk_watch.reset();
         }
         let per_stat = started.elapsed() / u32::try_from(names.len()).unwrap_or(u32::MAX);
-        #[cfg(test)]
-        {
-            self.kinds_asked = true;
-        }
         for (name, stat) in names.iter().zip(stats) {
             match stat {
                 Ok(stat) => {
@@ -118,10 +113,6 @@ impl Visitor<'_> {
                 }
                 Err(err) => self.entry_error(dir, name.to_bytes(), &err),
             }
-        }
-        #[cfg(test)]
-        {
-            self.kinds_asked = false;
         }
         unknown.slow = per_stat > SLOW_STAT;
         unknown.names.clear();

@@ -83,14 +83,6 @@ pub(super) struct Visitor<'a> {
     pub(super) pacing: Pacing,
     /// Whether the directories at depth 0 and 1 have all been listed.
     pub(super) shallow: &'a ShallowFirst,
-    /// Entries handed to `visit` in the directory being listed, for the tests of the
-    /// early stop.
-    #[cfg(test)]
-    pub(super) entries_seen: u64,
-    /// Visiting entries whose kinds were asked for already: the tests that hide a
-    /// listing's kinds leave these alone.
-    #[cfg(test)]
-    pub(super) kinds_asked: bool,
 }
 
 /// What the walker knows about the directory it is listing.
@@ -198,10 +190,6 @@ impl<'a> Visitor<'a> {
                 DiskWaitWatch::default()
             },
             unknown: Unknown::default(),
-            #[cfg(test)]
-            entries_seen: 0,
-            #[cfg(test)]
-            kinds_asked: false,
         }
     }
 }
@@ -260,16 +248,6 @@ impl Visitor<'_> {
     /// -j 1 on a million files; the rare branches are `#[inline(never)]` instead.
     #[inline(always)]
     pub(super) fn visit(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>) {
-        #[cfg(test)]
-        {
-            self.entries_seen += 1;
-        }
-        #[cfg(test)]
-        let entry = if !self.kinds_asked && super::tests::types_hidden(dir.prefix) {
-            entry.without_kind()
-        } else {
-            entry
-        };
         let mut kind = entry.kind;
         if self.count_by_type_only && kind == EntryKind::File {
             self.found.matches += 1;
