@@ -11,7 +11,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use testenv::{assert_same_records, split_records};
+use testenv::{assert_same_records, git_available, split_records, write};
 
 /// A temporary directory with its own `HOME` and `XDG_CONFIG_HOME`, so that neither
 /// git nor pfind reads the machine's configuration.
@@ -162,19 +162,6 @@ fn sorted_lines(out: &Output) -> Vec<Vec<u8>> {
     let mut lines = split_records(&out.stdout, b'\n');
     lines.sort();
     lines
-}
-
-fn git_available() -> bool {
-    let found = Command::new("git").arg("--version").output().is_ok();
-    if !found {
-        eprintln!("skipped: git is not installed, and it is the oracle here");
-    }
-    found
-}
-
-fn write(path: &Path, contents: &[u8]) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, contents).unwrap();
 }
 
 /// Asserts pfind `--ignore` in `dir` lists git's files, at several thread counts.

@@ -92,6 +92,17 @@ impl ByteSet {
         self.0[usize::from(byte / 64)] |= 1 << (byte % 64);
     }
 
+    /// Notes the byte a name must end with to end with `literal`. An empty literal
+    /// (the rule `*`, `*/` or `!*`) fixes none: every byte is noted, since a filter
+    /// that turned a name away here would turn away one the rule matches (issue 46:
+    /// bare `*` rules were never asked).
+    fn insert_end_of(&mut self, literal: &[u8]) {
+        match literal.last() {
+            Some(&last) => self.insert(last),
+            None => self.0 = [u64::MAX; 4],
+        }
+    }
+
     #[inline]
     fn contains(&self, byte: u8) -> bool {
         self.0[usize::from(byte / 64)] & (1 << (byte % 64)) != 0
@@ -223,9 +234,7 @@ impl RuleList {
                 Some(0) if by_name && pattern.mode.contains(Mode::ENDS_WITH) => {
                     let literal: Box<[u8]> = pattern.text[1..].into();
                     list.needs.add(by_name, b"", &literal);
-                    if let Some(&last) = literal.last() {
-                        list.suffixes.last_bytes.insert(last);
-                    }
+                    list.suffixes.last_bytes.insert_end_of(&literal);
                     list.suffixes.rules.push((index, literal));
                 }
                 Some(literal_len) => {
