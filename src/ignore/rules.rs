@@ -510,6 +510,230 @@ mod tests {
         }
     }
 
+    /// What asking every rule of `list` in order says of `path` (its name starting at
+    /// `name_start`), the last match winning: the answer every shortcut must give.
+    fn every_rule(
+        list: &RuleList,
+        path: &[u8],
+        name_start: usize,
+        is_dir: bool,
+    ) -> Option<Verdict> {
+        let slow = list.rules.iter().rev().find(|rule| {
+            rule.matches_repo_relative_path(
+                path.into(),
+                (name_start > 0).then_some(name_start),
+                Some(is_dir),
+                Case::Sensitive,
+                wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
+            )
+        });
+        slow.map(|rule| match rule.is_negative() {
+            true => Verdict::Kept,
+            false => Verdict::Ignored,
+        })
+    }
+
+    /// A random rule built from the pieces real rule files use: whole-line idioms
+    /// (`*`, `!*/`, `**/`, ...) and lines put together from anchors, negations,
+    /// segments with wildcards, classes, ranges, escapes and odd bytes, trailing
+    /// `/` and trailing spaces; comments and blank lines too.
+    fn random_rule(rng: &mut fastrand::Rng) -> Vec<u8> {
+        const WHOLE: &[&[u8]] = &[
+            b"*",
+            b"!*",
+            b"*/",
+            b"!*/",
+            b"/*",
+            b"!/*",
+            b"**",
+            b"**/",
+            b"!**/",
+            b"/**",
+            b"a/**/b",
+            b"**/a",
+            b"a/**",
+            b"*.o",
+            b"!*.o",
+            b".env*",
+            b"!.env.example",
+            b".",
+            b"./",
+            b"/.",
+            b"..",
+            b"#comment",
+            b"",
+            b"   ",
+            b"\\#c",
+            b"\\!a",
+            b"*.[oa]",
+            b"?",
+            b"*/*",
+            b"/a/",
+            b"!a/",
+            b"b\\ ",
+            b"a ",
+            b"!",
+            b"/",
+        ];
+        const SEGMENTS: &[&[u8]] = &[
+            b"*",
+            b"**",
+            b"a",
+            b"b",
+            b"ab",
+            b"a*",
+            b"*b",
+            b"*.o",
+            b"x.o",
+            b".env*",
+            b"[a-c]",
+            b"[!a]",
+            b"[^b]",
+            b"[[:digit:]]",
+            b"[]a]",
+            b"?",
+            b"\\*",
+            b"\\!",
+            b"\\#",
+            b"\\[",
+            b"\\",
+            b"a\\ ",
+            b"\xff",
+            b"\xe9*",
+            b".",
+            b"1",
+            b"c",
+            b"a b",
+            b"#c",
+            b"!a",
+            b"[a",
+            b"*\xff*",
+            b"**a",
+            b"a**",
+        ];
+        if rng.u8(..3) == 0 {
+            return WHOLE[rng.usize(..WHOLE.len())].to_vec();
+        }
+        let mut rule = Vec::new();
+        if rng.u8(..4) == 0 {
+            rule.push(b'!');
+        }
+        if rng.u8(..4) == 0 {
+            rule.push(b'/');
+        }
+        for i in 0..rng.usize(1..4) {
+            if i > 0 {
+                rule.push(b'/');
+            }
+            rule.extend_from_slice(SEGMENTS[rng.usize(..SEGMENTS.len())]);
+        }
+        if rng.u8(..4) == 0 {
+            rule.push(b'/');
+        }
+        match rng.u8(..8) {
+            0 => rule.extend_from_slice(b"  "),
+            1 => rule.push(b'\t'),
+            _ => {}
+        }
+        rule
+    }
+
+    /// A random path of one to four components made of the same pieces as the
+    /// rules (so that they match often), with odd bytes; and where its name starts.
+    fn random_path(rng: &mut fastrand::Rng) -> (Vec<u8>, usize) {
+        const NAMES: &[&[u8]] = &[
+            b"a",
+            b"b",
+            b"ab",
+            b"c",
+            b"1",
+            b"x.o",
+            b"y.a",
+            b".env",
+            b".env.local",
+            b".env.example",
+            b"*",
+            b"!a",
+            b"#c",
+            b"a b",
+            b"a ",
+            b"\xff",
+            b"\xe9x",
+            b"[a",
+            b"]a",
+            b"\\",
+            b".",
+            b"..",
+            b"aab",
+            b"bb",
+            b"a\t",
+            b"x\xffy",
+            b"d.txt",
+            b".o",
+            b"ba",
+            b"?",
+        ];
+        let mut path = Vec::new();
+        let mut name_start = 0;
+        for i in 0..rng.usize(1..5) {
+            if i > 0 {
+                path.push(b'/');
+                name_start = path.len();
+            }
+            path.extend_from_slice(NAMES[rng.usize(..NAMES.len())]);
+        }
+        (path, name_start)
+    }
+
+    /// The property behind every bucket and pre-filter: on random rule lists and
+    /// random paths, `verdict` (and `verdict_of_candidate` behind `may_match`) says
+    /// what asking every rule in order says, and `may_match` never turns away an
+    /// entry a rule matches. Fixed seeds; `PFIND_RULES_SEED=N` replays one.
+    #[test]
+    fn shortcuts_agree_with_asking_every_rule_on_random_rules() {
+        let seeds: Vec<u64> = match std::env::var("PFIND_RULES_SEED") {
+            Ok(seed) => vec![seed.parse().expect("PFIND_RULES_SEED is a number")],
+            Err(_) => (0..3000).collect(),
+        };
+        for seed in seeds {
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut text = Vec::new();
+            for _ in 0..rng.usize(1..8) {
+                text.extend_from_slice(&random_rule(&mut rng));
+                text.extend_from_slice(if rng.u8(..8) == 0 { b"\r\n" } else { b"\n" });
+            }
+            let list = RuleList::parse(&text);
+            for _ in 0..200 {
+                let (path, name_start) = random_path(&mut rng);
+                let is_dir = rng.bool();
+                let want = every_rule(&list, &path, name_start, is_dir);
+                let context = || {
+                    format!(
+                        "seed {seed} (PFIND_RULES_SEED={seed}): rules {:?} path {:?} dir {is_dir}",
+                        String::from_utf8_lossy(&text),
+                        String::from_utf8_lossy(&path)
+                    )
+                };
+                let name = &path[name_start..];
+                if want.is_some() {
+                    assert!(
+                        list.may_match(|| path.first().copied(), name),
+                        "may_match: {}",
+                        context()
+                    );
+                    let got = list.verdict_of_candidate(&path, name_start, is_dir);
+                    assert_eq!(got, want, "verdict_of_candidate: {}", context());
+                }
+                assert_eq!(
+                    list.verdict(&path, name_start, is_dir),
+                    want,
+                    "verdict: {}",
+                    context()
+                );
+            }
+        }
+    }
+
     #[test]
     fn comments_and_blank_lines_are_no_rules() {
         assert!(RuleList::parse(b"# only a comment\n\n").is_empty());
