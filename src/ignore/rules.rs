@@ -366,7 +366,12 @@ fn is_name_rule(rule: &gix_glob::Pattern) -> bool {
 }
 
 #[cfg(test)]
+#[path = "random_rules.rs"]
+mod random_rules;
+
+#[cfg(test)]
 mod tests {
+    use super::random_rules;
     use super::*;
     use Verdict::{Ignored, Kept};
 
@@ -533,158 +538,6 @@ mod tests {
         })
     }
 
-    /// A random rule built from the pieces real rule files use: whole-line idioms
-    /// (`*`, `!*/`, `**/`, ...) and lines put together from anchors, negations,
-    /// segments with wildcards, classes, ranges, escapes and odd bytes, trailing
-    /// `/` and trailing spaces; comments and blank lines too.
-    fn random_rule(rng: &mut fastrand::Rng) -> Vec<u8> {
-        const WHOLE: &[&[u8]] = &[
-            b"*",
-            b"!*",
-            b"*/",
-            b"!*/",
-            b"/*",
-            b"!/*",
-            b"**",
-            b"**/",
-            b"!**/",
-            b"/**",
-            b"a/**/b",
-            b"**/a",
-            b"a/**",
-            b"*.o",
-            b"!*.o",
-            b".env*",
-            b"!.env.example",
-            b".",
-            b"./",
-            b"/.",
-            b"..",
-            b"#comment",
-            b"",
-            b"   ",
-            b"\\#c",
-            b"\\!a",
-            b"*.[oa]",
-            b"?",
-            b"*/*",
-            b"/a/",
-            b"!a/",
-            b"b\\ ",
-            b"a ",
-            b"!",
-            b"/",
-        ];
-        const SEGMENTS: &[&[u8]] = &[
-            b"*",
-            b"**",
-            b"a",
-            b"b",
-            b"ab",
-            b"a*",
-            b"*b",
-            b"*.o",
-            b"x.o",
-            b".env*",
-            b"[a-c]",
-            b"[!a]",
-            b"[^b]",
-            b"[[:digit:]]",
-            b"[]a]",
-            b"?",
-            b"\\*",
-            b"\\!",
-            b"\\#",
-            b"\\[",
-            b"\\",
-            b"a\\ ",
-            b"\xff",
-            b"\xe9*",
-            b".",
-            b"1",
-            b"c",
-            b"a b",
-            b"#c",
-            b"!a",
-            b"[a",
-            b"*\xff*",
-            b"**a",
-            b"a**",
-        ];
-        if rng.u8(..3) == 0 {
-            return WHOLE[rng.usize(..WHOLE.len())].to_vec();
-        }
-        let mut rule = Vec::new();
-        if rng.u8(..4) == 0 {
-            rule.push(b'!');
-        }
-        if rng.u8(..4) == 0 {
-            rule.push(b'/');
-        }
-        for i in 0..rng.usize(1..4) {
-            if i > 0 {
-                rule.push(b'/');
-            }
-            rule.extend_from_slice(SEGMENTS[rng.usize(..SEGMENTS.len())]);
-        }
-        if rng.u8(..4) == 0 {
-            rule.push(b'/');
-        }
-        match rng.u8(..8) {
-            0 => rule.extend_from_slice(b"  "),
-            1 => rule.push(b'\t'),
-            _ => {}
-        }
-        rule
-    }
-
-    /// A random path of one to four components made of the same pieces as the
-    /// rules (so that they match often), with odd bytes; and where its name starts.
-    fn random_path(rng: &mut fastrand::Rng) -> (Vec<u8>, usize) {
-        const NAMES: &[&[u8]] = &[
-            b"a",
-            b"b",
-            b"ab",
-            b"c",
-            b"1",
-            b"x.o",
-            b"y.a",
-            b".env",
-            b".env.local",
-            b".env.example",
-            b"*",
-            b"!a",
-            b"#c",
-            b"a b",
-            b"a ",
-            b"\xff",
-            b"\xe9x",
-            b"[a",
-            b"]a",
-            b"\\",
-            b".",
-            b"..",
-            b"aab",
-            b"bb",
-            b"a\t",
-            b"x\xffy",
-            b"d.txt",
-            b".o",
-            b"ba",
-            b"?",
-        ];
-        let mut path = Vec::new();
-        let mut name_start = 0;
-        for i in 0..rng.usize(1..5) {
-            if i > 0 {
-                path.push(b'/');
-                name_start = path.len();
-            }
-            path.extend_from_slice(NAMES[rng.usize(..NAMES.len())]);
-        }
-        (path, name_start)
-    }
-
     /// The property behind every bucket and pre-filter: on random rule lists and
     /// random paths, `verdict` (and `verdict_of_candidate` behind `may_match`) says
     /// what asking every rule in order says, and `may_match` never turns away an
@@ -697,14 +550,10 @@ mod tests {
         };
         for seed in seeds {
             let mut rng = fastrand::Rng::with_seed(seed);
-            let mut text = Vec::new();
-            for _ in 0..rng.usize(1..8) {
-                text.extend_from_slice(&random_rule(&mut rng));
-                text.extend_from_slice(if rng.u8(..8) == 0 { b"\r\n" } else { b"\n" });
-            }
+            let text = random_rules::random_rules(&mut rng, 7, false);
             let list = RuleList::parse(&text);
             for _ in 0..200 {
-                let (path, name_start) = random_path(&mut rng);
+                let (path, name_start) = random_rules::random_path(&mut rng);
                 let is_dir = rng.bool();
                 let want = every_rule(&list, &path, name_start, is_dir);
                 let context = || {
