@@ -440,7 +440,7 @@ impl Repository {
                 let mut dir = path.to_vec();
                 while let Some(slash) = dir.iter().rposition(|&b| b == b'/') {
                     dir.truncate(slash);
-                    untracked_dirs.push([&run_dir[..], &dir[..], b"/"].concat());
+                    untracked_dirs.push([run_dir, &dir[..], b"/"].concat());
                 }
             }
             if cwd
