@@ -5,8 +5,8 @@
 //! of opens. Each check compares with `find` or the oracle at 1, 2, 8 and 16
 //! workers, the library walks with every listing cut at every full 1 KiB batch.
 
-mod testenv;
-
+use crate::testenv;
+use crate::testenv::{assert_same_records, is_root, library_walk, oracle_files};
 use pfind::os::dirent::ReaderKind;
 use pfind::output::OutputMode;
 use pfind::Config;
@@ -14,7 +14,6 @@ use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use testenv::{assert_same_records, is_root, library_walk, oracle_files};
 
 /// A tmpfs mounted for a test, unmounted on drop.
 struct Tmpfs(tempfile::TempDir);

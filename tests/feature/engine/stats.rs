@@ -2,8 +2,7 @@
 //! entry of the directories whose entries are visited, what `find ROOT -mindepth
 //! 1` with the same depth bound lists (issue 47).
 
-mod testenv;
-
+use crate::testenv;
 use std::ffi::OsStr;
 use std::process::Command;
 
