@@ -7,7 +7,7 @@
 //! other.rs).
 
 use crate::testenv;
-use crate::testenv::{assert_same_records, split_records};
+use crate::testenv::{assert_same_records, git_available, split_records, write};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
@@ -162,19 +162,6 @@ fn sorted_lines(out: &Output) -> Vec<Vec<u8>> {
     let mut lines = split_records(&out.stdout, b'\n');
     lines.sort();
     lines
-}
-
-fn git_available() -> bool {
-    let found = Command::new("git").arg("--version").output().is_ok();
-    if !found {
-        eprintln!("skipped: git is not installed, and it is the oracle here");
-    }
-    found
-}
-
-pub(crate) fn write(path: &Path, contents: &[u8]) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, contents).unwrap();
 }
 
 /// Asserts pfind `--ignore` in `dir` lists git's files, at several thread counts.

@@ -6,7 +6,7 @@
 //! start with a dash, failed writes of `--help` and `--version`, and
 //! `PFIND_OPTIONS`.
 
-use crate::ignore_files::write;
+use crate::testenv::write;
 use crate::output::pipe_through;
 use crate::testenv::{pfind_command, TestEnv};
 use std::ffi::OsStr;

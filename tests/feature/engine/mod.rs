@@ -4,7 +4,9 @@
 
 mod cluster;
 mod giant;
+mod giant_order;
 pub(crate) mod hard_inputs;
 mod listing;
 mod order;
+mod stats;
 mod stress;
