@@ -28,8 +28,8 @@ use crate::output::{Output, OutputMode};
 use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::threads::{
-    cpus_within_quota, latency_step, network_spare_threads, network_start, workers_to_start,
-    CpuSpread, GrowthGate, GrowthRecord, PoolState, COLD_START_PER_CPU, GROWTH_INTERVAL,
+    cold_start_workers, cpus_within_quota, first_workers, latency_step, spare_workers,
+    workers_to_start, CpuSpread, GrowthGate, GrowthRecord, PoolState, GROWTH_INTERVAL,
     LEAST_INTERVALS,
 };
 use crate::walker::{DirJob, Roots, Summary, Walker};
@@ -154,6 +154,8 @@ pub fn run_shared(
     })
 }
 
+/// The steps of a walk: sort the roots, set the worker budget and the pool, then
+/// walk (with the other processes' share, in a shared walk).
 fn run_walk(
     config: &Config,
     output: &Output,
@@ -162,119 +164,35 @@ fn run_walk(
     peers: Option<&dyn Peers>,
 ) -> Summary {
     let starts_with_roots = peers.is_none_or(|peers| peers.starts_with_roots());
-    let mut roots = Roots::default();
-    let mut working_dir = WorkingDir::default();
-    let limit = config.walk_limit().map(MatchLimit::new);
-    let mut root_dirs = Vec::new();
-    let mut root_entries = Vec::new();
-    let root_path = config.filter.root_path();
-    let mut remote = config.assume_network;
     let gate = config
         .ignore
         .is_active()
         .then(|| Gate::new(config.ignore.clone(), reporter));
-    for (index, root) in config.roots.iter().enumerate() {
-        let root = root.as_bytes();
-        let printed = if config.absolute {
-            match working_dir.absolute(root) {
-                Ok(path) => path,
-                Err(err) => {
-                    reporter.path_error(root, &err);
-                    continue;
-                }
-            }
-        } else if config.implicit_root {
-            Vec::new()
-        } else if config.strip_cwd_prefix {
-            without_dot_slash(root).to_vec()
-        } else {
-            root.to_vec()
-        };
-        match classify_root(root, config.follow) {
-            // Depth 0 is the root itself, never printed: list it only if its entries
-            // may be printed.
-            Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
-            Ok((EntryKind::Dir, stat)) => {
-                // A root on a network filesystem (one statfs per root) shares
-                // subdirectories mid-listing and, without -j, lets the walk grow to
-                // what the latency asks for.
-                remote = remote
-                    || CString::new(rank_root::opened(root))
-                        .is_ok_and(|path| fstype::is_remote(&path));
-                let mut job = DirJob::root(&printed, root_path).identified(&stat);
-                if let Some(gate) = &gate {
-                    job = job.with_rules(gate.root_rules(root, reporter));
-                }
-                if peers.is_some() {
-                    #[allow(clippy::unnecessary_cast)]
-                    roots.add(
-                        index,
-                        &job,
-                        config.one_file_system.then_some(stat.st_dev as u64),
-                    );
-                }
-                root_dirs.push(job)
-            }
-            // In a shared walk, one process alone tests the roots that are files.
-            Ok(_) if !starts_with_roots => {}
-            Ok((kind, stat)) => {
-                if kind == EntryKind::Symlink && !config.filter.links_may_match() {
-                    hint_link_to_dir(root, reporter);
-                }
-                root_entries.push(RootEntry {
-                    printed,
-                    kind,
-                    stat,
-                });
-            }
-            // In a shared walk the roots are the same everywhere, and one process
-            // says what is wrong with them (a rank's own mount aside).
-            // Named as opened: under `pfind-mpi --rank-root`, the rank's own path.
-            Err(err) if starts_with_roots || rank_root::is_set() => {
-                reporter.root_error(&rank_root::opened(root), &err)
-            }
-            Err(_) => {}
-        }
-    }
+    let roots = sort_roots(
+        config,
+        reporter,
+        gate.as_ref(),
+        peers.is_some(),
+        starts_with_roots,
+    );
+    let limit = config.walk_limit().map(MatchLimit::new);
     // Breadth-first for longer when the walk stops at its first matches.
     let frontier = config
         .frontier_limit
         .unwrap_or_else(|| queue::frontier_limit(limit.is_some()));
-    let growth_on_network = remote && !config.exact_threads;
-    // Without a directory to walk, there is no budget to set nor peer to start.
-    let (threads, spares) = if root_dirs.is_empty() {
-        (1, 0)
-    } else {
-        let spares = if growth_on_network {
-            config
-                .spare_threads
-                .max(network_spare_threads(config.threads))
-        } else {
-            config.spare_threads
-        };
-        let requested = config.threads + spares;
-        let workers = memory::affordable_workers(requested);
-        let affordable = descriptors::configure(workers, config.reserved_descriptors, frontier);
-        let threads = config.threads.min(affordable);
-        (threads, affordable - threads)
-    };
+    let growth_on_network = roots.remote && !config.exact_threads;
+    let (threads, spares) = worker_budget(config, &roots, growth_on_network, frontier);
     // One worker to begin with, this thread; how many more is decided once there is
-    // work to share (below).
+    // work to share (`walk_pool`).
     let (pool, mut slots) = Pool::with_spares(1, threads + spares - 1);
     // This thread's slot; the others are opened as their workers start.
     let first_slot = slots.remove(0);
     let pool = pool
         .with_frontier_limit(frontier)
         .with_latency_growth(growth_on_network)
-        .with_latency_bound_listings(remote || config.share_mid_listing);
-    let shallow = ShallowFirst::new(root_dirs.len());
-    let listing_buffer = config.listing_buffer.unwrap_or_else(|| {
-        let stats_each = config.force_stat || config.needs_stat(EntryKind::File);
-        match stats_each {
-            true => crate::walker::STAT_LISTING_BUFFER,
-            false => DIRENT_BUFFER_SIZE,
-        }
-    });
+        .with_latency_bound_listings(roots.remote || config.share_mid_listing);
+    let shallow = ShallowFirst::new(roots.dirs.len());
+    let listing_buffer = listing_buffer(config);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, listing_buffer);
         Walker::new(
@@ -296,31 +214,192 @@ fn run_walk(
         limit: limit.as_ref(),
         shallow: &shallow,
         gate: gate.as_ref(),
-        root_entries: &root_entries,
+        root_entries: &roots.entries,
         output,
         reporter,
     };
-    // A shared walk goes on until the other processes agree it is over, and may
-    // begin with no directory here: the peers' thread holds the pool meanwhile.
-    let Some(peers) = peers else {
-        return walk_pool(config, &pool, first_slot, root_dirs, make_walker, plan);
+    match peers {
+        None => walk_pool(config, &pool, first_slot, roots.dirs, make_walker, plan),
+        Some(peers) => {
+            let dirs = if starts_with_roots {
+                roots.dirs
+            } else {
+                Vec::new()
+            };
+            let walk = |dirs| walk_pool(config, &pool, first_slot, dirs, make_walker, plan);
+            walk_shared(&pool, peers, &roots.shared, dirs, reporter, walk)
+        }
+    }
+}
+
+/// The roots of a walk, sorted by what is done with them.
+struct SortedRoots {
+    /// The directories to walk, as jobs.
+    dirs: Vec<DirJob>,
+    /// The roots that are candidates themselves (see [`RootEntry`]).
+    entries: Vec<RootEntry>,
+    /// In a shared walk, the root directories the peers make jobs against.
+    shared: Roots,
+    /// True when a root directory is on a network filesystem (or the walk assumes
+    /// one).
+    remote: bool,
+}
+
+/// Sorts the roots of `config` (see the module comment), reporting those that
+/// cannot be. `shared`: a walk shared with other processes, where one
+/// (`starts_with_roots`) tests the roots that are files and says what is wrong.
+fn sort_roots(
+    config: &Config,
+    reporter: &Reporter,
+    gate: Option<&Gate>,
+    shared: bool,
+    starts_with_roots: bool,
+) -> SortedRoots {
+    let mut roots = SortedRoots {
+        dirs: Vec::new(),
+        entries: Vec::new(),
+        shared: Roots::default(),
+        remote: config.assume_network,
     };
+    let mut working_dir = WorkingDir::default();
+    let root_path = config.filter.root_path();
+    for (index, root) in config.roots.iter().enumerate() {
+        let root = root.as_bytes();
+        let Some(printed) = printed_root(config, &mut working_dir, root, reporter) else {
+            continue;
+        };
+        match classify_root(root, config.follow) {
+            // Depth 0 is the root itself, never printed: list it only if its entries
+            // may be printed.
+            Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
+            Ok((EntryKind::Dir, stat)) => {
+                // A root on a network filesystem (one statfs per root) shares
+                // subdirectories mid-listing and, without -j, lets the walk grow to
+                // what the latency asks for.
+                roots.remote = roots.remote
+                    || CString::new(rank_root::opened(root))
+                        .is_ok_and(|path| fstype::is_remote(&path));
+                let mut job = DirJob::root(&printed, root_path).identified(&stat);
+                if let Some(gate) = gate {
+                    job = job.with_rules(gate.root_rules(root, reporter));
+                }
+                if shared {
+                    #[allow(clippy::unnecessary_cast)]
+                    let device = config.one_file_system.then_some(stat.st_dev as u64);
+                    roots.shared.add(index, &job, device);
+                }
+                roots.dirs.push(job)
+            }
+            // In a shared walk, one process alone tests the roots that are files.
+            Ok(_) if !starts_with_roots => {}
+            Ok((kind, stat)) => {
+                if kind == EntryKind::Symlink && !config.filter.links_may_match() {
+                    hint_link_to_dir(root, reporter);
+                }
+                roots.entries.push(RootEntry {
+                    printed,
+                    kind,
+                    stat,
+                });
+            }
+            // In a shared walk the roots are the same everywhere, and one process
+            // says what is wrong with them (a rank's own mount aside).
+            // Named as opened: under `pfind-mpi --rank-root`, the rank's own path.
+            Err(err) if starts_with_roots || rank_root::is_set() => {
+                reporter.root_error(&rank_root::opened(root), &err)
+            }
+            Err(_) => {}
+        }
+    }
+    roots
+}
+
+/// The root as its paths are printed: absolute with `--absolute-path`, nothing for
+/// the implicit root, without `./` under `--strip-cwd-prefix`, else as typed.
+/// `None` (reported) when its absolute path cannot be had.
+fn printed_root(
+    config: &Config,
+    working_dir: &mut WorkingDir,
+    root: &[u8],
+    reporter: &Reporter,
+) -> Option<Vec<u8>> {
+    if config.absolute {
+        match working_dir.absolute(root) {
+            Ok(path) => Some(path),
+            Err(err) => {
+                reporter.path_error(root, &err);
+                None
+            }
+        }
+    } else if config.implicit_root {
+        Some(Vec::new())
+    } else if config.strip_cwd_prefix {
+        Some(without_dot_slash(root).to_vec())
+    } else {
+        Some(root.to_vec())
+    }
+}
+
+/// The workers the walk may have at once (`threads`) and may add while it runs
+/// (`spares`, see `threads::spare_workers`), within what the address space
+/// (`memory`) and the descriptors (`descriptors`, which sets its budget here)
+/// allow. Without a directory to walk, there is no budget to set.
+fn worker_budget(
+    config: &Config,
+    roots: &SortedRoots,
+    growth_on_network: bool,
+    frontier: usize,
+) -> (usize, usize) {
+    if roots.dirs.is_empty() {
+        return (1, 0);
+    }
+    let spares = spare_workers(config.threads, config.spare_threads, growth_on_network);
+    let requested = config.threads + spares;
+    let workers = memory::affordable_workers(requested);
+    let affordable = descriptors::configure(workers, config.reserved_descriptors, frontier);
+    let threads = config.threads.min(affordable);
+    (threads, affordable - threads)
+}
+
+/// How many bytes each worker lists a directory into: less where each file is
+/// `stat`ed anyway (see `walker::STAT_LISTING_BUFFER`).
+fn listing_buffer(config: &Config) -> usize {
+    config.listing_buffer.unwrap_or_else(|| {
+        let stats_each = config.force_stat || config.needs_stat(EntryKind::File);
+        match stats_each {
+            true => crate::walker::STAT_LISTING_BUFFER,
+            false => DIRENT_BUFFER_SIZE,
+        }
+    })
+}
+
+/// A walk shared with other processes: `walk` runs this process's workers on
+/// `pool` from `dirs` (the roots, for the one that starts with them) while a
+/// thread of its own trades directories with the `peers` until all agree the walk
+/// is over. A rank may begin with no directory: the peers' thread holds the pool
+/// meanwhile.
+fn walk_shared(
+    pool: &Pool<DirJob>,
+    peers: &dyn Peers,
+    roots: &Roots,
+    dirs: Vec<DirJob>,
+    reporter: &Reporter,
+    walk: impl FnOnce(Vec<DirJob>) -> Summary,
+) -> Summary {
     // Queued before the peers' thread starts, which takes an empty pool for an
     // idle rank.
     pool.hold();
-    if starts_with_roots {
-        pool.inject(root_dirs);
-    }
+    pool.inject(dirs);
     std::thread::scope(|scope| {
         let serving = std::thread::Builder::new()
             .name("pfind-peers".to_owned())
-            .spawn_scoped(scope, || peers.serve(&pool, &roots));
+            .spawn_scoped(scope, || peers.serve(pool, roots));
         if let Err(err) = serving {
             reporter.error("pfind-peers", &err);
             pool.finish_dir();
             pool.stop();
         }
-        walk_pool(config, &pool, first_slot, Vec::new(), make_walker, plan)
+        walk(Vec::new())
     })
 }
 
@@ -348,27 +427,14 @@ fn walk_pool<'a>(
     make_walker: impl Fn(ReaderKind) -> Walker<'a>,
     plan: WalkPlan<'a>,
 ) -> Summary {
-    let WalkPlan {
-        threads,
-        spares,
-        reader,
-        listing_buffer,
-        limit,
-        shallow,
-        gate,
-        root_entries,
-        output,
-        reporter,
-    } = plan;
-    let mut summary = Summary::default();
     // This thread is worker 0. It starts alone and brings in the others only once it
     // has directories to share: small trees are dominated by start-up, and starting a
     // thread costs about as much as listing a small directory.
-    let mut first = make_walker(reader);
+    let mut first = make_walker(plan.reader);
     // Roots that are files come first, and are delivered at once: if that fills
     // `--max-results` or finds the output closed, the pool is stopped and no
     // directory is listed.
-    for root in root_entries {
+    for root in plan.root_entries {
         let (dir, name) = root.dir_and_name();
         first.visit_root(dir, name, root.kind, &root.stat);
     }
@@ -376,52 +442,47 @@ fn walk_pool<'a>(
     if !pool.is_stopped() {
         pool.push_dirs(&first_slot, 0, root_dirs.into_iter());
     }
-    if threads + spares == 1 || !first.run_until_shareable(&first_slot) {
+    let mut summary = Summary::default();
+    if plan.threads + plan.spares == 1 || !first.run_until_shareable(&first_slot) {
         summary.add(first.run(&first_slot));
         return summary;
     }
-    // With `-j`, exactly that many. Without, `threads` counted the CPUs the process
-    // may run on (one system call); a cgroup CPU quota can allow fewer, and reading it
-    // takes about 0.2 ms here (`num_cpus` reads three files under /proc and /sys), a
-    // twentieth of a small walk. So the walk starts with two workers and the second
-    // reads the quota, off this thread's path, then sets how many the walk should have.
-    let (first_workers, quota_read_by_worker) = if config.exact_threads {
-        (threads, false)
-    } else {
-        (threads.min(2), threads > 2)
-    };
+    let (first_workers, quota_read_by_worker) = first_workers(plan.threads, config.exact_threads);
     pool.set_base_workers(first_workers);
-    // A first listing that had to wait for the disk means a cold tree: start with
-    // enough workers to keep several reads in flight rather than ramp up to them.
+    // A first listing that had to wait for the disk means a cold tree.
     if first.listed_cold() {
-        pool.ask_for_workers(first_workers * COLD_START_PER_CPU);
-        // On a network filesystem, what the first listing's round trips ask for.
-        if let Some(tally) = pool.latency_tally() {
-            let first_listing = tally.restart(Instant::now()).wall;
-            pool.ask_for_workers(network_start(
-                first_listing,
-                first_workers * COLD_START_PER_CPU,
-            ));
-        }
+        // On a network filesystem, the first listing's round trips count too.
+        let first_listing = pool
+            .latency_tally()
+            .map(|tally| tally.restart(Instant::now()).wall);
+        pool.ask_for_workers(cold_start_workers(first_workers, first_listing));
     }
     // Workers that have begun to run, for `Crew::place`.
     let running = AtomicUsize::new(0);
     let work = |slot: &WorkerSlot<DirJob>| {
         running.fetch_add(1, Ordering::Relaxed);
         if quota_read_by_worker && slot.index() == 1 {
-            pool.set_base_workers(threads.min(cpus_within_quota()));
+            pool.set_base_workers(plan.threads.min(cpus_within_quota()));
         }
         // A worker that cannot have its listing buffer (the address space is full)
         // does not start: the walk goes on with the others.
-        match DirReader::try_new(reader, listing_buffer) {
-            Some(buffer) => Walker::new(config, pool, output, reporter, buffer, limit, shallow)
-                .with_gate(gate)
-                .run(slot),
+        match DirReader::try_new(plan.reader, plan.listing_buffer) {
+            Some(buffer) => Walker::new(
+                config,
+                pool,
+                plan.output,
+                plan.reporter,
+                buffer,
+                plan.limit,
+                plan.shallow,
+            )
+            .with_gate(plan.gate)
+            .run(slot),
             None => Summary::default(),
         }
     };
     let per_worker: Vec<Summary> = std::thread::scope(|scope| {
-        let mut crew = Crew {
+        let crew = Crew {
             scope,
             work: &work,
             pool,
@@ -433,63 +494,57 @@ fn walk_pool<'a>(
             unplaced: None,
             growth: GrowthRecord::default(),
         };
-        crew.start_first();
-        // On a network filesystem this thread can spend a long time in one
-        // directory (one round trip per batch of entries: 100 ms and more for a
-        // large one at 5 ms), while the workers' measurements ask for a step every
-        // few directories. So a thread of its own takes the steps and starts the
-        // workers, looking every `GROWTH_INTERVAL` until the walk is over (or has
-        // stopped: a panicking worker stops the pool). The crew is handed over once
-        // that thread runs. Elsewhere, or where that thread cannot start, this
-        // thread starts the workers asked for (directories waiting on the disk)
-        // between its own directories.
-        let starter = if pool.latency_growth() {
-            crew.unplaced = None;
-            let (handover, handed) = mpsc::sync_channel(1);
-            let starter = std::thread::Builder::new()
-                .name("pfind-starter".to_owned())
-                .spawn_scoped(scope, move || {
-                    let Ok::<Crew<_>, _>(mut crew) = handed.recv() else {
-                        return Vec::new();
-                    };
-                    while !pool.is_stopped() {
-                        crew.serve();
-                        std::thread::park_timeout(GROWTH_INTERVAL);
-                    }
-                    crew.join()
-                });
-            match starter {
-                Ok(starter) => handover
-                    .send(crew)
-                    .map(|()| starter)
-                    .map_err(|returned| returned.0),
-                Err(_) => Err(crew),
-            }
-        } else {
-            Err(crew)
-        };
-        match starter {
-            Ok(starter) => {
-                let mut found = vec![first.run(&first_slot)];
-                starter.thread().unpark();
-                found.extend(
-                    starter
-                        .join()
-                        .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
-                );
-                found
-            }
-            Err(mut crew) => {
-                let mut found = vec![first.run_and_serve(&first_slot, || crew.serve())];
-                found.extend(crew.join());
-                found
-            }
-        }
+        walk_with_crew(first, &first_slot, crew)
     });
     for found in per_worker {
         summary.add(found);
     }
     summary
+}
+
+/// The walk once it has directories to share: this thread (`first`) walks, and
+/// starts the `crew`'s workers as they are asked for, between its own directories
+/// or, on a network filesystem, from a thread of its own. What each found.
+fn walk_with_crew<'scope, 'env, F>(
+    first: Walker<'_>,
+    first_slot: &WorkerSlot<DirJob>,
+    mut crew: Crew<'scope, 'env, F>,
+) -> Vec<Summary>
+where
+    F: Fn(&WorkerSlot<DirJob>) -> Summary + Sync,
+{
+    crew.start_first();
+    // On a network filesystem this thread can spend a long time in one directory
+    // (one round trip per batch of entries: 100 ms and more for a large one at
+    // 5 ms), while the workers' measurements ask for a step every few directories.
+    // So a thread of its own takes the steps and starts the workers, looking every
+    // `GROWTH_INTERVAL` until the walk is over (or has stopped: a panicking worker
+    // stops the pool). Elsewhere, or where that thread cannot start, this thread
+    // starts the workers asked for (directories waiting on the disk) between its
+    // own directories.
+    let starter = if crew.pool.latency_growth() {
+        crew.unplaced = None;
+        crew.hand_to_starter()
+    } else {
+        Err(crew)
+    };
+    match starter {
+        Ok(starter) => {
+            let mut found = vec![first.run(first_slot)];
+            starter.thread().unpark();
+            found.extend(
+                starter
+                    .join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            );
+            found
+        }
+        Err(mut crew) => {
+            let mut found = vec![first.run_and_serve(first_slot, || crew.serve())];
+            found.extend(crew.join());
+            found
+        }
+    }
 }
 
 /// The workers this thread starts, inside a `thread::scope`, and their handles.
@@ -612,6 +667,39 @@ where
         }
         if let Some(wanted) = latency_step(&sums, running, stat_many::helpers_started()) {
             self.pool.ask_for_workers(wanted);
+        }
+    }
+
+    /// Hands the crew to a thread of its own, the starter, which starts its workers
+    /// and takes the steps on the latency every `GROWTH_INTERVAL` until the walk is
+    /// over, then joins them: its handle, or the crew back if that thread cannot
+    /// start. The crew is handed over once that thread runs. (Returned whole, not
+    /// boxed: once per walk.)
+    #[allow(clippy::result_large_err)]
+    fn hand_to_starter(self) -> Result<ScopedJoinHandle<'scope, Vec<Summary>>, Self>
+    where
+        F: 'scope,
+    {
+        let pool = self.pool;
+        let (handover, handed) = mpsc::sync_channel(1);
+        let starter = std::thread::Builder::new()
+            .name("pfind-starter".to_owned())
+            .spawn_scoped(self.scope, move || {
+                let Ok::<Crew<_>, _>(mut crew) = handed.recv() else {
+                    return Vec::new();
+                };
+                while !pool.is_stopped() {
+                    crew.serve();
+                    std::thread::park_timeout(GROWTH_INTERVAL);
+                }
+                crew.join()
+            });
+        match starter {
+            Ok(starter) => handover
+                .send(self)
+                .map(|()| starter)
+                .map_err(|returned| returned.0),
+            Err(_) => Err(self),
         }
     }
 

@@ -94,6 +94,45 @@ pub fn network_spare_threads(threads: usize) -> usize {
     MAX_WORKERS_ON_NETWORK.saturating_sub(threads)
 }
 
+/// How many workers may be added to `threads` during a walk: `spare_threads` (none
+/// with `-j`), or with no `-j` on a network filesystem (`growth_on_network`) what
+/// the latency may ask for, [`network_spare_threads`].
+pub fn spare_workers(threads: usize, spare_threads: usize, growth_on_network: bool) -> usize {
+    if growth_on_network {
+        spare_threads.max(network_spare_threads(threads))
+    } else {
+        spare_threads
+    }
+}
+
+/// The workers a walk of `threads` starts with once it has directories to share,
+/// and whether the second worker then reads the CPU quota. With `-j` (`exact`),
+/// exactly that many. Without, `threads` counted the CPUs the process may run on
+/// (one system call); a cgroup CPU quota can allow fewer, and reading it takes about
+/// 0.2 ms here (`num_cpus` reads three files under /proc and /sys), a twentieth of
+/// a small walk. So the walk starts with two workers and the second reads the quota
+/// ([`cpus_within_quota`]), off the first one's path, then sets how many the walk
+/// should have.
+pub fn first_workers(threads: usize, exact: bool) -> (usize, bool) {
+    if exact {
+        (threads, false)
+    } else {
+        (threads.min(2), threads > 2)
+    }
+}
+
+/// The workers a walk asks for when its first listing had to wait for the disk (a
+/// cold tree): enough to keep several reads in flight rather than ramp up to them,
+/// [`COLD_START_PER_CPU`] per first worker; on a network filesystem, what the first
+/// listing's round trips (`first_listing`, its wall time) ask for, [`network_start`].
+pub fn cold_start_workers(first_workers: usize, first_listing: Option<Duration>) -> usize {
+    let cold_start = first_workers * COLD_START_PER_CPU;
+    match first_listing {
+        Some(wall) => network_start(wall, cold_start),
+        None => cold_start,
+    }
+}
+
 /// Below this CPU time per interval, a reading is too coarse to divide by.
 const LEAST_CPU: Duration = Duration::from_micros(5);
 
@@ -724,6 +763,26 @@ impl Default for CpuSpread {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_walk_starts_and_grows_by_these_decisions() {
+        // Spares: as configured, or what a network filesystem may ask for.
+        assert_eq!(spare_workers(4, 28, false), 28);
+        assert_eq!(spare_workers(4, 0, false), 0);
+        assert_eq!(spare_workers(4, 28, true), MAX_WORKERS_ON_NETWORK - 4);
+        assert_eq!(spare_workers(4, 1000, true), 1000);
+        // First workers: all of `-j`; else two, the second reading the quota.
+        assert_eq!(first_workers(8, true), (8, false));
+        assert_eq!(first_workers(8, false), (2, true));
+        assert_eq!(first_workers(2, false), (2, false));
+        assert_eq!(first_workers(1, false), (1, false));
+        // A cold start: four per first worker, or what the round trips ask for.
+        assert_eq!(cold_start_workers(2, None), 2 * COLD_START_PER_CPU);
+        let slow = Duration::from_millis(15);
+        assert_eq!(cold_start_workers(2, Some(slow)), network_start(slow, 8));
+        assert!(cold_start_workers(2, Some(slow)) > 8);
+        assert_eq!(cold_start_workers(2, Some(Duration::ZERO)), 8);
+    }
 
     #[test]
     fn default_threads_is_in_range() {
