@@ -275,6 +275,9 @@ impl<'a> Walker<'a> {
         }
     }
 
+    /// Lists the directory of `job`: opens it, sees what holds for all its entries,
+    /// lists it the way it asks for (see the branches), then queues the
+    /// subdirectories found.
     fn walk_dir(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
         let Walker {
             reader,
@@ -286,57 +289,19 @@ impl<'a> Walker<'a> {
         } = self;
         let config = visitor.config;
         let dir = job.enter(path, &config.filter);
-        // Read once: the tests' probe (none in a real run) at the open and after it.
-        let probe = crate::probe::installed();
-        let opened = match job.piece() {
-            None => {
-                if let Some(probe) = probe {
-                    probe.opening(dir.display_path());
-                }
-                dir.open(config.follow)
-            }
-            Some(piece) => {
-                visitor.found.pieces += 1;
-                piece.open()
-            }
+        let Some(dir_fd) = open_for_listing(job, &dir, visitor, reader) else {
+            return;
         };
-        let dir_fd = match opened {
-            Ok(dir_fd) => dir_fd,
-            Err(err) => return visitor.reporter.path_error(dir.display_path(), &err),
-        };
-        if let Some(probe) = probe {
-            probe.opened(dir.display_path());
-            reader.forget_kinds(probe.kinds_hidden(dir.prefix));
-        }
         let fd = dir_fd.as_raw_fd();
-        let mut root_dev = job.root_dev();
-        let mut crossing = false;
         visitor.here.id = None;
-        if visitor.identify_dirs {
-            // One fstat per directory, only with -L or -x.
-            let stat = match fstat(fd) {
-                Ok(stat) => stat,
-                Err(err) => return visitor.reporter.path_error(dir.display_path(), &err),
-            };
-            let (dev, ino) = identity(&stat);
-            crossing = config.one_file_system && crosses_device(job.root_dev(), dev);
-            // `-x`: not entered. With `-t e` a mount point is still listed, only to
-            // see whether it is empty, as `find -xdev -empty`, bfs and fd do.
-            if crossing && !job.print_if_empty() {
-                return;
+        let (root_dev, crossing) = if visitor.identify_dirs {
+            match identify(job, &dir, fd, visitor) {
+                Some(found) => found,
+                None => return,
             }
-            root_dev = Some(dev);
-            if config.follow {
-                // Links into an ancestor are caught before they are queued; this
-                // catches the rest (a bind mount of an ancestor, say).
-                if let Some(parent) = job.parent_id() {
-                    if parent.is_on_path(dev, ino) {
-                        return visitor.report_loop(dir.display_path());
-                    }
-                }
-                visitor.here.id = Some(DirId::new(dev, ino, job.parent_id().cloned()));
-            }
-        }
+        } else {
+            (job.root_dev(), false)
+        };
         // `--ignore-contain` on a root (its subdirectories were tested when found).
         let markers = &config.filter.ignore_contain;
         if dir.depth == 0 && markers.iter().any(|marker| visit::holds(fd, marker)) {
@@ -348,44 +313,24 @@ impl<'a> Walker<'a> {
         let pool = visitor.pool;
         let stop = pool.stop_flag();
         let mut rules = None;
+        let shared = SharedListing {
+            dir: &dir,
+            fd,
+            job,
+            slot,
+            root_dev,
+            crossing,
+        };
         // `-t e` and a network filesystem list out of line, tested first: in any other
         // place the branch cost the plain listing of a local walk more (see
         // `list_out_of_line`).
         let listed = if gate.is_none()
             && (job.print_if_empty() || pool.latency_bound_listings() || job.piece().is_some())
         {
-            let listing = SharedListing {
-                dir: &dir,
-                fd,
-                job,
-                slot,
-                root_dev,
-                crossing,
-            };
-            list_out_of_line(reader, visitor, listing, self.alone)
+            list_out_of_line(reader, visitor, shared, self.alone)
         } else if let Some(gate) = *gate {
-            listing.clear();
-            let listed = reader.read(fd, stop, |entry| {
-                if !entry.is_dot_or_dotdot() {
-                    listing.push(&entry);
-                }
-            });
-            visitor.found.examined += listing.entries.len() as u64;
-            let visit_entries = dir.depth < config.filter.max_depth && !crossing;
-            // Rules are read only for a directory whose entries are visited.
-            if visit_entries {
-                let here = gated_rules(gate, job, &dir, fd, listing.marks, visitor.reporter);
-                visit_gated(gate, &here, listing, visitor, &dir, fd);
-                rules = Some(here.0);
-            }
-            // A listing cut short by the stop proves nothing about emptiness.
-            if job.print_if_empty()
-                && listed.is_ok()
-                && listing.entries.is_empty()
-                && !pool.is_stopped()
-            {
-                visitor.match_empty_dir(&dir, fd);
-            }
+            let (listed, read) = list_gated(gate, listing, reader, visitor, shared);
+            rules = read;
             listed
         } else {
             // Built only where a batch filled the buffer: made before the listing,
@@ -424,6 +369,122 @@ impl<'a> Walker<'a> {
             queue_children(visitor, &dir, slot, inherited);
         }
     }
+}
+
+/// Opens `dir`, the directory of `job` (or the piece of one that `job` is), to list
+/// it; `None` when that failed, reported. The tests' probe (none in a real run) is
+/// read once and asked at the open and after it.
+#[inline(always)]
+fn open_for_listing(
+    job: &DirJob,
+    dir: &job::Dir<'_>,
+    visitor: &mut Visitor<'_>,
+    reader: &mut DirReader,
+) -> Option<std::os::fd::OwnedFd> {
+    let probe = crate::probe::installed();
+    let opened = match job.piece() {
+        None => {
+            if let Some(probe) = probe {
+                probe.opening(dir.display_path());
+            }
+            dir.open(visitor.config.follow)
+        }
+        Some(piece) => {
+            visitor.found.pieces += 1;
+            piece.open()
+        }
+    };
+    let dir_fd = match opened {
+        Ok(dir_fd) => dir_fd,
+        Err(err) => {
+            visitor.reporter.path_error(dir.display_path(), &err);
+            return None;
+        }
+    };
+    if let Some(probe) = probe {
+        probe.opened(dir.display_path());
+        reader.forget_kinds(probe.kinds_hidden(dir.prefix));
+    }
+    Some(dir_fd)
+}
+
+/// With `-L` or `-x`, one `fstat` of `dir` (open as `fd`): its root's device and
+/// whether it is on another one (`-x`), its identity in the chain `-L` checks for
+/// loops (`visitor.here.id`). `None` when it is not to be listed: a mount point
+/// under `-x` (listed with `-t e`, only to see whether it is empty, as
+/// `find -xdev -empty`, bfs and fd do), a loop under `-L`, or an `fstat` that
+/// failed; the last two reported.
+#[inline(never)]
+fn identify(
+    job: &DirJob,
+    dir: &job::Dir<'_>,
+    fd: std::os::fd::RawFd,
+    visitor: &mut Visitor<'_>,
+) -> Option<(Option<u64>, bool)> {
+    let config = visitor.config;
+    let stat = match fstat(fd) {
+        Ok(stat) => stat,
+        Err(err) => {
+            visitor.reporter.path_error(dir.display_path(), &err);
+            return None;
+        }
+    };
+    let (dev, ino) = identity(&stat);
+    let crossing = config.one_file_system && crosses_device(job.root_dev(), dev);
+    if crossing && !job.print_if_empty() {
+        return None;
+    }
+    if config.follow {
+        // Links into an ancestor are caught before they are queued; this catches
+        // the rest (a bind mount of an ancestor, say).
+        if let Some(parent) = job.parent_id() {
+            if parent.is_on_path(dev, ino) {
+                visitor.report_loop(dir.display_path());
+                return None;
+            }
+        }
+        visitor.here.id = Some(DirId::new(dev, ino, job.parent_id().cloned()));
+    }
+    Some((Some(dev), crossing))
+}
+
+/// The listing through the ignore rules' gate (`--ignore`): every entry first,
+/// then the directory's rules (read only if its entries are visited), then the
+/// entries the rules leave. The rules read, for its subdirectories.
+#[inline(never)]
+fn list_gated(
+    gate: &Gate,
+    listing: &mut Listing,
+    reader: &mut DirReader,
+    visitor: &mut Visitor<'_>,
+    shared: SharedListing<'_>,
+) -> (std::io::Result<()>, Option<Arc<DirRules>>) {
+    let SharedListing {
+        dir,
+        fd,
+        job,
+        crossing,
+        ..
+    } = shared;
+    let pool = visitor.pool;
+    listing.clear();
+    let listed = reader.read(fd, pool.stop_flag(), |entry| {
+        if !entry.is_dot_or_dotdot() {
+            listing.push(&entry);
+        }
+    });
+    visitor.found.examined += listing.entries.len() as u64;
+    let mut rules = None;
+    if dir.depth < visitor.config.filter.max_depth && !crossing {
+        let here = gated_rules(gate, job, dir, fd, listing.marks, visitor.reporter);
+        visit_gated(gate, &here, listing, visitor, dir, fd);
+        rules = Some(here.0);
+    }
+    // A listing cut short by the stop proves nothing about emptiness.
+    if job.print_if_empty() && listed.is_ok() && listing.entries.is_empty() && !pool.is_stopped() {
+        visitor.match_empty_dir(dir, fd);
+    }
+    (listed, rules)
 }
 
 /// Queues the subdirectories `visitor` collected in the listing of `dir`, with what
