@@ -246,7 +246,7 @@ class CommandLineTest(unittest.TestCase):
         args = cli.parse_args([])
         self.assertIsNone(args.cluster)
         self.assertEqual((args.cluster_ranks, args.cluster_delay, args.cluster_cap, args.cluster_runs), ([2, 4, 8], 1.0, 4, 5))
-        self.assertEqual(args.pfind_mpi, "./target/release/pfind-mpi")
+        self.assertIsNone(args.pfind_mpi, "run_cluster takes the build tree's, else the one on PATH")
         with tempfile.TemporaryDirectory() as tmp:
             args = cli.parse_args(["--cluster", tmp, "--cluster-ranks", "2", "2", "8", "--cluster-delay", "0.5", "--io500-pfind", "/x", "--dfind", "/y"])
             self.assertEqual((args.cluster, args.cluster_ranks, args.cluster_delay, args.io500_pfind, args.dfind), (tmp, [2, 8], 0.5, "/x", "/y"))
