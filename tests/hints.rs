@@ -530,7 +530,7 @@ fn what_pfind_means_still_works() {
         &["-x", "nosuchcommand"],
         &[],
         "pfind: nosuchcommand: No such file or directory (roots are directories to \
-         search; match names with -n GLOB or -e EXT)\n",
+         search; to match names, type: pfind -n '*nosuchcommand*')\n",
         1,
     );
     // What clap knows better still comes from clap: a typo gets its suggestion.
