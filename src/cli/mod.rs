@@ -116,6 +116,10 @@ pub enum Usage {
 /// parses the rest; then `-C`'s directory is entered and `--newer`'s file read, in
 /// that order and only then, so that the file is found where the roots are.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
+    parse_words(args).map_err(Usage::tidy)
+}
+
+fn parse_words(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     let mut args: Vec<OsString> = args.into_iter().collect();
     // The options alone: what only help shows is added if clap is to print (below).
     let command = Cli::command();
@@ -351,6 +355,27 @@ fn unfinished_in_defaults(defaults: &[OsString], command: &clap::Command) -> Opt
         }
     }
     None
+}
+
+impl Usage {
+    /// clap's error without what only cluttered its end (issue 51): the generic
+    /// usage line (`Usage: pfind --count [ROOT]...`, which says no more than the
+    /// error did) and, for an unknown option, the tip to pass it after `--` as a
+    /// value (`-- --bogus`: a root named like an option is hardly ever meant). A
+    /// similar option's name ("a similar argument exists") stays.
+    fn tidy(self) -> Usage {
+        use clap::error::{ContextKind, ErrorKind};
+        match self {
+            Usage::Clap(mut err) if err.use_stderr() => {
+                err.remove(ContextKind::Usage);
+                if err.kind() == ErrorKind::UnknownArgument {
+                    err.remove(ContextKind::Suggested);
+                }
+                Usage::Clap(err)
+            }
+            other => other,
+        }
+    }
 }
 
 impl From<values::Refused> for Usage {
