@@ -142,7 +142,7 @@ impl Reporter {
     /// Prints `pfind: MESSAGE`: why a command line is not run (see `cli::hints`). The
     /// caller exits with [`ExitStatus::Usage`].
     pub fn refusal(&self, message: &[u8]) {
-        let mut line = b"pfind: ".to_vec();
+        let mut line = prefix();
         escape(message, &mut line);
         line.push(b'\n');
         let _ = io::stderr().lock().write_all(&line);
@@ -154,7 +154,8 @@ impl Reporter {
         if self.silent {
             return;
         }
-        let mut line = b"pfind: warning: ".to_vec();
+        let mut line = prefix();
+        line.extend_from_slice(b"warning: ");
         escape(message, &mut line);
         line.push(b'\n');
         let _ = io::stderr().lock().write_all(&line);
@@ -184,9 +185,31 @@ pub fn describe(err: &io::Error) -> String {
     }
 }
 
+/// The program's name, which starts every message: `pfind` unless [`name_program`]
+/// said otherwise.
+static PROGRAM: OnceLock<&'static str> = OnceLock::new();
+
+/// Names the program in its messages and its `--version` (`pfind-mpi`: issue 51, it
+/// said `pfind`); called once, first thing in `main`.
+pub fn name_program(name: &'static str) {
+    let _ = PROGRAM.set(name);
+}
+
+/// The name messages start with (see [`name_program`]).
+pub fn program() -> &'static str {
+    PROGRAM.get().copied().unwrap_or("pfind")
+}
+
+/// `PROGRAM: `, the start of every line this module prints.
+fn prefix() -> Vec<u8> {
+    let mut line = program().as_bytes().to_vec();
+    line.extend_from_slice(b": ");
+    line
+}
+
 /// One message, `pfind: SUBJECT: cause` and a newline, with both parts escaped.
 fn message_line(subject: &[u8], cause: &str) -> Vec<u8> {
-    let mut line = b"pfind: ".to_vec();
+    let mut line = prefix();
     if subject.is_empty() {
         line.extend_from_slice(b"''");
     }

@@ -458,7 +458,9 @@ const SHORT_HELP_OPTIONS: &[&str] = &[
 /// The whole definition (with the text after `--help`'s options), as the manual, the
 /// completions and clap's errors are made from it.
 pub fn definition() -> clap::Command {
-    Cli::command().after_long_help(after_long_help())
+    // The name `--version` and help give: pfind-mpi's own in pfind-mpi (issue 51).
+    let name = crate::report::program();
+    Cli::command().name(name).after_long_help(after_long_help())
 }
 
 /// The command line's definition, with `-h`'s summary: [`SHORT_ABOUT`], then the

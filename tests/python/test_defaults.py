@@ -54,6 +54,22 @@ class DefaultsTests(TempDirTest):
         self.assertIn("not a directory", defaults.unwritable_data_dir(self.tmp / "file" / "ds"))
 
 
+class Io500ScriptTests(TempDirTest):
+    def test_the_pfind_on_path_is_run_and_said_on_stderr_only(self):
+        bin_dir = self.tmp / "bin"
+        # What pfind -c --stats prints: the count, then its statistics on stderr.
+        installed = stub(bin_dir / "pfind", 'echo 3; echo "7 entries examined" >&2\n')
+        env = {k: v for k, v in os.environ.items() if k not in ("PFIND", "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID")}
+        env["PATH"] = f"{bin_dir}:{env['PATH']}"
+        argv = ["bash", str(REPO / "scripts" / "io500-find.sh"), str(self.tmp), "-newer", str(installed), "-size", "3901c", "-name", "*x*"]
+        done = subprocess.run(argv, env=env, capture_output=True, text=True)
+        self.assertEqual((done.returncode, done.stdout), (0, "MATCHED 3/7\n"), done.stderr)
+        self.assertEqual(done.stderr, f"io500-find.sh: pfind: {installed} (on PATH)\n")
+        # Another rank of pfind-mpi says nothing.
+        done = subprocess.run(argv, env=dict(env, OMPI_COMM_WORLD_RANK="1"), capture_output=True, text=True)
+        self.assertEqual((done.returncode, done.stdout, done.stderr), (0, "", ""))
+
+
 @unittest.skipUnless(os.geteuid() == 0 and shutil.which("setpriv"), "needs root and setpriv (util-linux) to run as nobody")
 class AnotherUserTests(TempDirTest):
     """benchmark.py from a copy of the clone with no target/ (the README's install
