@@ -52,7 +52,7 @@ const PATTERN_ROOT_HINT: &str =
 
 /// The start of the hint for a missing root that was the only one and reads as a
 /// name, before the command to type.
-const TYPE_HINT: &str = "roots are directories to search; to match names, type";
+const TYPE_HINT: &str = "roots are directories to search; match names with -n GLOB";
 
 /// The `-n` glob a missing root `word` probably meant, as fd would match it: a glob
 /// as typed (`'*.txt'`), a plain word anywhere in the name (`main`: `*main*`); `None`

@@ -128,7 +128,7 @@ fn totals_and_statuses_are_agreed_by_all_ranks() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let said = stderr
             .lines()
-            .filter(|line| line.starts_with("pfind: no-such-root"))
+            .filter(|line| line.starts_with("pfind-mpi: no-such-root"))
             .count();
         assert_eq!(said, 1, "{ranks} ranks: {stderr}");
         // -q: a match is status 0, none is 1, on every rank.
@@ -146,7 +146,7 @@ fn totals_and_statuses_are_agreed_by_all_ranks() {
         assert_eq!(
             stderr
                 .lines()
-                .filter(|line| line.starts_with("pfind: -L"))
+                .filter(|line| line.starts_with("pfind-mpi: -L"))
                 .count(),
             1,
             "{stderr}"

@@ -58,7 +58,7 @@ pub trait Paths {
     fn is_command(&self, word: &OsStr) -> bool;
     /// True when `path` is a directory, or a symbolic link to one.
     fn is_dir(&self, path: &OsStr) -> bool;
-    /// True when `path` is a regular file, or a symbolic link to one.
+    /// True when `path` is a regular file (not a link to one).
     fn is_file(&self, path: &OsStr) -> bool;
 }
 
@@ -75,7 +75,7 @@ impl Paths for System {
     }
 
     fn is_file(&self, path: &OsStr) -> bool {
-        std::fs::metadata(path).is_ok_and(|meta| meta.is_file())
+        std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file())
     }
 
     fn is_command(&self, word: &OsStr) -> bool {
@@ -576,11 +576,13 @@ pub fn pattern_before_roots(roots: &[OsString], paths: &impl Paths) -> Option<Ve
 /// the names of the files it matches here, and pfind, as find, prints those files
 /// and nothing below (issue 51). Asked by `main` when no filter was given (a filter
 /// on file roots, `pfind notes.txt -e txt`, is meant); the walk still runs. When
-/// every root is a regular file: the line that says so, with the command that
-/// matches names below the roots' directory, quoted so the shell leaves it alone:
-/// the extension the roots share (`pfind -n '*.txt'`), else a placeholder.
+/// there are two roots or more and every one is a regular file (one file, or a
+/// link, is named on purpose as often: `pfind file -l`, `pfind -L link`): the line
+/// that says so, with the command that matches names below the roots' directory,
+/// quoted so the shell leaves it alone: the extension the roots share (`pfind -n
+/// '*.txt'`), else a placeholder.
 pub fn files_as_roots(roots: &[OsString], paths: &impl Paths) -> Option<Vec<u8>> {
-    if roots.is_empty() || !roots.iter().all(|root| paths.is_file(root)) {
+    if roots.len() < 2 || !roots.iter().all(|root| paths.is_file(root)) {
         return None;
     }
     // (its directory, its name)
@@ -751,15 +753,20 @@ mod tests {
         };
         let typed = |want: &str| Some(want.to_string());
         assert_eq!(said(&["a.txt", "b.txt"]), typed("pfind -n '*.txt'"));
-        assert_eq!(said(&["a.txt"]), typed("pfind -n '*.txt'"));
         assert_eq!(
             said(&["src/x.rs", "src/y.rs"]),
             typed("pfind src -n '*.rs'")
         );
         assert_eq!(said(&["src/x.rs", "docs/z.rs"]), typed("pfind -n '*.rs'"));
         assert_eq!(said(&["a.txt", "c.md"]), typed("pfind -n 'GLOB'"));
-        // A directory among them, a missing one, or none: no hint.
-        for words in [&["a.txt", "src"][..], &["a.txt", "nope.txt"], &["src"], &[]] {
+        // A directory among them, a missing one, one file alone, or none: no hint.
+        for words in [
+            &["a.txt", "src"][..],
+            &["a.txt", "nope.txt"],
+            &["a.txt"],
+            &["src"],
+            &[],
+        ] {
             assert_eq!(said(words), None, "{words:?}");
         }
     }

@@ -475,7 +475,7 @@ fn what_pfind_means_still_works() {
         &["-x", "nosuchcommand"],
         &[],
         "pfind: nosuchcommand: No such file or directory (roots are directories to \
-         search; to match names, type: pfind -n '*nosuchcommand*')\n",
+         search; match names with -n GLOB: pfind -n '*nosuchcommand*')\n",
         1,
     );
     // What clap knows better still comes from clap: a typo gets its suggestion.
@@ -847,6 +847,7 @@ fn fd_pattern_tree() -> TestEnv {
             "b.txt",
             "notes.md",
             "src/main.rs",
+            "src/lib.rs",
             "src/c.txt",
             "docs/d.txt",
         ],
@@ -894,7 +895,7 @@ fn an_expanded_pattern_prints_its_files_and_the_quoted_command() {
     assert_eq!(stderr, format!("{FILES_HINT}pfind -n '*.txt'\n"));
     assert_eq!(code, Some(0));
     // `pfind src/*.rs`: the directory goes before the pattern.
-    let (_, stderr, _) = run_everywhere(&env, &["src/main.rs"]);
+    let (_, stderr, _) = run_everywhere(&env, &["src/lib.rs", "src/main.rs"]);
     assert_eq!(stderr, format!("{FILES_HINT}pfind src -n '*.rs'\n"));
     // No extension shared: a placeholder, still quoted.
     let (_, stderr, _) = run_everywhere(&env, &["a.txt", "notes.md"]);
@@ -908,15 +909,15 @@ fn one_missing_root_that_reads_as_a_name_gets_the_glob_to_type() {
     assert!(lines.is_empty());
     assert_eq!(
         stderr,
-        "pfind: main: No such file or directory (roots are directories to search; to match \
-         names, type: pfind -n '*main*')\n"
+        "pfind: main: No such file or directory (roots are directories to search; match \
+         names with -n GLOB: pfind -n '*main*')\n"
     );
     assert_eq!(code, Some(1));
     let (_, stderr, _) = run_everywhere(&env, &["*.rs"]);
     assert_eq!(
         stderr,
-        "pfind: *.rs: No such file or directory (roots are directories to search; to match \
-         names, type: pfind -n '*.rs')\n"
+        "pfind: *.rs: No such file or directory (roots are directories to search; match \
+         names with -n GLOB: pfind -n '*.rs')\n"
     );
 }
 
@@ -928,11 +929,13 @@ fn the_right_spellings_get_no_hint() {
         (&["a.txt", "-e", "txt"][..], &["a.txt"][..]),
         (&["a.txt", "b.txt", "-n", "a*"], &["a.txt"]),
         // A directory root, alone or among files.
-        (&["src"], &["src/main.rs", "src/c.txt"]),
+        (&["src"], &["src/main.rs", "src/lib.rs", "src/c.txt"]),
+        // One file named alone is as often meant (`pfind file -l`).
+        (&["a.txt"], &["a.txt"]),
         (&["a.txt", "docs"], &["a.txt", "docs/d.txt"]),
         // The quoted pattern, as the hints say.
         (&["-n", "*main*"], &["src/main.rs"]),
-        (&["src", "-n", "*.rs"], &["src/main.rs"]),
+        (&["src", "-n", "*.rs"], &["src/main.rs", "src/lib.rs"]),
     ] {
         let (lines, stderr, code) = run_everywhere(&env, args);
         let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
