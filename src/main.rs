@@ -121,27 +121,8 @@ fn run() -> ExitStatus {
             _ => ExitStatus::Success,
         };
     }
-    output.finish_run(
-        &config.output,
-        config.format.as_ref(),
-        config.max_results,
-        (summary.matches, summary.bytes),
-        &reporter,
-    );
-    if config.stats {
-        print_stats(&summary, took);
-    }
+    summary.finish_run(&config, &output, took, None, &reporter);
     reporter.exit_status()
-}
-
-/// `--stats`: what the walk did, on stderr once the output is written (so that the
-/// lines follow the last path in a terminal), one figure a line as ripgrep prints
-/// them.
-fn print_stats(summary: &pfind::Summary, took: std::time::Duration) {
-    use std::io::Write;
-    // A closed stderr leaves nobody to tell.
-    let text = summary.stats_text(took, None);
-    let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
 /// Where clap stops the run instead of returning options: `--help` and `--version`,

@@ -60,26 +60,63 @@ fn main() {
     std::process::exit(i32::from(status));
 }
 
+/// One rank's run: its command line, its configuration, its walk; rank 0 alone
+/// says what is wrong with them, prints, and ends the run. The exit status.
 fn run(link: &std::sync::Arc<Link>) -> u8 {
     let first = link.rank() == 0;
     let reporter = Reporter::new();
-    let (args, rank_root) = match take_rank_root(std::env::args_os()) {
-        Ok(split) => split,
-        Err(message) => {
-            if first {
-                reporter.refusal(message.as_bytes());
-            }
-            return USAGE;
+    // Said once, by rank 0: every rank has the same command line.
+    let refuse = |why: &[u8]| {
+        if first {
+            reporter.refusal(why);
         }
+        USAGE
     };
+    let (cli, rank_root) = match parse(first, &refuse) {
+        Ok(parsed) => parsed,
+        Err(status) => return status,
+    };
+    if first {
+        for warning in cli.warnings() {
+            reporter.warning(&warning);
+        }
+    }
+    let config = match rank_config(cli, rank_root, link.rank()) {
+        Ok(config) => config,
+        Err(why) => return refuse(why.as_bytes()),
+    };
+    let stdout = match first {
+        true => Output::stdout().unwrap_or_else(|err| {
+            reporter.error("stdout", &err);
+            Output::to_writer(Box::new(std::io::sink()))
+        }),
+        false => Output::to_writer(Box::new(std::io::sink())),
+    };
+    let output = rank::rank_output(link, stdout);
+    if first {
+        if let Some(separator) = config.printed_path_separator() {
+            output.separate_paths(separator);
+        }
+    }
+    let started = std::time::Instant::now();
+    let ended = rank::run(&config, link, &output, &reporter);
+    let took = started.elapsed();
+    if first {
+        let ranks = Some(link.ranks());
+        (ended.summary).finish_run(&config, &output, took, ranks, &reporter);
+    }
+    ended.status
+}
+
+/// The command line, `--rank-root` taken out; or the exit status of a run that
+/// ends there (`refuse` says why, or rank 0 prints `--help`, `--version` or a
+/// usage error).
+fn parse(first: bool, refuse: &impl Fn(&[u8]) -> u8) -> Result<(cli::Cli, Option<OsString>), u8> {
+    let (args, rank_root) =
+        take_rank_root(std::env::args_os()).map_err(|message| refuse(message.as_bytes()))?;
     let mut cli = match cli::parse(args) {
         Ok(cli) => cli,
-        Err(Usage::Hint(hint)) => {
-            if first {
-                reporter.refusal(&hint);
-            }
-            return USAGE;
-        }
+        Err(Usage::Hint(hint)) => return Err(refuse(&hint)),
         // `--help`, `--version` and usage errors, printed once, without styles:
         // under Open MPI's launcher rank 0's stdout is a pseudo-terminal even when
         // the launcher's is a pipe, and clap took it for a terminal (issue 51).
@@ -92,23 +129,27 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
                 };
                 let _ = std::io::stdout().flush();
             }
-            return if stop.use_stderr() { USAGE } else { 0 };
+            return Err(if stop.use_stderr() { USAGE } else { 0 });
         }
     };
     if cli.other.generate.is_some() {
-        if first {
-            reporter.refusal(b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`");
-        }
-        return USAGE;
+        return Err(refuse(
+            b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`",
+        ));
     }
     // Rank 0's stdout is a pseudo-terminal under Open MPI's launcher whether or not
     // the launcher's output is a pipe: colours and links only when asked for.
     cli.output.stdout_is_terminal = Some(false);
-    if first {
-        for warning in cli.warnings() {
-            reporter.warning(&warning);
-        }
-    }
+    Ok((cli, rank_root))
+}
+
+/// The rank's configuration: pfind's, with [`RANK_THREADS`] workers unless `-j`
+/// says, and `--rank-root` set up for rank `rank`; or why it is refused.
+fn rank_config(
+    cli: cli::Cli,
+    rank_root: Option<OsString>,
+    rank: usize,
+) -> Result<pfind::Config, String> {
     let (mut config, _misses) = cli.into_config_and_misses();
     if !config.exact_threads {
         config.threads = RANK_THREADS;
@@ -116,58 +157,16 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
         config.spare_threads = 0;
     }
     if let Some(why) = cluster::refusal(&config) {
-        if first {
-            reporter.refusal(why.as_bytes());
-        }
-        return USAGE;
+        return Err(why.to_string());
     }
     if let Some(template) = &rank_root {
         if config.roots.len() != 1 || config.implicit_root || config.exec.is_some() {
-            if first {
-                reporter.refusal(
-                    b"--rank-root needs exactly one root typed on the command line, and no command (--exec, --exec-dir, -X): each rank opens its own mount in its place",
-                );
-            }
-            return USAGE;
+            return Err("--rank-root needs exactly one root typed on the command line, and no command (--exec, --exec-dir, -X): each rank opens its own mount in its place".to_string());
         }
-        let opened = rank_root::for_rank(template.as_bytes(), link.rank());
+        let opened = rank_root::for_rank(template.as_bytes(), rank);
         rank_root::set(config.roots[0].as_bytes(), &opened);
     }
-    let stdout = if first {
-        match Output::stdout() {
-            Ok(output) => output,
-            Err(err) => {
-                reporter.error("stdout", &err);
-                Output::to_writer(Box::new(std::io::sink()))
-            }
-        }
-    } else {
-        Output::to_writer(Box::new(std::io::sink()))
-    };
-    let output = rank::rank_output(link, stdout);
-    if first {
-        if let Some(separator) = config.printed_path_separator() {
-            output.separate_paths(separator);
-        }
-    }
-    let started = std::time::Instant::now();
-    let ended = rank::run(&config, link, &output, &reporter);
-    let took = started.elapsed();
-    if first {
-        let summary = &ended.summary;
-        output.finish_run(
-            &config.output,
-            config.format.as_ref(),
-            config.max_results,
-            (summary.matches, summary.bytes),
-            &reporter,
-        );
-        if config.stats {
-            let lines = summary.stats_text(took, Some(link.ranks()));
-            let _ = std::io::stderr().lock().write_all(lines.as_bytes());
-        }
-    }
-    ended.status
+    Ok(config)
 }
 
 /// Takes `--rank-root TEMPLATE` (or `--rank-root=TEMPLATE`) out of the command

@@ -3,12 +3,15 @@
 //! found ([`Summary`]). The identity chain `-L` checks for loops is `loops.rs`.
 
 use super::loops::DirId;
+use crate::config::Config;
 use crate::descriptors::{open_dir, Anchor, Root};
 use crate::filter::path::PathState;
 use crate::filter::types::KindSet;
 use crate::filter::Filter;
 use crate::ignore::DirRules;
 use crate::os::cookies::{self, Order, Piece, Taken, Trust, Untaken};
+use crate::output::Output;
+use crate::report::Reporter;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -37,6 +40,33 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// The end of a run, written once for pfind and `pfind-mpi`'s rank 0: what the
+    /// output mode prints after the matches (`-c`'s count, `-s`'s total, a sorted
+    /// output), then with `--stats` what the walk did (see [`Self::stats_text`]), on
+    /// stderr once the output is written, so that the lines follow the last path in
+    /// a terminal. A closed stderr leaves nobody to tell.
+    pub fn finish_run(
+        &self,
+        config: &Config,
+        output: &Output,
+        took: std::time::Duration,
+        ranks: Option<usize>,
+        reporter: &Reporter,
+    ) {
+        output.finish_run(
+            &config.output,
+            config.format.as_ref(),
+            config.max_results,
+            (self.matches, self.bytes),
+            reporter,
+        );
+        if config.stats {
+            use std::io::Write;
+            let text = self.stats_text(took, ranks);
+            let _ = std::io::stderr().lock().write_all(text.as_bytes());
+        }
+    }
+
     /// What `--stats` prints on stderr, one figure a line as ripgrep prints them;
     /// a cluster walk (`pfind-mpi`) adds its `ranks` and their workers.
     pub fn stats_text(&self, took: std::time::Duration, ranks: Option<usize>) -> String {
