@@ -133,64 +133,7 @@ impl TrackedPaths {
         if u32::try_from(bytes.len()).is_err() {
             return Err(IndexError::Corrupt("larger than 4 GiB"));
         }
-        let mut flags_at: Vec<u32> = Vec::with_capacity(entries);
-        let mut previous: &[u8] = b"";
-        let mut in_order = true;
-        // The loop that finds every entry, the whole cost of reading an index:
-        // each entry's bounds are checked once, by `get` (37K entries: 4.5M
-        // instructions through `Input`'s reads, 4.0M so; half of what is left is
-        // the order check, which git makes too, `check_ce_order`).
-        let fixed = STAT_BYTES + hash_len;
-        let cut_short = IndexError::Corrupt("cut short");
-        let mut at = input.at;
-        for _ in 0..count {
-            let flags_here = at + fixed;
-            let Some(&[high, low]) = bytes.get(flags_here..flags_here + 2) else {
-                return Err(cut_short);
-            };
-            let flags = u16::from_be_bytes([high, low]);
-            let mut name_start = flags_here + 2;
-            if flags & EXTENDED != 0 {
-                if version < 3 {
-                    return Err(IndexError::Corrupt("extended flags in a version 2 index"));
-                }
-                name_start += 2;
-            }
-            let stated = usize::from(flags & NAME_MASK);
-            // The flags hold the length of all but the longest paths: no scan.
-            let name = if stated < usize::from(NAME_MASK) {
-                match bytes.get(name_start..=name_start + stated) {
-                    Some([name @ .., 0]) => name,
-                    Some(_) => {
-                        return Err(IndexError::Corrupt(
-                            "a path's length disagrees with its flags",
-                        ))
-                    }
-                    None => return Err(cut_short),
-                }
-            } else {
-                let rest = bytes.get(name_start..).ok_or(cut_short)?;
-                let len = rest.iter().position(|&b| b == 0).ok_or(cut_short)?;
-                &rest[..len]
-            };
-            // The entry, NUL included, is padded with NULs to a multiple of 8.
-            let used = name_start + name.len() + 1 - at;
-            at += (used + 7) & !7;
-            if !flags_at.is_empty() {
-                match previous.cmp(name) {
-                    std::cmp::Ordering::Less => {}
-                    // Conflicted paths are listed once per stage, one after another.
-                    std::cmp::Ordering::Equal => continue,
-                    std::cmp::Ordering::Greater => in_order = false,
-                }
-            }
-            flags_at.push(flags_here as u32);
-            previous = name;
-        }
-        if at > bytes.len() {
-            return Err(cut_short);
-        }
-        input.at = at;
+        let (flags_at, in_order) = find_entries(&mut input, version, count, entries, hash_len)?;
         if input.bytes[input.at..].starts_with(b"link") {
             return Err(IndexError::Split);
         }
@@ -252,6 +195,84 @@ impl TrackedPaths {
         self.lower_bound(dir)
             .is_some_and(|path| path.starts_with(dir))
     }
+}
+
+/// Finds the `count` entries of a version 2 or 3 index, from `input`'s place to
+/// the end of the last one (where `input` is left): where each one's flags are
+/// (`entries`, the count the file can hold, sizes the list), and whether their
+/// paths are in order. A conflicted path's later stages are left out.
+///
+/// The loop that finds every entry, the whole cost of reading an index: each
+/// entry's bounds are checked once, by `get` (37K entries: 4.5M instructions through
+/// `Input`'s reads, 4.0M so; half of what is left is the order check, which git
+/// makes too, `check_ce_order`).
+fn find_entries(
+    input: &mut Input<'_>,
+    version: u32,
+    count: usize,
+    entries: usize,
+    hash_len: usize,
+) -> Result<(Vec<u32>, bool), IndexError> {
+    let bytes = input.bytes;
+    let mut flags_at: Vec<u32> = Vec::with_capacity(entries);
+    let mut previous: &[u8] = b"";
+    let mut in_order = true;
+    let fixed = STAT_BYTES + hash_len;
+    let cut_short = IndexError::Corrupt("cut short");
+    let mut at = input.at;
+    for _ in 0..count {
+        let flags_here = at + fixed;
+        let Some(&[high, low]) = bytes.get(flags_here..flags_here + 2) else {
+            return Err(cut_short);
+        };
+        let flags = u16::from_be_bytes([high, low]);
+        let mut name_start = flags_here + 2;
+        if flags & EXTENDED != 0 {
+            if version < 3 {
+                return Err(IndexError::Corrupt("extended flags in a version 2 index"));
+            }
+            name_start += 2;
+        }
+        let name = entry_name(bytes, name_start, flags)?;
+        // The entry, NUL included, is padded with NULs to a multiple of 8.
+        let used = name_start + name.len() + 1 - at;
+        at += (used + 7) & !7;
+        if !flags_at.is_empty() {
+            match previous.cmp(name) {
+                std::cmp::Ordering::Less => {}
+                // Conflicted paths are listed once per stage, one after another.
+                std::cmp::Ordering::Equal => continue,
+                std::cmp::Ordering::Greater => in_order = false,
+            }
+        }
+        flags_at.push(flags_here as u32);
+        previous = name;
+    }
+    if at > bytes.len() {
+        return Err(cut_short);
+    }
+    input.at = at;
+    Ok((flags_at, in_order))
+}
+
+/// The path of an entry of a version 2 or 3 index, which starts at `name_start`:
+/// `flags` hold the length of all but the longest paths, so no scan is needed.
+#[inline(always)]
+fn entry_name(bytes: &[u8], name_start: usize, flags: u16) -> Result<&[u8], IndexError> {
+    let cut_short = IndexError::Corrupt("cut short");
+    let stated = usize::from(flags & NAME_MASK);
+    if stated < usize::from(NAME_MASK) {
+        return match bytes.get(name_start..=name_start + stated) {
+            Some([name @ .., 0]) => Ok(name),
+            Some(_) => Err(IndexError::Corrupt(
+                "a path's length disagrees with its flags",
+            )),
+            None => Err(cut_short),
+        };
+    }
+    let rest = bytes.get(name_start..).ok_or(cut_short)?;
+    let len = rest.iter().position(|&b| b == 0).ok_or(cut_short)?;
+    Ok(&rest[..len])
 }
 
 /// The path of the version 2 or 3 entry whose flags are at `at` in the index
