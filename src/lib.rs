@@ -74,6 +74,7 @@ pub mod output;
 pub mod probe;
 pub mod queue;
 pub mod report;
+pub mod roots;
 pub mod scheduler;
 #[cfg(test)]
 mod scratch;
