@@ -189,56 +189,65 @@ fn each_rank_walks_its_own_mount_and_prints_the_logical_root() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("mount4"));
 }
 
-/// IO500's find phase with `external-mpi-args` set to the launcher: every rank runs
-/// the repository's script with `PFIND=pfind-mpi`, and one line is printed, with
-/// the counts one pfind gives.
+/// IO500's find phase as IO500 runs it: from inside an MPI job (its rank 0 runs
+/// the phase through the shell), `external-mpi-args` the launch line
+/// docs/cluster.md gives, every rank running the repository's script with
+/// `PFIND=pfind-mpi`: one line, with the counts one pfind gives and find's
+/// matches (a reference older than the files, so that they are not zero). A
+/// plain nested `mpirun` exits 1 there without a word (issue 47).
 #[test]
-fn io500s_external_find_runs_through_the_launcher() {
+fn io500s_external_find_runs_through_the_documented_launch_line() {
     let tmp = tempfile::tempdir().unwrap();
     let base = tmp.path();
+    std::fs::write(base.join("reference"), b"").unwrap();
+    let old = std::time::SystemTime::now() - Duration::from_secs(7200);
+    let reference = std::fs::File::options()
+        .write(true)
+        .open(base.join("reference"));
+    reference.unwrap().set_modified(old).unwrap();
     std::fs::create_dir(base.join("data")).unwrap();
     for i in 0..400 {
         let size = if i % 3 == 0 { 3901 } else { 10 };
         std::fs::write(base.join(format!("data/file.{i}")), vec![0u8; size]).unwrap();
     }
-    std::fs::write(base.join("reference"), b"").unwrap();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/io500-find.sh");
-    let expression = [
-        "data",
-        "-newer",
-        "reference",
-        "-size",
-        "3901c",
-        "-name",
-        "*1*",
-    ];
-    let one = Command::new("bash")
+    let expression = "data -newer reference -size 3901c -name \"*1*\"";
+    let find = Command::new("sh")
+        .current_dir(base)
+        .args(["-c", &format!("find {expression} -type f | wc -l")])
+        .output()
+        .unwrap();
+    let found: u64 = String::from_utf8_lossy(&find.stdout)
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(found > 0);
+    let one = Command::new("sh")
         .current_dir(base)
         .env("PFIND", env!("CARGO_BIN_EXE_pfind"))
-        .arg(&script)
-        .args(expression)
+        .args(["-c", &format!("bash {} {expression}", script.display())])
         .output()
         .unwrap();
     let line = String::from_utf8(one.stdout).unwrap();
-    assert!(line.starts_with("MATCHED "), "{line}");
+    assert!(line.starts_with(&format!("MATCHED {found}/")), "{line}");
+    let docs = include_str!("../docs/cluster.md");
+    let launch = (docs.lines())
+        .find_map(|line| line.strip_prefix("external-mpi-args = "))
+        .expect("docs/cluster.md gives external-mpi-args");
+    // This machine's: root, one node (the launch line clears OMPI_MCA_* too).
+    let here = "mpirun --allow-run-as-root --oversubscribe --mca pml ob1 \
+                --mca btl self,vader --mca mtl ^ofi -np";
+    assert!(launch.ends_with("mpirun -np 8"), "{launch}");
     for ranks in [1, 4] {
-        let mut command = Command::new("mpirun");
-        command
-            .current_dir(base)
+        let launch = launch.replace("mpirun -np 8", &format!("{here} {ranks}"));
+        let phase = format!("{launch} bash {} {expression}", script.display());
+        let mut io500 = mpi_command(base);
+        io500
             .env("PFIND", env!("CARGO_BIN_EXE_pfind-mpi"))
-            .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
-            .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
-            .args(["--oversubscribe", "-np", &ranks.to_string(), "bash"])
-            .arg(&script)
-            .args(expression)
-            .stdin(Stdio::null());
-        let out = output_within(command, Duration::from_secs(60));
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+            .args(["-np", "1", "sh", "-c", &phase]);
+        let out = output_within(io500, Duration::from_secs(60));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{ranks} ranks: {stderr}");
         assert_eq!(String::from_utf8_lossy(&out.stdout), line, "{ranks} ranks");
     }
 }
@@ -305,7 +314,9 @@ fn a_rank_that_refuses_the_command_line_ends_every_rank() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("`pfind --generate WHAT`"), "{stderr}");
-    assert!(pfind_run(tmp.path(), &["--generate", "bash"]).status.success());
+    assert!(pfind_run(tmp.path(), &["--generate", "bash"])
+        .status
+        .success());
     // PFIND_OPTIONS on one rank only.
     let mut command = mpi_command(tmp.path());
     command.args(["-np", "1", program, ":", "-np", "1", "env"]);
