@@ -124,7 +124,6 @@ impl TrackedPaths {
         B: AsRef<[u8]> + Send + Sync + 'static,
     {
         let bytes = index.as_ref();
-        check_sum(bytes, hash_len)?;
         let mut input = Input { bytes, at: 0 };
         if input.take(4)? != b"DIRC" {
             return Err(IndexError::Corrupt("no DIRC signature"));
@@ -133,6 +132,8 @@ impl TrackedPaths {
         if !(2..=4).contains(&version) {
             return Err(IndexError::Version(version));
         }
+        // After the signature and the version, as git's `verify_hdr`.
+        check_sum(bytes, hash_len)?;
         let count = input.u32()? as usize;
         // Sized by what the file can hold, not by the count it states: a count of
         // 2^32 - 1 in a small file reserved gigabytes.
