@@ -4,11 +4,9 @@
 //! the walk goes on without the tracked-file answer; an index git wrote (SHA-1 or
 //! SHA-256 repository, checksum or `index.skipHash`) is read as git reads it.
 
-mod testenv;
-
+use crate::testenv::{split_records, THREAD_COUNTS};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use testenv::{split_records, THREAD_COUNTS};
 
 /// Runs git in `dir`, without the machine's configuration; it must succeed.
 fn git(dir: &Path, args: &[&str]) {
@@ -46,7 +44,7 @@ fn repository(dir: &Path, init: &[&str]) {
 
 /// `pfind --ignore -0` in `dir` at `threads`: sorted paths, and stderr.
 fn ignore_walk(dir: &Path, threads: &str) -> (Vec<Vec<u8>>, String) {
-    let out = testenv::pfind_command(dir, &["--ignore", "-0", "-j", threads])
+    let out = crate::testenv::pfind_command(dir, &["--ignore", "-0", "-j", threads])
         .env("HOME", dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env_remove("PFIND_OPTIONS")

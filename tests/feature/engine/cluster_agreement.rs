@@ -4,8 +4,7 @@
 //! command line ends every rank, its refusal said once by rank 0; a rank whose
 //! path for the giant directory is another directory sends its pieces back.
 
-mod testenv;
-
+use crate::testenv::{assert_same_records, on_ranks, oracle_files, split_records, Captured};
 use pfind::cluster::agree::{agree, Agreed, Verdict};
 use pfind::cluster::rank::{self, Ended};
 use pfind::output::{Output, OutputMode};
@@ -14,7 +13,6 @@ use pfind::Config;
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Duration;
-use testenv::{assert_same_records, on_ranks, oracle_files, split_records, Captured};
 
 fn refused(why: &str) -> Verdict {
     Verdict::Exit {
