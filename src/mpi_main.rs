@@ -33,6 +33,8 @@ const RANK_THREADS: usize = 8;
 const USAGE: u8 = 2;
 
 fn main() {
+    // Its messages and --version say pfind-mpi, not pfind (issue 51).
+    pfind::report::name_program("pfind-mpi");
     // SAFETY: setting a signal's disposition has no memory-safety requirements;
     // pfind ignores SIGPIPE too, so that a closed pipe is an error that ends the walk.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
@@ -97,8 +99,15 @@ impl Stop {
     fn say(&self, reporter: &Reporter) {
         match self {
             Stop::Refused(why) => reporter.refusal(why),
+            // Without styles: under Open MPI's launcher rank 0's stdout is a
+            // pseudo-terminal even when the launcher's is a pipe, and clap took it
+            // for a terminal (issue 51).
             Stop::Clap(stop) => {
-                let _ = stop.print();
+                let text = stop.render().to_string();
+                let _ = match stop.use_stderr() {
+                    true => std::io::stderr().write_all(text.as_bytes()),
+                    false => std::io::stdout().write_all(text.as_bytes()),
+                };
                 let _ = std::io::stdout().flush();
             }
         }
@@ -118,7 +127,8 @@ fn prepare(link: &Link, reporter: &Reporter) -> Result<Config, Stop> {
     };
     if cli.other.generate.is_some() {
         return Err(Stop::Refused(
-            b"completions and the man page are pfind's: run `pfind --generate WHAT` (bash, zsh, fish or man)".to_vec(),
+            b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`"
+                .to_vec(),
         ));
     }
     // Rank 0's stdout is a pseudo-terminal under Open MPI's launcher whether or not
