@@ -64,7 +64,7 @@ fn main() {
 
 /// Why this rank does not walk: what rank 0 prints of it itself.
 enum Stop {
-    /// A refusal, one line without `pfind: `.
+    /// A refusal, one line without the program's name.
     Refused(Vec<u8>),
     /// clap's message: a usage error, or `--help`/`--version`.
     Clap(clap::Error),

@@ -16,7 +16,7 @@ pub enum Verdict {
     /// Ready to walk.
     Walk,
     /// Not to walk: end with `status` (0 after `--help`, which rank 0 prints);
-    /// `why` is the refusal's one line without `pfind: `, empty if none.
+    /// `why` is the refusal's one line without the program's name, empty if none.
     Exit { status: u8, why: Vec<u8> },
 }
 
@@ -26,7 +26,7 @@ pub enum Agreed {
     Walk,
     /// Every rank ends with `status`. On rank 0, `own` says whether it prints
     /// what it made of the line itself (every rank refused alike, or `--help`),
-    /// and `say` holds the lines to print (without `pfind: `) for the ranks'
+    /// and `say` holds the lines to print (without the program's name) for the ranks'
     /// refusals otherwise.
     Exit {
         status: u8,
