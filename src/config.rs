@@ -9,6 +9,7 @@ use crate::exec::Exec;
 use crate::filter::Filter;
 use crate::ignore::IgnoreOptions;
 use crate::os::dirent::EntryKind;
+use crate::os::stat::{Fields, TimeField};
 use crate::output::format::{Format, SortOrder};
 use crate::output::OutputMode;
 use crate::threads::{default_spare_threads, default_threads};
@@ -174,6 +175,26 @@ impl Config {
     /// The one place that answers this, for the walker and for roots alike.
     pub fn needs_stat(&self, kind: EntryKind) -> bool {
         self.output.needs_stat(kind) || self.filter.needs_stat(kind)
+    }
+
+    /// What each of those `stat`s asks for: every field `fstatat` gives, and the
+    /// birth time when a filter or the output reads it (a filter that tests it
+    /// makes an entry without one an error).
+    pub fn stat_fields(&self) -> Fields {
+        let birth_tested =
+            !self.filter.time.is_empty() && self.filter.time.field == TimeField::Born;
+        let birth_shown = self
+            .format
+            .as_ref()
+            .is_some_and(|format| format.fields().has(Fields::BTIME));
+        let mut fields = Fields::ALL;
+        if birth_tested {
+            fields = fields.with(Fields::BTIME).with(Fields::BIRTH_REQUIRED);
+        }
+        if birth_shown {
+            fields = fields.with(Fields::BTIME);
+        }
+        fields
     }
 }
 

@@ -35,14 +35,14 @@ use crate::descriptors::Anchor;
 use crate::ignore::{Decision, DirRules, Gate, Listed, Marks};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
-use crate::os::stat::lstat_at;
+use crate::os::stat::{lstat_at, Fields, Stat};
 use crate::os::stat_many::lstat_all;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use job::{identity, Inherited, Siblings};
+use job::{Inherited, Siblings};
 use listings::{list_out_of_line, SharedListing};
 use loops::DirId;
 use split::Cutter;
@@ -212,7 +212,7 @@ impl<'a> Walker<'a> {
     /// that is not followed): an entry at depth 0, printed as `dir` then `name` (its
     /// path as typed, split before its last component), whose `stat` the scheduler
     /// has already taken.
-    pub fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &libc::stat) {
+    pub fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &Stat) {
         let visitor = &mut self.visitor;
         let filter = &visitor.config.filter;
         let scope = filter.scope(0, filter.root_path());
@@ -307,11 +307,11 @@ impl<'a> Walker<'a> {
         visitor.here.id = None;
         if visitor.identify_dirs {
             // One fstat per directory, only with -L or -x.
-            let stat = match fstat(fd) {
+            let stat = match fstat(fd, Fields::ID) {
                 Ok(stat) => stat,
                 Err(err) => return visitor.reporter.path_error(dir.display_path(), &err),
             };
-            let (dev, ino) = identity(&stat);
+            let (dev, ino) = stat.id();
             crossing = config.one_file_system && crosses_device(job.root_dev(), dev);
             // `-x`: not entered. With `-t e` a mount point is still listed, only to
             // see whether it is empty, as `find -xdev -empty`, bfs and fd do.
@@ -521,8 +521,8 @@ fn visit_gated(
         if entry.kind == EntryKind::Unknown {
             #[cfg(test)]
             tests::stat_asked_alone(dir.prefix);
-            match lstat_at(fd, entry.name_cstr()) {
-                Ok(stat) => entry.kind = EntryKind::from_mode(stat.st_mode),
+            match lstat_at(fd, entry.name_cstr(), Fields::TYPE) {
+                Ok(stat) => entry.kind = EntryKind::from_mode(stat.mode()),
                 Err(err) => {
                     let path = dir.entry_path(entry.name());
                     visitor.reporter.path_error(&path, &err);
@@ -574,7 +574,7 @@ fn ask_untyped_kinds(listing: &mut Listing, fd: std::os::fd::RawFd) {
     }
     for (index, stat) in untyped.into_iter().zip(lstat_all(fd, &names)) {
         if let Ok(stat) = stat {
-            listing.entries[index].1 = EntryKind::from_mode(stat.st_mode);
+            listing.entries[index].1 = EntryKind::from_mode(stat.mode());
         }
     }
 }

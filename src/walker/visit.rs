@@ -5,13 +5,13 @@
 //! `visit` and the few functions it calls per file are forced inline into the
 //! listing loop; everything rarer is `#[inline(never)]`, so the loop stays short.
 
-use super::job::{identity, Child, Dir, DirJob, Summary};
+use super::job::{Child, Dir, DirJob, Summary};
 use super::loops::DirId;
 use crate::config::Config;
 use crate::filter::path::PathState;
 use crate::filter::Scope;
 use crate::os::dirent::{EntryKind, RawEntry};
-use crate::os::stat::{fstat, lstat_at, stat_at};
+use crate::os::stat::{fstat, lstat_at, stat_at, Fields, Stat};
 use crate::output::formatted::FormattedOutput;
 use crate::output::limit::MatchLimit;
 use crate::output::meta::Meta;
@@ -52,6 +52,8 @@ pub(super) struct Visitor<'a> {
     /// computed once.
     pub(super) stat_files: bool,
     pub(super) stat_others: bool,
+    /// [`Config::stat_fields`]: what each of those `stat`s asks for.
+    pub(super) stat_fields: Fields,
     /// Whether a candidate file (or directory or link) leaves the inline path: when
     /// it needs a `stat`, or its record is [`OutputMode::Formatted`]. One flag, so
     /// that the default walk tests no more than it did before formats existed.
@@ -116,7 +118,8 @@ pub(super) struct Here {
 /// registers: built as an enum, it was stored to the stack for every file, 1.5% more
 /// instructions on the default walk.
 pub(super) trait StatFrom: Copy {
-    fn stat(self) -> io::Result<libc::stat>;
+    /// The `stat`, with at least `fields` filled in.
+    fn stat(self, fields: Fields) -> io::Result<Stat>;
 }
 
 /// An entry of the directory open as `dir_fd`, `lstat`ed if needed.
@@ -131,14 +134,15 @@ impl StatFrom for EntryAt<'_> {
     // it is returned through memory and copied once more (10% more instructions
     // for `-l` once two functions took a `StatFrom`).
     #[inline(always)]
-    fn stat(self) -> io::Result<libc::stat> {
-        lstat_at(self.dir_fd, self.entry.name_cstr())
+    fn stat(self, fields: Fields) -> io::Result<Stat> {
+        lstat_at(self.dir_fd, self.entry.name_cstr(), fields)
     }
 }
 
-impl StatFrom for &libc::stat {
-    fn stat(self) -> io::Result<libc::stat> {
-        Ok(*self)
+/// Taken with [`Fields::lenient`]: a birth time the filters need is checked here.
+impl StatFrom for &Stat {
+    fn stat(self, fields: Fields) -> io::Result<Stat> {
+        self.require(fields)
     }
 }
 
@@ -181,6 +185,7 @@ impl<'a> Visitor<'a> {
             note_misses: config.miss_hints,
             stat_files,
             stat_others,
+            stat_fields: config.stat_fields(),
             slow_files: stat_files || formatted || check_path,
             slow_others: stat_others || formatted || check_path,
             check_path,
@@ -371,13 +376,7 @@ impl Visitor<'_> {
 
     /// A root that is not walked (a file, or a link taken as itself), at depth 0:
     /// like [`Self::visit_candidate`] but without `-E`, which never applies to a root.
-    pub(super) fn visit_root(
-        &mut self,
-        dir: &[u8],
-        name: &[u8],
-        kind: EntryKind,
-        stat: &libc::stat,
-    ) {
+    pub(super) fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &Stat) {
         // A root's path below itself is its name.
         self.below_root = dir.len();
         self.excludes_apply = false;
@@ -474,7 +473,7 @@ impl Visitor<'_> {
     /// A candidate that needs a `stat` (taken now unless the caller has it).
     #[inline(never)]
     fn visit_with_stat(&mut self, path: [&[u8]; 2], kind: EntryKind, from: impl StatFrom) -> bool {
-        let stat = match from.stat() {
+        let stat = match from.stat(self.stat_fields) {
             Ok(stat) => stat,
             Err(err) => {
                 self.reporter.path_error(&path.concat(), &err);
@@ -483,7 +482,7 @@ impl Visitor<'_> {
         };
         let passes = self.config.filter.stat_passes(kind, &stat);
         if passes {
-            self.emit_out_of_line(path, stat.st_size as u64);
+            self.emit_out_of_line(path, stat.size());
         }
         passes
     }
@@ -495,7 +494,7 @@ impl Visitor<'_> {
         let needs_stat = self.stats(kind);
         let mut meta = None;
         if needs_stat {
-            let stat = match from.stat() {
+            let stat = match from.stat(self.stat_fields) {
                 Ok(stat) => stat,
                 Err(err) => {
                     self.reporter.path_error(&path.concat(), &err);
@@ -514,13 +513,7 @@ impl Visitor<'_> {
     /// A subdirectory (or, with `-L`, a link to one, whose target's `stat` is given):
     /// perhaps a match itself, and queued to be listed if its entries can be.
     #[inline(never)]
-    fn visit_dir(
-        &mut self,
-        dir: &Dir<'_>,
-        dir_fd: RawFd,
-        entry: RawEntry<'_>,
-        stat: Option<libc::stat>,
-    ) {
+    fn visit_dir(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>, stat: Option<Stat>) {
         let name = entry.name();
         let filter = &self.config.filter;
         if filter.is_excluded(name) {
@@ -583,20 +576,16 @@ impl Visitor<'_> {
     /// `-L`: the `stat` of the subdirectory `entry`, or `None` if it is a loop back
     /// into the current path (reported) or cannot be `stat`ed (reported).
     #[inline(never)]
-    fn identify_subdir(
-        &self,
-        dir: &Dir<'_>,
-        dir_fd: RawFd,
-        entry: &RawEntry<'_>,
-    ) -> Option<libc::stat> {
-        let stat = match stat_at(dir_fd, entry.name_cstr(), true) {
+    fn identify_subdir(&self, dir: &Dir<'_>, dir_fd: RawFd, entry: &RawEntry<'_>) -> Option<Stat> {
+        let fields = self.stat_fields.lenient().with(Fields::ID);
+        let stat = match stat_at(dir_fd, entry.name_cstr(), true, fields) {
             Ok(stat) => stat,
             Err(err) => {
                 self.entry_error(dir, entry.name(), &err);
                 return None;
             }
         };
-        let (dev, ino) = identity(&stat);
+        let (dev, ino) = stat.id();
         if self
             .here
             .id
@@ -615,9 +604,10 @@ impl Visitor<'_> {
     fn visit_symlink(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>) {
         let name = entry.name();
         if self.config.follow {
-            match stat_at(dir_fd, entry.name_cstr(), true) {
+            let fields = self.stat_fields.lenient().with(Fields::ID);
+            match stat_at(dir_fd, entry.name_cstr(), true, fields) {
                 Ok(stat) => {
-                    match EntryKind::from_mode(stat.st_mode) {
+                    match EntryKind::from_mode(stat.mode()) {
                         EntryKind::File if self.here.scope.files => {
                             self.visit_candidate(dir.prefix, name, EntryKind::File, &stat);
                         }
@@ -627,7 +617,7 @@ impl Visitor<'_> {
                             self.visit_candidate(dir.prefix, name, kind, &stat);
                         }
                         EntryKind::Dir => {
-                            let (dev, ino) = identity(&stat);
+                            let (dev, ino) = stat.id();
                             let on_path = self
                                 .here
                                 .id
@@ -661,7 +651,7 @@ impl Visitor<'_> {
     pub(super) fn match_empty_dir(&mut self, dir: &Dir<'_>, dir_fd: RawFd) {
         let mut stat = None;
         if self.stat_others {
-            match fstat(dir_fd) {
+            match fstat(dir_fd, self.stat_fields) {
                 Ok(found) if self.config.filter.stat_passes(EntryKind::Dir, &found) => {
                     stat = Some(found)
                 }
@@ -674,7 +664,7 @@ impl Visitor<'_> {
             let meta = stat.as_ref().map(Meta::from_stat);
             return self.emit_formatted(path_parts, EntryKind::Dir, meta);
         }
-        self.emit_out_of_line(path_parts, stat.map_or(0, |stat| stat.st_size as u64));
+        self.emit_out_of_line(path_parts, stat.map_or(0, |stat| stat.size()));
     }
 }
 
@@ -684,5 +674,5 @@ pub(super) fn holds(dir_fd: RawFd, path: &[u8]) -> bool {
     let Ok(path) = std::ffi::CString::new(path) else {
         return false;
     };
-    stat_at(dir_fd, &path, true).is_ok()
+    stat_at(dir_fd, &path, true, Fields::TYPE).is_ok()
 }
