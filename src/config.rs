@@ -9,7 +9,7 @@ use crate::exec::Exec;
 use crate::filter::Filter;
 use crate::ignore::IgnoreOptions;
 use crate::os::dirent::EntryKind;
-use crate::os::stat::{Fields, TimeField};
+use crate::os::stat::{CacheUse, Fields};
 use crate::output::format::{Format, SortOrder};
 use crate::output::OutputMode;
 use crate::threads::{default_spare_threads, default_threads};
@@ -73,6 +73,9 @@ pub struct Config {
     /// can say so (issue 30: `pfind /usr -n python3` missed the link
     /// `/usr/bin/python3` without a word).
     pub miss_hints: bool,
+    /// `--cached`: whether a `stat` may be answered from a network filesystem
+    /// client's cache.
+    pub cache_use: CacheUse,
     /// Ignore the kernel's `d_type` and classify every entry with `fstatat`, as on a
     /// filesystem that reports `DT_UNKNOWN`. Used by tests to exercise that path.
     pub force_stat: bool,
@@ -137,6 +140,7 @@ impl Config {
             flush_per_directory: false,
             reserved_descriptors: 0,
             miss_hints: false,
+            cache_use: CacheUse::Default,
             force_stat: false,
             assume_disk_waits: false,
             assume_network: false,
@@ -177,24 +181,20 @@ impl Config {
         self.output.needs_stat(kind) || self.filter.needs_stat(kind)
     }
 
-    /// What each of those `stat`s asks for: every field `fstatat` gives, and the
-    /// birth time when a filter or the output reads it (a filter that tests it
-    /// makes an entry without one an error).
+    /// What each of those `stat`s asks for: the fields the filters and the output
+    /// read (on Linux, `statx`'s mask), and how fresh they must be (`--cached`).
     pub fn stat_fields(&self) -> Fields {
-        let birth_tested =
-            !self.filter.time.is_empty() && self.filter.time.field == TimeField::Born;
-        let birth_shown = self
-            .format
-            .as_ref()
-            .is_some_and(|format| format.fields().has(Fields::BTIME));
-        let mut fields = Fields::ALL;
-        if birth_tested {
-            fields = fields.with(Fields::BTIME).with(Fields::BIRTH_REQUIRED);
-        }
-        if birth_shown {
-            fields = fields.with(Fields::BTIME);
-        }
-        fields
+        let output = match self.output {
+            OutputMode::Long { .. } | OutputMode::SizeSum => Fields::SIZE,
+            OutputMode::Formatted { .. } => {
+                self.format.as_ref().map_or(Fields::ALL, Format::fields)
+            }
+            OutputMode::Paths { .. } | OutputMode::Count | OutputMode::Quiet => Fields::default(),
+        };
+        self.filter
+            .stat_fields()
+            .with(output)
+            .with(self.cache_use.fields())
     }
 }
 
@@ -211,6 +211,29 @@ mod tests {
         config.output = OutputMode::Count;
         config.filter.size_filters = vec![crate::filter::size::SizeFilter::AtLeast(1)];
         assert!(config.needs_stat(EntryKind::File) && !config.needs_stat(EntryKind::Dir));
+    }
+
+    /// Each filter and output asks for its own fields, and `--cached` says how fresh.
+    #[test]
+    fn stat_fields_are_what_the_filters_and_the_output_read() {
+        use crate::filter::size::SizeFilter;
+        let mut config = Config::new(vec![]);
+        assert_eq!(config.stat_fields(), Fields::TYPE);
+        config.filter.size_filters = vec![SizeFilter::AtLeast(1)];
+        assert_eq!(config.stat_fields(), Fields::TYPE.with(Fields::SIZE));
+        config.filter.size_filters.clear();
+        config.filter.time.changed_after(0);
+        config.filter.time.field = crate::os::stat::TimeField::Accessed;
+        assert_eq!(config.stat_fields(), Fields::TYPE.with(Fields::ATIME));
+        config.filter.time.field = crate::os::stat::TimeField::Born;
+        let birth = Fields::BTIME.with(Fields::BIRTH_REQUIRED);
+        assert_eq!(config.stat_fields(), Fields::TYPE.with(birth));
+        config.filter = Filter::default();
+        config.filter.types.executable_only = true;
+        config.output = OutputMode::Long { terminator: b'\n' };
+        config.cache_use = CacheUse::Always;
+        let fields = Fields::MODE.with(Fields::SIZE).with(Fields::CACHED);
+        assert_eq!(config.stat_fields(), Fields::TYPE.with(fields));
     }
 
     #[test]
