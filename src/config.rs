@@ -73,6 +73,9 @@ pub struct Config {
     /// can say so (issue 30: `pfind /usr -n python3` missed the link
     /// `/usr/bin/python3` without a word).
     pub miss_hints: bool,
+    /// `--files-from`: `roots` are a list of entries, each tested itself and none
+    /// walked (see `Walker::visit_listed`).
+    pub files_from: bool,
     /// `--cached`: whether a `stat` may be answered from a network filesystem
     /// client's cache.
     pub cache_use: CacheUse,
@@ -140,6 +143,7 @@ impl Config {
             flush_per_directory: false,
             reserved_descriptors: 0,
             miss_hints: false,
+            files_from: false,
             cache_use: CacheUse::Default,
             force_stat: false,
             assume_disk_waits: false,

@@ -190,6 +190,23 @@ fn run_walk(
         } else {
             root.to_vec()
         };
+        if config.files_from {
+            // `dir/` names `dir`, printed without the slash as a walk prints it.
+            let mut printed = printed;
+            while printed.len() > 1 && printed.ends_with(b"/") {
+                printed.pop();
+            }
+            match classify_root(root, config.follow, config.stat_fields()) {
+                Ok((kind, stat)) => root_entries.push(RootEntry {
+                    printed,
+                    kind,
+                    stat,
+                }),
+                // As a walk reports an entry it cannot read: no hint of a pattern.
+                Err(err) => reporter.path_error(root, &err),
+            }
+            continue;
+        }
         match classify_root(root, config.follow, config.stat_fields()) {
             // Depth 0 is the root itself, never printed: list it only if its entries
             // may be printed.

@@ -213,6 +213,9 @@ impl<'a> Walker<'a> {
     /// path as typed, split before its last component), whose `stat` the scheduler
     /// has already taken.
     pub fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &Stat) {
+        if self.visitor.config.files_from {
+            return self.visit_listed(dir, name, kind, stat);
+        }
         let visitor = &mut self.visitor;
         let filter = &visitor.config.filter;
         let scope = filter.scope(0, filter.root_path());
@@ -225,6 +228,47 @@ impl<'a> Walker<'a> {
         if wanted {
             visitor.visit_root(dir, name, kind, stat);
         }
+    }
+
+    /// `--files-from`: a listed entry, printed as `dir` then `name` (its path as
+    /// listed), tested as a walk would test it where the list's paths were printed
+    /// from (with no root given, so that they are the paths below it): its kind, `-E`
+    /// and hidden names on each component (a walk would not have entered an
+    /// excluded or hidden directory), `-p` on the whole path, and then what every
+    /// entry is tested on. A directory is a candidate itself and is not listed, but
+    /// to tell whether it is empty (`-t e`).
+    fn visit_listed(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &Stat) {
+        let config = self.visitor.config;
+        let filter = &config.filter;
+        let wanted = match kind {
+            EntryKind::File => filter.types.files,
+            EntryKind::Dir => filter.dirs_may_match(),
+            EntryKind::Symlink => filter.links_may_match(),
+            kind => filter.specials_may_match() && filter.types.accepts_special(kind),
+        };
+        let path = [dir, name].concat();
+        let components = path.split(|&b| b == b'/');
+        let left_out = |part: &[u8]| {
+            let hidden = config.ignore.skip_hidden
+                && part.starts_with(b".")
+                && part != b"."
+                && part != b"..";
+            hidden || filter.is_excluded(part)
+        };
+        if !wanted || components.into_iter().any(left_out) {
+            return;
+        }
+        if filter
+            .path
+            .as_ref()
+            .is_some_and(|glob| !glob.matches_joined(&path))
+        {
+            return;
+        }
+        if kind == EntryKind::Dir && filter.types.empty_only && !is_empty_dir(&path) {
+            return;
+        }
+        self.visitor.visit_listed(dir, name, kind, stat);
     }
 
     /// True when the last directory this worker listed (alone, before any other
@@ -583,6 +627,14 @@ fn ask_untyped_kinds(listing: &mut Listing, fd: std::os::fd::RawFd) {
 /// root it was reached from (`root_dev`; `None` for the root itself).
 pub fn crosses_device(root_dev: Option<u64>, dev: u64) -> bool {
     root_dev.is_some_and(|root| root != dev)
+}
+
+/// `--files-from -t e`: whether the directory at `path` has no entry (one that
+/// cannot be read is not known to be empty).
+fn is_empty_dir(path: &[u8]) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::OsStr::from_bytes(path);
+    std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 #[cfg(test)]

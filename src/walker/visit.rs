@@ -385,6 +385,17 @@ impl Visitor<'_> {
         }
     }
 
+    /// `--files-from`: a listed entry whose kind and path passed (see
+    /// `Walker::visit_listed`): its path below the root, for `--path-regex`, is the
+    /// whole path as listed, and `-E` was tested on its components.
+    pub(super) fn visit_listed(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &Stat) {
+        self.below_root = 0;
+        self.excludes_apply = false;
+        if self.config.filter.name_matches(name) {
+            self.accept(dir, name, kind, stat);
+        }
+    }
+
     /// A candidate that passed the name filters: tests what needs a `stat`, if
     /// anything does, and prints it. True when it matched.
     #[inline(always)]
