@@ -280,6 +280,11 @@ fn run_walk(
         .with_latency_growth(growth_on_network)
         .with_latency_bound_listings(remote || config.share_mid_listing);
     let shallow = ShallowFirst::new(root_dirs.len());
+    if config.progress {
+        let progress = &crate::progress::PROGRESS;
+        progress.queue_roots(root_dirs.len() as u64);
+        progress.count_examined(config.count_examined);
+    }
     let listing_buffer = config.listing_buffer.unwrap_or_else(|| {
         let stats_each = config.force_stat || config.needs_stat(EntryKind::File);
         match stats_each {

@@ -310,6 +310,9 @@ impl<'a> Walker<'a> {
         } else {
             self.walk_dir(job, slot);
         }
+        if self.visitor.config.progress {
+            self.visitor.publish_progress();
+        }
         pool.finish_dir();
         let visitor = &mut self.visitor;
         let holding = !visitor.buffer.is_empty();
@@ -439,7 +442,7 @@ impl<'a> Walker<'a> {
                 fd,
                 stop,
                 |entry| visitor.visit(&dir, fd, entry),
-                config.stats.then_some(&mut examined),
+                config.count_examined.then_some(&mut examined),
                 move |filled| {
                     let cutter = Cutter::new((pool, config, shallow), job, slot, alone);
                     // Local listings are cut after any full batch (the count
@@ -485,6 +488,7 @@ fn queue_children(
     if dir.depth == 0 {
         visitor.shallow.queued(visitor.children.len());
     }
+    visitor.queued_dirs += visitor.children.len() as u64;
     let jobs = Siblings::queue(
         dir,
         inherited,

@@ -18,6 +18,7 @@ use crate::output::meta::Meta;
 use crate::output::pacing::{Pacing, ShallowFirst};
 use crate::output::sink::{Output, OUTPUT_INITIAL_CAPACITY};
 use crate::output::OutputMode;
+use crate::progress::{Published, PROGRESS};
 use crate::queue::Pool;
 use crate::report::Reporter;
 use crate::threads::DiskWaitWatch;
@@ -83,6 +84,10 @@ pub(super) struct Visitor<'a> {
     pub(super) unknown: Unknown,
     /// When `buffer` goes out before it is full.
     pub(super) pacing: Pacing,
+    /// Subdirectories this worker queued, and what it has published of its counts
+    /// (see `progress`).
+    pub(super) queued_dirs: u64,
+    pub(super) published: Published,
     /// Whether the directories at depth 0 and 1 have all been listed.
     pub(super) shallow: &'a ShallowFirst,
     /// Entries handed to `visit` in the directory being listed, for the tests of the
@@ -196,6 +201,8 @@ impl<'a> Visitor<'a> {
             formatted: formatted_output,
             here: Here::default(),
             pacing: Pacing::new(config.flush_per_directory),
+            queued_dirs: 0,
+            published: Published::default(),
             shallow,
             disk_watch: if watch_disk {
                 DiskWaitWatch::primed(pool.latency_growth())
@@ -383,6 +390,17 @@ impl Visitor<'_> {
         if self.config.filter.name_matches(name) {
             self.accept(dir, name, kind, stat);
         }
+    }
+
+    /// Adds what this worker counted since it last did to the status line's counts.
+    #[inline(never)]
+    pub(super) fn publish_progress(&mut self) {
+        let now = Published {
+            examined: self.found.examined,
+            matches: self.found.matches,
+            queued: self.queued_dirs,
+        };
+        PROGRESS.publish(&mut self.published, now);
     }
 
     /// `--files-from`: a listed entry whose kind and path passed (see
