@@ -7,6 +7,7 @@ runs twice."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import unittest
 from pathlib import Path
@@ -25,7 +26,7 @@ test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
 """
 
 FAILING = """\
-     Running tests/cli.rs (target/debug/deps/cli-4567)
+     Running tests/feature/main.rs (target/debug/deps/feature-4567)
 
 running 2 tests
 . 1/2
@@ -36,7 +37,7 @@ failures:
 ---- bad stdout ----
 captured words
 
-thread 'bad' panicked at tests/cli.rs:2:48:
+thread 'bad' panicked at tests/feature/other.rs:2:48:
 the reason
 
 failures:
@@ -44,22 +45,22 @@ failures:
 
 test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s
 
-error: test failed, to rerun pass `--test cli`
+error: test failed, to rerun pass `--test feature`
 """
 
 CRASHING = """\
-     Running tests/exec.rs (target/debug/deps/exec-89ab)
+     Running tests/oracle.rs (target/debug/deps/oracle-89ab)
 
 running 4 tests
 ..
-error: test failed, to rerun pass `--test exec`
+error: test failed, to rerun pass `--test oracle`
 
 Caused by:
-  process didn't exit successfully: `target/debug/deps/exec-89ab -q` (signal: 11, SIGSEGV)
+  process didn't exit successfully: `target/debug/deps/oracle-89ab -q` (signal: 11, SIGSEGV)
 """
 
 IGNORED = """\
-     Running tests/stress.rs (target/debug/deps/stress-cdef)
+     Running tests/feature/main.rs (target/debug/deps/feature-cdef)
 
 running 2 tests
 ii
@@ -188,7 +189,7 @@ class TestScriptTests(TempDirTest):
         self.assertEqual(out.splitlines()[-1], "tests: 12 passed, 0 failed")
         self.assertRegex(out, r"unittests src/lib.rs +3 passed, 0 failed \(0.07s\)")
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +2 passed, 0 failed \(0.30s\)")
-        self.assertRegex(out, r"tests/stress.rs +0 passed, 0 failed, 2 ignored")
+        self.assertRegex(out, r"tests/feature/main.rs +0 passed, 0 failed, 2 ignored")
         self.assertRegex(out, r"tests/mpi.rs \(mpi\) +2 passed, 0 failed \(9.10s\)")
         self.assertRegex(out, r"tests/python +5 passed, 0 failed, 2 skipped \(0.5s\)")
         # Neither the dots nor the lines of a passing test binary.
@@ -213,11 +214,11 @@ class TestScriptTests(TempDirTest):
     def test_failures_are_printed_whole_and_counted(self):
         code, out = self.run_script(PASSING + FAILING + CRASHING + IGNORED, 101, PYTHON_FAILED, 1)
         self.assertEqual(code, 1, out)
-        # One failed test in cli, the crashed exec binary, one failed Python test.
+        # One failed test in feature, the crashed oracle binary, one failed Python test.
         self.assertEqual(out.splitlines()[-1], "tests: 11 passed, 3 failed")
         for shown in ("captured words", "the reason", "signal: 11, SIGSEGV", "the python reason"):
             self.assertIn(shown, out)
-        self.assertRegex(out, r"tests/exec.rs +ended without a result")
+        self.assertRegex(out, r"tests/oracle.rs +ended without a result")
         self.assertNotIn("running 3 tests", out, "a passing binary is one line")
 
     def test_verbose_prints_everything_in_order_and_the_same_total(self):
@@ -236,6 +237,52 @@ class TestScriptTests(TempDirTest):
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +1 passed, 1 failed")
         self.assertIn("missing (1)", out)
         self.assertLess(out.index("== the portable path"), out.index("missing (1)"))
+
+    def streams_while_building(self, awk: str | None) -> tuple[bool, str]:
+        """Runs test.sh with a cargo whose build prints a line, then waits for the
+        test to say go: (whether that line reached test.sh's stdout while cargo was
+        still waiting, all test.sh printed). ``awk`` is put first on PATH as awk."""
+        bin_dir = self.tmp / "bin"
+        bin_dir.mkdir()
+        go, gave_up = self.tmp / "go", self.tmp / "gave-up"
+        # The wait is bounded (100 x 0.1 s) so that a filter holding its input ends
+        # the test instead of hanging it; the marker says it was reached.
+        wait = f'i=0; until [ -e "{go}" ]; do i=$((i+1)); [ $i -gt 100 ] && {{ : >"{gave_up}"; break; }}; sleep 0.1; done'
+        (bin_dir / "cargo").write_text(
+            "#!/bin/sh\n"
+            f'case "$*" in *--no-run*) echo "   Compiling libc v0.2.170" >&2; {wait}; echo "    Finished \\`test\\` profile [unoptimized] target(s) in 9s" >&2; exit 0;; esac\n'
+            "exit 0\n"
+        )
+        (bin_dir / "python3").write_text("#!/bin/sh\necho 'Ran 0 tests in 0.0s' >&2\n")
+        for name in ("cargo", "python3"):
+            (bin_dir / name).chmod(0o755)
+        if awk:
+            (bin_dir / "awk").symlink_to(awk)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        env.pop("PFIND_TEST_VERBOSE", None)
+        with subprocess.Popen(["bash", str(REPO / "scripts" / "test.sh")], env=env, stdout=subprocess.PIPE, text=True) as script:
+            seen = []
+            for line in script.stdout:
+                seen.append(line)
+                if "Compiling libc" in line:
+                    break
+            streamed = not gave_up.exists()
+            go.touch()
+            rest = script.stdout.read()
+        return streamed, "".join(seen) + rest
+
+    def test_the_build_streams_while_cargo_is_still_building(self):
+        # Issue 51: under mawk, Debian's default awk, the build's lines came all at
+        # once after minutes of silence.
+        streamed, out = self.streams_while_building(None)
+        self.assertTrue(streamed, out)
+        self.assertIn("  Finished `test` profile\n", out)
+
+    @unittest.skipUnless(shutil.which("mawk"), "needs mawk (apt-get install mawk), which holds its input")
+    def test_the_build_streams_with_mawk_as_awk(self):
+        streamed, out = self.streams_while_building(shutil.which("mawk"))
+        self.assertTrue(streamed, out)
+        self.assertEqual(out.splitlines()[-1], "tests: 0 passed, 0 failed")
 
     def test_a_build_error_is_shown_and_fails(self):
         bin_dir = self.tmp / "bin"
