@@ -283,7 +283,7 @@ fn run_walk(
     if config.progress {
         let progress = &crate::progress::PROGRESS;
         progress.queue_roots(root_dirs.len() as u64);
-        progress.count_examined(config.count_examined);
+        progress.count_examined(config.stats || config.count_examined);
     }
     let listing_buffer = config.listing_buffer.unwrap_or_else(|| {
         let stats_each = config.force_stat || config.needs_stat(EntryKind::File);

@@ -313,7 +313,7 @@ impl OutputArgs {
         // The binary answers SIGUSR1 whether or not --progress is given; entries
         // examined are in its line with --progress or --stats.
         config.progress = true;
-        config.count_examined = self.stats || self.progress;
+        config.count_examined = self.progress;
         config.path_separator = self.path_separator;
         config.strip_cwd_prefix = self.strip_cwd_prefix;
         config.max_results = if self.first {

@@ -443,7 +443,7 @@ impl<'a> Walker<'a> {
                 fd,
                 stop,
                 |entry| visitor.visit(&dir, fd, entry),
-                config.count_examined.then_some(&mut examined),
+                (config.stats || config.count_examined).then_some(&mut examined),
                 move |filled| {
                     let cutter = Cutter::new((pool, config, shallow), job, slot, alone);
                     // Local listings are cut after any full batch (the count
