@@ -54,6 +54,8 @@
 //!   Safra's token, and funnels output and totals to rank 0; its transports are
 //!   threads in one process (tests) and MPI (the `mpi` feature).
 //! * [`report`] prints problems, one line each, and decides the exit status.
+//! * [`progress`] counts how far the walk has got, for the status line of SIGUSR1
+//!   and `--progress`.
 //! * [`stack`] gives the run enough stack under a small `ulimit -s`, and [`alloc`]
 //!   turns running out of memory into a message and status 1.
 //! * `scratch` (tests only) says where a test builds a big tree.
@@ -70,6 +72,7 @@ pub mod ignore;
 pub mod memory;
 pub mod os;
 pub mod output;
+pub mod progress;
 pub mod queue;
 pub mod report;
 pub mod scheduler;

@@ -207,7 +207,12 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
         }
     }
     let started = std::time::Instant::now();
+    // Each rank answers SIGUSR1 (which Open MPI's mpirun forwards to every rank)
+    // with its own line: the ranks' counts are not summed (issue 49 left it).
+    let program = format!("pfind-mpi: rank {}", link.rank());
+    let watcher = pfind::progress::Watcher::start(&program, None);
     let ended = rank::run(&config, link, &output, &reporter);
+    watcher.stop();
     let took = started.elapsed();
     if first {
         let summary = &ended.summary;

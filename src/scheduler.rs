@@ -20,7 +20,7 @@ use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::fstype;
 use crate::os::path::WorkingDir;
 use crate::os::rank_root;
-use crate::os::stat::stat_at;
+use crate::os::stat::{stat_at, Fields, Stat};
 use crate::os::stat_many;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
@@ -94,7 +94,7 @@ fn paths_may_start_with_a_dash(walk: &Config) -> bool {
 struct RootEntry {
     printed: Vec<u8>,
     kind: EntryKind,
-    stat: libc::stat,
+    stat: Stat,
 }
 
 impl RootEntry {
@@ -190,7 +190,24 @@ fn run_walk(
         } else {
             root.to_vec()
         };
-        match classify_root(root, config.follow) {
+        if config.files_from {
+            // `dir/` names `dir`, printed without the slash as a walk prints it.
+            let mut printed = printed;
+            while printed.len() > 1 && printed.ends_with(b"/") {
+                printed.pop();
+            }
+            match classify_root(root, config.follow, config.stat_fields()) {
+                Ok((kind, stat)) => root_entries.push(RootEntry {
+                    printed,
+                    kind,
+                    stat,
+                }),
+                // As a walk reports an entry it cannot read: no hint of a pattern.
+                Err(err) => reporter.path_error(root, &err),
+            }
+            continue;
+        }
+        match classify_root(root, config.follow, config.stat_fields()) {
             // Depth 0 is the root itself, never printed: list it only if its entries
             // may be printed.
             Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
@@ -206,12 +223,7 @@ fn run_walk(
                     job = job.with_rules(gate.root_rules(root, reporter));
                 }
                 if peers.is_some() {
-                    #[allow(clippy::unnecessary_cast)]
-                    roots.add(
-                        index,
-                        &job,
-                        config.one_file_system.then_some(stat.st_dev as u64),
-                    );
+                    roots.add(index, &job, config.one_file_system.then_some(stat.id().0));
                 }
                 root_dirs.push(job)
             }
@@ -268,6 +280,11 @@ fn run_walk(
         .with_latency_growth(growth_on_network)
         .with_latency_bound_listings(remote || config.share_mid_listing);
     let shallow = ShallowFirst::new(root_dirs.len());
+    if config.progress {
+        let progress = &crate::progress::PROGRESS;
+        progress.queue_roots(root_dirs.len() as u64);
+        progress.count_examined(config.stats || config.count_examined);
+    }
     let listing_buffer = config.listing_buffer.unwrap_or_else(|| {
         let stats_each = config.force_stat || config.needs_stat(EntryKind::File);
         match stats_each {
@@ -666,18 +683,21 @@ fn without_dot_slash(root: &[u8]) -> &[u8] {
     }
 }
 
-/// The root's kind and `stat`: its own, or with `-L` its target's. Under `-L` a
-/// dangling link is still a link, as with `find -L`.
-fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat)> {
+/// The root's kind and `stat`, with the `fields` the run reads: its own, or with `-L`
+/// its target's. Under `-L` a dangling link is still a link, as with `find -L`.
+/// Taken [`Fields::lenient`]: a directory root is walked whether or not it has a
+/// birth time, and one that is a file is checked when it is tested.
+fn classify_root(root: &[u8], follow: bool, fields: Fields) -> io::Result<(EntryKind, Stat)> {
     let c_root = CString::new(rank_root::opened(root))
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    let stat = match stat_at(libc::AT_FDCWD, &c_root, follow) {
+    let fields = fields.lenient().with(Fields::ID);
+    let stat = match stat_at(libc::AT_FDCWD, &c_root, follow, fields) {
         Err(err) if follow && err.raw_os_error() == Some(libc::ENOENT) => {
-            stat_at(libc::AT_FDCWD, &c_root, false)?
+            stat_at(libc::AT_FDCWD, &c_root, false, fields)?
         }
         result => result?,
     };
-    Ok((EntryKind::from_mode(stat.st_mode), stat))
+    Ok((EntryKind::from_mode(stat.mode()), stat))
 }
 
 /// For a root that is a symbolic link not followed, and that nothing prints: if
@@ -687,8 +707,8 @@ fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat
 fn hint_link_to_dir(root: &[u8], reporter: &Reporter) {
     let leads_to_dir = CString::new(root)
         .ok()
-        .and_then(|c_root| stat_at(libc::AT_FDCWD, &c_root, true).ok())
-        .is_some_and(|stat| EntryKind::from_mode(stat.st_mode) == EntryKind::Dir);
+        .and_then(|c_root| stat_at(libc::AT_FDCWD, &c_root, true, Fields::TYPE).ok())
+        .is_some_and(|stat| EntryKind::from_mode(stat.mode()) == EntryKind::Dir);
     if leads_to_dir {
         let mut message = root.to_vec();
         message.extend_from_slice(
