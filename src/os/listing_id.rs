@@ -30,7 +30,7 @@ pub struct ListingId {
 impl ListingId {
     /// The identity of the directory open at `fd`.
     pub fn of(fd: RawFd) -> io::Result<ListingId> {
-        let stat = super::stat::fstat(fd)?;
+        let (device, inode) = super::stat::fstat(fd, super::stat::Fields::ID)?.id();
         let mut vfs = std::mem::MaybeUninit::<libc::statvfs>::uninit();
         // SAFETY: `vfs` is a writable statvfs, which the call fills on success and
         // does not keep.
@@ -43,8 +43,8 @@ impl ListingId {
         #[allow(clippy::unnecessary_cast, clippy::useless_conversion)]
         Ok(ListingId {
             host: *HOST,
-            device: stat.st_dev as u64,
-            inode: stat.st_ino as u64,
+            device,
+            inode,
             fs_type: fs_type(fd),
             fs_id: vfs.f_fsid as u64,
         })
