@@ -9,5 +9,6 @@ mod giant_order;
 pub(crate) mod hard_inputs;
 mod listing;
 mod order;
+mod stat_fields;
 mod stats;
 mod stress;

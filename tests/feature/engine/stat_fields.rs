@@ -3,10 +3,9 @@
 //! the system calls themselves, as `strace` shows them (skipped, saying so, where
 //! `strace` cannot run or the build calls `fstatat`).
 
-mod testenv;
 
 use std::process::Command;
-use testenv::TestEnv;
+use crate::testenv::TestEnv;
 
 /// The flags and mask of the `statx` pfind made for the entry `name`, as strace
 /// prints them (`AT_SYMLINK_NOFOLLOW`, `STATX_TYPE|STATX_SIZE`); `None` when there
