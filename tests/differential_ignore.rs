@@ -198,7 +198,10 @@ fn a_bare_star_rule_excludes_in_every_rule_source() {
 // The documented differences (docs/ignore-files.md) are left out of the
 // comparison by construction, each by name: links and tracked files deleted from
 // disk (git lists them, pfind prints regular files on disk: git's answer is kept
-// to regular files), nested repositories and submodules (none made), and a root
+// to regular files), nested repositories and submodules (none made), rule files
+// marked skip-worktree and absent from disk (none made; pinned by the test
+// after the harness), a tracked file `.ignore` or `.fdignore` excludes (taken
+// out of git's answer, as above), and a root
 // inside an excluded directory (a subdirectory root is chosen among the
 // directories of files git lists as untracked, which no rule excludes).
 // ---------------------------------------------------------------------------
@@ -598,4 +601,30 @@ fn random_repositories_equal_git() {
 fn many_random_repositories_equal_git() {
     let count = std::env::var("PFIND_IGNORE_REPOS").map_or(20_000, |n| n.parse().unwrap());
     check_repositories(1_000_000..1_000_000 + count);
+}
+
+/// The documented difference (docs/ignore-files.md): a `.gitignore` marked
+/// skip-worktree and deleted from disk, whose rules git still reads from the
+/// index's copy, is not read by pfind. Pinned, so that the table changes with it.
+#[test]
+fn a_skip_worktree_rule_file_absent_from_disk_is_not_read() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.path("r");
+    std::fs::create_dir_all(&repo).unwrap();
+    sandbox.git(&repo, &["init", "-q"]);
+    write(&repo.join("d/.gitignore"), b"x\n");
+    write(&repo.join("d/x"), b"");
+    write(&repo.join("d/y"), b"");
+    sandbox.git(&repo, &["add", "d/.gitignore"]);
+    sandbox.git(&repo, &["update-index", "--skip-worktree", "d/.gitignore"]);
+    std::fs::remove_file(repo.join("d/.gitignore")).unwrap();
+    // git: `d/x` excluded by the index's rules (`d/.gitignore` itself, tracked
+    // but deleted, is no file of pfind's).
+    let git = sandbox.git_files(&repo, &[] as &[&str]);
+    assert_same_records("git", &git, &[b"d/y".to_vec()]);
+    let pfind = sandbox.pfind(&repo, &["--ignore"]);
+    assert_same_records("pfind", &pfind, &[b"d/x".to_vec(), b"d/y".to_vec()]);
 }
