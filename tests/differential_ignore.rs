@@ -169,6 +169,34 @@ fn a_bare_star_rule_excludes_in_every_rule_source() {
     }
 }
 
+/// The allow-list idiom at the top (`*`, `!*/`) and `!*` below: the files of `c/`
+/// come back, its own `.gitignore` among them, and nothing else (before issue 46's
+/// fix neither star rule was asked, and every file was listed).
+#[test]
+fn a_negated_star_below_an_allow_list_re_includes_its_directory() {
+    if !git_available() {
+        return;
+    }
+    let sandbox = Sandbox::new();
+    let repo = sandbox.path("r");
+    std::fs::create_dir_all(&repo).unwrap();
+    sandbox.git(&repo, &["init", "-q"]);
+    for file in ["top", "c/f", "c/d/g.c"] {
+        write(&repo.join(file), b"");
+    }
+    write(&repo.join(".gitignore"), b"*\n!*/\n");
+    write(&repo.join("c/.gitignore"), b"!*\n");
+    let want: Vec<Vec<u8>> = ["c/.gitignore", "c/d/g.c", "c/f"]
+        .map(|p| p.as_bytes().to_vec())
+        .to_vec();
+    let git = sandbox.git_files(&repo, &[] as &[&str]);
+    assert_same_records("git", &git, &want);
+    for threads in ["1", "2", "16"] {
+        let got = sandbox.pfind(&repo, &["--ignore", "-j", threads]);
+        assert_same_records(&format!("-j {threads}"), &got, &want);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Random repositories against git.
 //
