@@ -31,6 +31,14 @@ impl Sandbox {
         self.0.path().join(relative)
     }
 
+    /// A new, empty repository, `r` in the sandbox.
+    fn new_repo(&self) -> PathBuf {
+        let repo = self.path("r");
+        std::fs::create_dir_all(&repo).unwrap();
+        self.git(&repo, &["init", "-q"]);
+        repo
+    }
+
     /// `program` run in `dir` with the sandbox's environment.
     fn command(&self, program: &OsStr, dir: &Path) -> Command {
         let mut command = Command::new(program);
@@ -137,9 +145,7 @@ fn a_bare_star_rule_excludes_in_every_rule_source() {
     ];
     for &(source, rule, want) in cases {
         let sandbox = Sandbox::new();
-        let repo = sandbox.path("r");
-        std::fs::create_dir_all(&repo).unwrap();
-        sandbox.git(&repo, &["init", "-q"]);
+        let repo = sandbox.new_repo();
         for file in ["top", "c/f", "c/d/g.c"] {
             write(&repo.join(file), b"");
         }
@@ -178,9 +184,7 @@ fn a_negated_star_below_an_allow_list_re_includes_its_directory() {
         return;
     }
     let sandbox = Sandbox::new();
-    let repo = sandbox.path("r");
-    std::fs::create_dir_all(&repo).unwrap();
-    sandbox.git(&repo, &["init", "-q"]);
+    let repo = sandbox.new_repo();
     for file in ["top", "c/f", "c/d/g.c"] {
         write(&repo.join(file), b"");
     }
@@ -272,9 +276,7 @@ impl Repository {
     /// subdirectory, so that `--ignore-file` holds name rules only.
     fn make(rng: &mut fastrand::Rng, from_below: bool) -> Repository {
         let sandbox = Sandbox::new();
-        let top = sandbox.path("r");
-        std::fs::create_dir_all(&top).unwrap();
-        sandbox.git(&top, &["init", "-q"]);
+        let top = sandbox.new_repo();
         let mut repo = Repository {
             sandbox,
             top,
@@ -640,9 +642,7 @@ fn a_skip_worktree_rule_file_absent_from_disk_is_not_read() {
         return;
     }
     let sandbox = Sandbox::new();
-    let repo = sandbox.path("r");
-    std::fs::create_dir_all(&repo).unwrap();
-    sandbox.git(&repo, &["init", "-q"]);
+    let repo = sandbox.new_repo();
     write(&repo.join("d/.gitignore"), b"x\n");
     write(&repo.join("d/x"), b"");
     write(&repo.join("d/y"), b"");
