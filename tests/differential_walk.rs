@@ -468,6 +468,12 @@ fn check_trees(seeds: std::ops::Range<u64>) {
             scope.spawn(|| loop {
                 let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(&seed) = seeds.get(at) else { break };
+                // A line now and then in the long runs, so that one can tell how
+                // far it is (`--nocapture`).
+                if at > 0 && at % 1000 == 0 {
+                    let differ = failures.lock().unwrap().len();
+                    eprintln!("{at} of {} started, {differ} differ so far", seeds.len());
+                }
                 match check_tree(seed) {
                     Ok(lines) => {
                         total.fetch_add(lines, std::sync::atomic::Ordering::Relaxed);

@@ -6,8 +6,8 @@
 //! start with a dash, failed writes of `--help` and `--version`, and
 //! `PFIND_OPTIONS`.
 
-use crate::testenv::write;
 use crate::output::pipe_through;
+use crate::testenv::write;
 use crate::testenv::{pfind_command, TestEnv};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
