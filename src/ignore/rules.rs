@@ -219,6 +219,17 @@ impl RuleList {
     /// Compiles the bytes of an ignore file.
     pub fn parse(bytes: &[u8]) -> RuleList {
         let mut list = RuleList::default();
+        // git ends a file whose last line has no line end with one, so a CR there
+        // is stripped as a CRLF's is; gix-ignore keeps it in the rule (`*\r`
+        // matched nothing, issue 46). The copy is made only for such a file.
+        let ended: Vec<u8>;
+        let bytes = match bytes.last() {
+            Some(b'\r') => {
+                ended = [bytes, b"\n"].concat();
+                &ended[..]
+            }
+            _ => bytes,
+        };
         for (pattern, _line, _kind) in gix_ignore::parse(bytes, false) {
             let index = list.rules.len() as u32;
             let by_name = is_name_rule(&pattern);
@@ -419,6 +430,10 @@ mod tests {
             (b"a/*\n", b"a/b/c", false, None),
             // CRLF line ends, as git strips the CR before the LF.
             (b"crlf\r\nnext\r\n", b"crlf", false, Some(Ignored)),
+            // A last line with a CR and no LF, as git reads it: the CR stripped.
+            (b"a\nlast\r", b"last", false, Some(Ignored)),
+            (b"*/\r", b"d", true, Some(Ignored)),
+            (b"*\r", b"x", false, Some(Ignored)),
         ];
         for &(rules, path, is_dir, want) in cases {
             assert_eq!(
