@@ -517,7 +517,12 @@ impl Repository {
 fn check_repository(seed: u64) -> Result<(), String> {
     let mut rng = fastrand::Rng::with_seed(seed);
     let from_below = rng.u8(..3) == 0;
-    let repo = Repository::make(&mut rng, from_below);
+    let mut repo = Repository::make(&mut rng, from_below);
+    if std::env::var_os("PFIND_IGNORE_KEEP").is_some() {
+        // To look at a replayed repository: kept, and said where.
+        eprintln!("seed {seed}: the repository is kept in {:?}", repo.top);
+        repo.sandbox.0.disable_cleanup(true);
+    }
     let (mut want, untracked_dirs) = repo.git_answer(b"");
     // A subdirectory where no rule excludes: one holding a file git lists untracked.
     let mut below: Option<Vec<u8>> = None;
@@ -594,7 +599,8 @@ fn check_repositories(seeds: std::ops::Range<u64>) {
     };
     let next = std::sync::atomic::AtomicUsize::new(0);
     let failures = std::sync::Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 4));
+    // Twice the cores: most of a case's time is spent waiting for git and pfind.
+    let workers = std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).clamp(2, 8));
     std::thread::scope(|scope| {
         for _ in 0..workers {
             scope.spawn(|| loop {
