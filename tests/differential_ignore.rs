@@ -13,7 +13,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use testenv::{assert_same_records, git_available, split_records, write};
+use testenv::{assert_same_records, big_tree_dir, git_available, split_records, write};
 
 /// Where git and pfind run: a temporary directory with its own `HOME` and
 /// `XDG_CONFIG_HOME` (its `home/`), so that neither reads this machine's
@@ -21,8 +21,10 @@ use testenv::{assert_same_records, git_available, split_records, write};
 struct Sandbox(tempfile::TempDir);
 
 impl Sandbox {
+    /// On a tmpfs where there is one (`testenv::big_tree_dir`): the runs make
+    /// thousands of small repositories.
     fn new() -> Sandbox {
-        let sandbox = Sandbox(tempfile::tempdir().unwrap());
+        let sandbox = Sandbox(big_tree_dir());
         std::fs::create_dir_all(sandbox.path("home/.config/git")).unwrap();
         sandbox
     }
@@ -34,8 +36,7 @@ impl Sandbox {
     /// A new, empty repository, `r` in the sandbox.
     fn new_repo(&self) -> PathBuf {
         let repo = self.path("r");
-        std::fs::create_dir_all(&repo).unwrap();
-        self.git(&repo, &["init", "-q"]);
+        init_repository(&repo);
         repo
     }
 
@@ -115,6 +116,19 @@ impl Sandbox {
 fn sorted(mut records: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
     records.sort();
     records
+}
+
+/// Makes `top/.git` as `git init --template=` does (no hooks, no
+/// `info/exclude`), without starting git: on a loaded machine, starting `git
+/// init` was most of a case's time.
+fn init_repository(top: &Path) {
+    let git = top.join(".git");
+    for dir in ["objects/info", "objects/pack", "refs/heads", "refs/tags"] {
+        std::fs::create_dir_all(git.join(dir)).unwrap();
+    }
+    write(&git.join("HEAD"), b"ref: refs/heads/main\n");
+    let config = "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n";
+    write(&git.join("config"), config.as_bytes());
 }
 
 /// The issue's repro, and `*` and `*/` in every rule source: each rule used to

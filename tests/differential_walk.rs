@@ -25,7 +25,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use testenv::{is_root, random_tree, split_records, Captured};
+use testenv::{big_tree_dir, is_root, random_tree, split_records, Captured};
 
 /// 2020-01-01T00:00:00Z: the trees' times are in the ten days after it.
 const EPOCH_2020: i64 = 1_577_836_800;
@@ -107,7 +107,7 @@ impl Tree {
 
     fn make(seed: u64, rng: &mut fastrand::Rng) -> Tree {
         let tree = Tree {
-            dir: tempfile::tempdir().unwrap(),
+            dir: big_tree_dir(),
             giant: rng.u8(..8) == 0,
             unsearchable_dirs: Vec::new(),
             has_unsearchable: false,
@@ -588,7 +588,7 @@ const FD_RULES: &[&str] = &[
 /// `--no-require-git` to read `.gitignore`, which pfind reads anyway).
 fn fd_tree(seed: u64) -> (tempfile::TempDir, String) {
     let mut rng = fastrand::Rng::with_seed(seed);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = big_tree_dir();
     let root = dir.path().join("r");
     std::fs::create_dir(&root).unwrap();
     random_tree(&root, seed, rng.usize(5..120));
