@@ -41,9 +41,10 @@ struct Tree {
     /// report each as unreadable.
     unsearchable_dirs: Vec<Vec<u8>>,
     /// Whether a directory has mode 600: find cannot `lstat` what is in it, and
-    /// its `-prune` then lets through an entry whose name `-name` matched (it
-    /// prints it, with an error), so `-E` is not compared there (pfind leaves
-    /// the entry out, as `-E` says).
+    /// its `-prune` then lets through an entry whose name `-name` matched, and
+    /// `! -newermt` one whose time it could not read (it prints them, with an
+    /// error), so neither `-E` nor `--changed-before` is compared there (pfind
+    /// leaves such an entry out, as `-E` says, and one whose time it cannot read).
     has_unsearchable: bool,
     description: String,
 }
@@ -209,9 +210,10 @@ struct Options {
     excludes: Vec<String>,
 }
 
-/// Random options and their meaning in find's words; `-E` only where
-/// `excludes` says (see [`Tree::has_unsearchable`]).
-fn random_options(rng: &mut fastrand::Rng, excludes: bool) -> Options {
+/// Random options and their meaning in find's words; `-E` and
+/// `--changed-before` only where `negations` says (see
+/// [`Tree::has_unsearchable`]).
+fn random_options(rng: &mut fastrand::Rng, negations: bool) -> Options {
     let mut o = Options::default();
     let words = |list: &[&str]| list.iter().map(|s| s.to_string()).collect::<Vec<_>>();
     // Kinds: `-t e` restricts the others, and alone is empty files and directories.
@@ -248,7 +250,7 @@ fn random_options(rng: &mut fastrand::Rng, excludes: bool) -> Options {
         o.pfind.push("-x".into());
         o.find_options.push("-xdev".into());
     }
-    if excludes && rng.u8(..5) == 0 {
+    if negations && rng.u8(..5) == 0 {
         for _ in 0..rng.usize(1..3) {
             let glob = [
                 "f_1*",
@@ -306,7 +308,7 @@ fn random_options(rng: &mut fastrand::Rng, excludes: bool) -> Options {
     if rng.u8(..4) == 0 {
         // On a quarter of a day, where some entries are, or between.
         let bound = EPOCH_2020 + rng.i64(0..40) * 21_600 + [0, 1][rng.usize(..2)];
-        match rng.bool() {
+        match rng.bool() || !negations {
             // Within: strictly after, as -newermt.
             true => {
                 o.pfind.extend(words(&["--changed-within", &utc(bound, 0)]));
