@@ -14,9 +14,14 @@
 # (default: pfind on PATH, else this repository's target/release/pfind; which one
 # is said on stderr).
 #
+# The walk is IO500's alone: PFIND_OPTIONS, a user's defaults (-G would leave out
+# what IO500 counts), is not read. DATADIR is followed if it is a symbolic link,
+# as IO500's own pfind opens it (find -H: the root only, no link below it).
+#
 # Exit status: pfind's (IO500 marks a run invalid when it is not 0); 2 when the
 # arguments are not the find expression above.
 set -uo pipefail
+unset PFIND_OPTIONS
 
 usage() {
     echo "io500-find.sh: $1" >&2
@@ -35,6 +40,10 @@ newer=$3
 size=$5
 [ "$6" = "-name" ] || usage "expected -name after -size N, got '$6'"
 name=$7
+# A trailing slash makes the kernel follow the link and pfind list its target.
+if [ -L "$datadir" ] && [ -d "$datadir" ]; then
+    datadir=$datadir/
+fi
 # find's -size Nc is exactly N bytes; +Nc and -Nc are strict bounds, which pfind's
 # -S +N and -N (at least, at most) are not, so only the exact form is taken.
 [[ $size =~ ^[0-9]+c$ ]] || usage "only -size Nc (exactly N bytes) is supported, got '$size'"

@@ -9,12 +9,14 @@
 //! root given, whose paths are printed (each rank on its own mount of one tree).
 
 use pfind::cli::{self, Usage};
+use pfind::cluster::agree::{agree, Agreed, Verdict};
 use pfind::cluster::link::Link;
 use pfind::cluster::mpi::Mpi;
 use pfind::cluster::{self, rank};
 use pfind::os::rank_root;
 use pfind::output::Output;
 use pfind::report::Reporter;
+use pfind::Config;
 use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -60,31 +62,47 @@ fn main() {
     std::process::exit(i32::from(status));
 }
 
-fn run(link: &std::sync::Arc<Link>) -> u8 {
-    let first = link.rank() == 0;
-    let reporter = Reporter::new();
-    let (args, rank_root) = match take_rank_root(std::env::args_os()) {
-        Ok(split) => split,
-        Err(message) => {
-            if first {
-                reporter.refusal(message.as_bytes());
+/// Why this rank does not walk: what rank 0 prints of it itself.
+enum Stop {
+    /// A refusal, one line without the program's name.
+    Refused(Vec<u8>),
+    /// clap's message: a usage error, or `--help`/`--version`.
+    Clap(clap::Error),
+}
+
+impl Stop {
+    /// What the other ranks are told of it (`cluster::agree`).
+    fn verdict(&self) -> Verdict {
+        match self {
+            Stop::Refused(why) => Verdict::Exit {
+                status: USAGE,
+                why: why.clone(),
+            },
+            Stop::Clap(stop) if stop.use_stderr() => {
+                // clap's first line, without its `error: ` (the rest is its tip
+                // and usage, printed when rank 0 says it itself).
+                let text = stop.render().to_string();
+                let first = text.lines().next().unwrap_or_default();
+                Verdict::Exit {
+                    status: USAGE,
+                    why: first.trim_start_matches("error: ").as_bytes().to_vec(),
+                }
             }
-            return USAGE;
+            Stop::Clap(_) => Verdict::Exit {
+                status: 0,
+                why: Vec::new(),
+            },
         }
-    };
-    let mut cli = match cli::parse(args) {
-        Ok(cli) => cli,
-        Err(Usage::Hint(hint)) => {
-            if first {
-                reporter.refusal(&hint);
-            }
-            return USAGE;
-        }
-        // `--help`, `--version` and usage errors, printed once, without styles:
-        // under Open MPI's launcher rank 0's stdout is a pseudo-terminal even when
-        // the launcher's is a pipe, and clap took it for a terminal (issue 51).
-        Err(Usage::Clap(stop)) => {
-            if first {
+    }
+
+    /// Prints it, on rank 0.
+    fn say(&self, reporter: &Reporter) {
+        match self {
+            Stop::Refused(why) => reporter.refusal(why),
+            // Without styles: under Open MPI's launcher rank 0's stdout is a
+            // pseudo-terminal even when the launcher's is a pipe, and clap took it
+            // for a terminal (issue 51).
+            Stop::Clap(stop) => {
                 let text = stop.render().to_string();
                 let _ = match stop.use_stderr() {
                     true => std::io::stderr().write_all(text.as_bytes()),
@@ -92,19 +110,31 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
                 };
                 let _ = std::io::stdout().flush();
             }
-            return if stop.use_stderr() { USAGE } else { 0 };
         }
+    }
+}
+
+/// The command line read on this rank, against this rank's machine: the walk's
+/// configuration, or why not to walk. Warnings are printed on rank 0.
+fn prepare(link: &Link, reporter: &Reporter) -> Result<Config, Stop> {
+    let (args, rank_root) =
+        take_rank_root(std::env::args_os()).map_err(|why| Stop::Refused(why.into_bytes()))?;
+    let mut cli = match cli::parse(args) {
+        Ok(cli) => cli,
+        Err(Usage::Hint(hint)) => return Err(Stop::Refused(hint)),
+        // `--help`, `--version` and usage errors, printed once.
+        Err(Usage::Clap(stop)) => return Err(Stop::Clap(stop)),
     };
     if cli.other.generate.is_some() {
-        if first {
-            reporter.refusal(b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`");
-        }
-        return USAGE;
+        return Err(Stop::Refused(
+            b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`"
+                .to_vec(),
+        ));
     }
     // Rank 0's stdout is a pseudo-terminal under Open MPI's launcher whether or not
     // the launcher's output is a pipe: colours and links only when asked for.
     cli.output.stdout_is_terminal = Some(false);
-    if first {
+    if link.rank() == 0 {
         for warning in cli.warnings() {
             reporter.warning(&warning);
         }
@@ -116,23 +146,49 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
         config.spare_threads = 0;
     }
     if let Some(why) = cluster::refusal(&config) {
-        if first {
-            reporter.refusal(why.as_bytes());
-        }
-        return USAGE;
+        return Err(Stop::Refused(why.as_bytes().to_vec()));
     }
     if let Some(template) = &rank_root {
         if config.roots.len() != 1 || config.implicit_root || config.exec.is_some() {
-            if first {
-                reporter.refusal(
-                    b"--rank-root needs exactly one root typed on the command line, and no command (--exec, --exec-dir, -X): each rank opens its own mount in its place",
-                );
-            }
-            return USAGE;
+            return Err(Stop::Refused(
+                b"--rank-root needs exactly one root typed on the command line, and no command (--exec, --exec-dir, -X): each rank opens its own mount in its place".to_vec(),
+            ));
         }
         let opened = rank_root::for_rank(template.as_bytes(), link.rank());
         rank_root::set(config.roots[0].as_bytes(), &opened);
     }
+    Ok(config)
+}
+
+fn run(link: &std::sync::Arc<Link>) -> u8 {
+    let first = link.rank() == 0;
+    let reporter = Reporter::new();
+    // Every rank reads the command line against its own machine, and every rank
+    // takes part in the agreement, whatever it made of it: none returns unheard.
+    let prepared = prepare(link, &reporter);
+    let own = match &prepared {
+        Ok(_) => Verdict::Walk,
+        Err(stop) => stop.verdict(),
+    };
+    let config = match (agree(link, own), prepared) {
+        (Agreed::Walk, Ok(config)) => config,
+        (Agreed::Exit { status, own, say }, prepared) => {
+            if first && own {
+                if let Err(stop) = prepared {
+                    stop.say(&reporter);
+                }
+            }
+            if first {
+                for line in say {
+                    reporter.refusal(&line);
+                }
+            }
+            return status;
+        }
+        // Not met: rank 0 agrees to walk only when every rank, this one
+        // included, said it was ready.
+        (Agreed::Walk, Err(_)) => return USAGE,
+    };
     let stdout = if first {
         match Output::stdout() {
             Ok(output) => output,

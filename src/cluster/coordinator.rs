@@ -6,12 +6,14 @@ use super::link::{Link, Pause};
 use super::message::Message;
 use super::transport::XorShift;
 use crate::config::Config;
+use crate::os::listing_id::ListingId;
 use crate::output::Output;
 use crate::queue::Pool;
 use crate::report::Reporter;
 use crate::scheduler::Peers;
 use crate::walker::{DirJob, Roots};
-use std::collections::VecDeque;
+use crate::walker::{Unmade, WireJob};
+use std::collections::{HashSet, VecDeque};
 use std::time::{Duration, Instant};
 
 /// A rank's share of a cluster walk, as the scheduler runs it.
@@ -81,6 +83,8 @@ impl Peers for Coordinator<'_> {
         let mut stop_sent = false;
         // Asks held, oldest first, with when each came.
         let mut held: VecDeque<(usize, Instant)> = VecDeque::new();
+        // The giant directories (as listed here) a rank sent pieces of back.
+        let mut refused: HashSet<(usize, ListingId)> = HashSet::new();
         let mut random = XorShift::new((rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
         let mut pause = Pause::new();
         'walk: loop {
@@ -90,24 +94,41 @@ impl Peers for Coordinator<'_> {
                 match message {
                     Message::Ask => held.push_back((from, Instant::now())),
                     Message::Work(wire) => {
+                        // Pieces sent back: their directory, as listed here, is
+                        // not offered to that rank again.
+                        for job in &wire {
+                            if let Some(piece) = job.piece.filter(|piece| piece.returned) {
+                                refused.insert((from, piece.lister));
+                            }
+                        }
                         safra.count -= 1;
                         safra.black = true;
                         asked = false;
                         retry = FIRST_RETRY;
-                        let jobs = wire
-                            .iter()
-                            .filter_map(|job| {
-                                match roots.job(job, &self.config.filter, self.config.follow) {
-                                    Ok(job) => Some(job),
-                                    Err(err) => {
-                                        self.reporter.path_error(&roots.printed(job), &err);
-                                        None
-                                    }
+                        let mut jobs = Vec::with_capacity(wire.len());
+                        let mut back = Vec::new();
+                        for job in wire {
+                            match roots.job(&job, &self.config.filter, self.config.follow) {
+                                Ok(made) => jobs.push(made),
+                                Err(Unmade::Failed(err)) => {
+                                    self.reporter.path_error(&roots.printed(&job), &err)
                                 }
-                            })
-                            .collect();
+                                Err(Unmade::OtherCookies) => back.push(job),
+                            }
+                        }
                         if !pool.is_stopped() {
                             pool.inject(jobs);
+                        }
+                        // Pieces this rank cannot list go back to their sender,
+                        // as work (counted as any), to be listed there.
+                        if !back.is_empty() {
+                            for job in &mut back {
+                                if let Some(piece) = &mut job.piece {
+                                    piece.returned = true;
+                                }
+                            }
+                            safra.count += 1;
+                            self.link.send(from, &Message::Work(back));
                         }
                     }
                     Message::Nothing => {
@@ -129,8 +150,11 @@ impl Peers for Coordinator<'_> {
                     Message::Output(block) => {
                         self.output.deliver(&block, self.reporter);
                     }
-                    // Only after the walk; see `run`.
-                    Message::Totals(_) | Message::Status(_) => {}
+                    // Only after the walk (see `run`), or before it (`agree`).
+                    Message::Totals(_)
+                    | Message::Status(_)
+                    | Message::Verdict { .. }
+                    | Message::Agreed(_) => {}
                 }
             }
             // Asks are answered with work as soon as there is some, or with
@@ -145,8 +169,8 @@ impl Peers for Coordinator<'_> {
                 let mut kept = Vec::new();
                 for job in given {
                     match roots.to_wire(&job) {
-                        Some(sent) => wire.push(sent),
-                        None => kept.push(job),
+                        Some(sent) if !refuses(&refused, asker, &sent) => wire.push(sent),
+                        _ => kept.push(job),
                     }
                 }
                 pool.inject(kept);
@@ -231,4 +255,11 @@ impl Peers for Coordinator<'_> {
         // Let go of the hold: the workers, all idle, end.
         pool.finish_dir();
     }
+}
+
+/// True if `job` is a piece of a giant directory that rank `asker` sent pieces of
+/// back (it lists other cookies there): such a directory stays with this rank.
+fn refuses(refused: &HashSet<(usize, ListingId)>, asker: usize, job: &WireJob) -> bool {
+    job.piece
+        .is_some_and(|piece| refused.contains(&(asker, piece.lister)))
 }

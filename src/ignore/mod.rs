@@ -48,6 +48,7 @@ mod gitconfig;
 pub mod index;
 mod repo;
 pub mod rules;
+mod sha;
 
 use crate::os::dirent::EntryKind;
 use crate::os::read::read_small_file;

@@ -28,7 +28,7 @@ mod wire;
 
 pub use job::{DirJob, Summary};
 pub use split::STAT_LISTING_BUFFER;
-pub use wire::{Roots, WireJob, WirePiece};
+pub use wire::{Roots, Unmade, WireJob, WirePiece};
 
 use crate::config::Config;
 use crate::descriptors::Anchor;

@@ -26,6 +26,11 @@ mod hints;
 /// `--ignore` and its switches, `.ignore`, `.fdignore`, `--ignore-file`, `-H`, `-u`
 /// (src/cli/ignore_files.rs).
 mod ignore_files;
+/// git's index when it is not what git wrote: torn, SHA-256, without a checksum
+/// (src/ignore/index.rs).
+mod ignore_index;
+/// `scripts/io500-find.sh`, IO500's find phase through pfind.
+mod io500_script;
 /// `-e`, `-n`, `-E`, `--ignore-contain`, `-p`, `--regex`, `--path-regex`,
 /// `--full-path`, `--and`, `-i`/`--case-sensitive` (src/cli/names.rs).
 mod names;

@@ -3,6 +3,7 @@
 //! threads, the inputs that break naive walkers, and the (ignored) pool stress test.
 
 mod cluster;
+mod cluster_agreement;
 mod giant;
 mod giant_order;
 pub(crate) mod hard_inputs;
