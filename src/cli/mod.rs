@@ -213,7 +213,9 @@ fn parse_words(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     }
     cli.ignore.check_files().map_err(from_env_file)?;
     cli.entries.read_newer().map_err(from_env_file)?;
-    cli.walk.read_list(cli.output.print0).map_err(from_env_file)?;
+    cli.walk
+        .read_list(cli.output.print0)
+        .map_err(from_env_file)?;
     if cli.walk.files_from.is_some() && cli.ignore.options.uses_rules() {
         let message = "--files-from walks nothing, so no ignore file can apply: leave out \
                        --ignore, -G and --ignore-file (hidden names are left out with \

@@ -3,11 +3,10 @@
 //! lists, from a file and from stdin; a missing path is reported as a walk reports
 //! an entry it cannot read, and the rest is still tested.
 
-
+use crate::testenv::{assert_same_records, pfind_command, random_tree, split_records};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Output, Stdio};
-use crate::testenv::{assert_same_records, pfind_command, random_tree, split_records};
 
 /// pfind in `dir` with `args`, `stdin` fed to it.
 fn run(dir: &Path, args: &[&str], stdin: &[u8]) -> Output {

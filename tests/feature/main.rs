@@ -20,6 +20,8 @@ mod engine;
 mod entries;
 /// `--exec`, `--exec-batch`, `--exec-dir`, `--batch-size` (src/cli/exec.rs, src/exec).
 mod exec;
+/// `--files-from`: a list of paths tested instead of a walk (src/cli/walk.rs).
+mod files_from;
 /// What find and fd users type, refused or warned about (src/cli/hints.rs,
 /// src/cli/warnings.rs).
 mod hints;
@@ -29,8 +31,6 @@ mod ignore_files;
 /// git's index when it is not what git wrote: torn, SHA-256, without a checksum
 /// (src/ignore/index.rs).
 mod ignore_index;
-/// `--files-from`: a list of paths tested instead of a walk (src/cli/walk.rs).
-mod files_from;
 /// IO500's find phases (`find`, `find-easy`, `find-hard`) as IO500 builds their
 /// command lines, through `scripts/io500-find.sh`.
 mod io500_phases;

@@ -2,10 +2,9 @@
 //! walk's output is what it is without it. The walk is held mid-way by its own
 //! stdout, a pipe nobody reads until the line has come (no clock involved).
 
-
+use crate::testenv::{pfind_command, split_records};
 use std::io::{BufRead, BufReader, Read};
 use std::process::Stdio;
-use crate::testenv::{pfind_command, split_records};
 
 #[test]
 fn sigusr1_mid_walk_prints_the_status_line_and_changes_no_output() {

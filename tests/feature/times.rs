@@ -4,13 +4,12 @@
 //! time against the standard library's `created()` (this system's find has none);
 //! and what the output shows of each time.
 
-
+use crate::testenv::{assert_same_records, pfind_command, random_tree, split_records};
 use std::ffi::{CString, OsStr};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
-use crate::testenv::{assert_same_records, pfind_command, random_tree, split_records};
 
 const THREADS: [&str; 3] = ["1", "2", "16"];
 

@@ -4,6 +4,10 @@
 
 mod cluster;
 mod cluster_agreement;
+/// Random repositories against git, random trees and options against find and fd
+/// (issue 46): the large runs are `--ignored` (docs/testing.md).
+mod differential_ignore;
+mod differential_walk;
 mod giant;
 mod giant_order;
 pub(crate) mod hard_inputs;

@@ -3,9 +3,8 @@
 //! the system calls themselves, as `strace` shows them (skipped, saying so, where
 //! `strace` cannot run or the build calls `fstatat`).
 
-
-use std::process::Command;
 use crate::testenv::TestEnv;
+use std::process::Command;
 
 /// The flags and mask of the `statx` pfind made for the entry `name`, as strace
 /// prints them (`AT_SYMLINK_NOFOLLOW`, `STATX_TYPE|STATX_SIZE`); `None` when there

@@ -4,16 +4,15 @@
 //! docs/ignore-files.md). Also the rules that once did nothing: a bare `*` or `*/`
 //! in every rule source.
 
-#[path = "../src/ignore/random_rules.rs"]
+#[path = "../../../src/ignore/random_rules.rs"]
 mod random_rules;
-mod testenv;
 
+use crate::testenv::{assert_same_records, big_tree_dir, git_available, split_records, write};
 use random_rules::{random_rules, NAMES};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use testenv::{assert_same_records, big_tree_dir, git_available, split_records, write};
 
 /// Where git and pfind run: a temporary directory with its own `HOME` and
 /// `XDG_CONFIG_HOME` (its `home/`), so that neither reads this machine's

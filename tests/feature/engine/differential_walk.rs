@@ -16,8 +16,7 @@
 //! `PFIND_WALK_SEED=N` replays one seed (`PFIND_WALK_KEEP=1` keeps its tree);
 //! `PFIND_WALK_TREES` sets the large run's count.
 
-mod testenv;
-
+use crate::testenv::{big_tree_dir, is_root, random_tree, split_records, Captured};
 use pfind::os::dirent::ReaderKind;
 use pfind::output::OutputMode;
 use std::ffi::{OsStr, OsString};
@@ -25,7 +24,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use testenv::{big_tree_dir, is_root, random_tree, split_records, Captured};
 
 /// 2020-01-01T00:00:00Z: the trees' times are in the ten days after it.
 const EPOCH_2020: i64 = 1_577_836_800;
