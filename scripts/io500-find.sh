@@ -3,7 +3,10 @@
 #
 # IO500 (io500.ini, section [find]) runs, on rank 0, through the shell:
 #   [external-mpi-args] SCRIPT [external-extra-args] DATADIR -newer FILE -size Nc -name GLOB
-# and reads the last line of what it prints, `MATCHED found/scanned`. This script
+# and reads the last line of what it prints, `MATCHED found/scanned`. In extended
+# mode its [find-hard] phase gives the same expression on DATADIR/mdtest-hard/, and
+# [find-easy] gives `DATADIR/mdtest-easy/ -name GLOB` alone (io500's
+# src/phase_find_easy.c, phase_find_hard.c). This script
 # turns the find expression into pfind's options (--newer FILE, -S Nb, -n GLOB; as
 # IO500's own pfind, regular files only), runs pfind once with -c and --stats, and
 # prints that line from pfind's count and its entries examined. external-extra-args
@@ -14,30 +17,49 @@
 # (default: pfind on PATH, else this repository's target/release/pfind; which one
 # is said on stderr).
 #
+# The walk is IO500's alone: PFIND_OPTIONS, a user's defaults (-G would leave out
+# what IO500 counts), is not read. DATADIR is followed if it is a symbolic link,
+# as IO500's own pfind opens it (find -H: the root only, no link below it).
+#
 # Exit status: pfind's (IO500 marks a run invalid when it is not 0); 2 when the
-# arguments are not the find expression above.
+# arguments are not one of the find expressions above.
 set -uo pipefail
+unset PFIND_OPTIONS
 
 usage() {
     echo "io500-find.sh: $1" >&2
-    echo "usage: io500-find.sh [PFIND-OPTIONS...] DATADIR -newer FILE -size Nc -name GLOB" >&2
+    echo "usage: io500-find.sh [PFIND-OPTIONS...] DATADIR [-newer FILE -size Nc] -name GLOB" >&2
     exit 2
 }
 
-[ $# -ge 7 ] || usage "expected DATADIR -newer FILE -size Nc -name GLOB at the end"
-# The last seven words are IO500's; anything before them is external-extra-args.
-extra=("${@:1:$#-7}")
-set -- "${@: -7}"
+# The last seven words are IO500's (three for find-easy's DATADIR -name GLOB);
+# anything before them is external-extra-args.
+words=7
+if [ $# -ge 3 ] && [ "${@: -2:1}" = "-name" ] && { [ $# -lt 7 ] || [ "${@: -6:1}" != "-newer" ]; }; then
+    words=3
+fi
+[ $# -ge $words ] || usage "expected DATADIR -newer FILE -size Nc -name GLOB at the end"
+extra=("${@:1:$#-words}")
+set -- "${@: -words}"
 datadir=$1
-[ "$2" = "-newer" ] || usage "expected -newer after DATADIR, got '$2'"
-newer=$3
-[ "$4" = "-size" ] || usage "expected -size after -newer FILE, got '$4'"
-size=$5
-[ "$6" = "-name" ] || usage "expected -name after -size N, got '$6'"
-name=$7
-# find's -size Nc is exactly N bytes; +Nc and -Nc are strict bounds, which pfind's
-# -S +N and -N (at least, at most) are not, so only the exact form is taken.
-[[ $size =~ ^[0-9]+c$ ]] || usage "only -size Nc (exactly N bytes) is supported, got '$size'"
+filters=()
+if [ $words = 7 ]; then
+    [ "$2" = "-newer" ] || usage "expected -newer after DATADIR, got '$2'"
+    newer=$3
+    [ "$4" = "-size" ] || usage "expected -size after -newer FILE, got '$4'"
+    size=$5
+    # find's -size Nc is exactly N bytes; +Nc and -Nc are strict bounds, which pfind's
+    # -S +N and -N (at least, at most) are not, so only the exact form is taken.
+    [[ $size =~ ^[0-9]+c$ ]] || usage "only -size Nc (exactly N bytes) is supported, got '$size'"
+    filters=(--newer "$newer" -S "${size%c}b")
+    shift 4
+fi
+[ "$2" = "-name" ] || usage "expected -name, got '$2'"
+name=$3
+# A trailing slash makes the kernel follow the link and pfind list its target.
+if [ -L "$datadir" ] && [ -d "$datadir" ]; then
+    datadir=$datadir/
+fi
 
 # Under pfind-mpi, ranks other than 0 print nothing: they end with its status.
 rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}}
@@ -55,8 +77,7 @@ fi
 # One process besides the shell: pfind's count (stdout) and its statistics and
 # messages (stderr) come back in one capture, read with the shell's own builtins
 # (mktemp, grep and sed cost 10-20 ms, a tenth of a walk of 400,000 entries).
-output=$("$PFIND" "${extra[@]}" "$datadir" --newer "$newer" -S "${size%c}b" -n "$name" \
-    -c --stats 2>&1)
+output=$("$PFIND" "${extra[@]}" "$datadir" "${filters[@]}" -n "$name" -c --stats 2>&1)
 status=$?
 found="" scanned=""
 while IFS= read -r line; do

@@ -63,7 +63,7 @@ use crate::os::dirent::{DirReader, ReaderKind};
 use crate::os::limits;
 use crate::os::open::{open_dir_at, open_dir_beneath, Base};
 use crate::os::rank_root;
-use crate::os::stat::fstat;
+use crate::os::stat::{fstat, Fields, Stat};
 use std::io;
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -227,11 +227,9 @@ impl Root {
     }
 
     /// The same root, known to be the directory `stat` describes.
-    // `dev_t` and `ino_t` are `u64` on Linux but narrower or signed elsewhere.
-    #[allow(clippy::unnecessary_cast)]
-    pub fn identified(self, stat: &libc::stat) -> Root {
+    pub fn identified(self, stat: &Stat) -> Root {
         Root {
-            id: (stat.st_dev as u64, stat.st_ino as u64),
+            id: stat.id(),
             ..self
         }
     }
@@ -293,14 +291,10 @@ fn open_once(
         return open_dir_at(None, &rank_root::opened(path), false);
     }
     let root_dir = open_root(&path[..root.len], false)?;
-    if root.id != UNIDENTIFIED {
-        let stat = fstat(root_dir.as_raw_fd())?;
-        #[allow(clippy::unnecessary_cast)]
-        if (stat.st_dev as u64, stat.st_ino as u64) != root.id {
-            return Err(io::Error::other(
-                "the root directory was replaced during the walk",
-            ));
-        }
+    if root.id != UNIDENTIFIED && fstat(root_dir.as_raw_fd(), Fields::ID)?.id() != root.id {
+        return Err(io::Error::other(
+            "the root directory was replaced during the walk",
+        ));
     }
     open_dir_beneath(Base::Owned(root_dir), &path[root.below(path)..])
 }

@@ -8,8 +8,9 @@
 //! bounding them; each [`walker`] lists directories and tests their entries
 //! against the [`filter`] and the [`ignore`] rules; matches go to the [`output`] or
 //! to a command ([`exec`]); [`cluster`] shares one walk between processes; [`os`]
-//! is what is asked of the operating system; [`report`], [`stack`], [`alloc`],
-//! [`decimal`] and [`probe`] sit at the bottom.
+//! is what is asked of the operating system; [`progress`] counts how far a walk
+//! has got; [`report`], [`stack`], [`alloc`], [`decimal`] and [`probe`] sit at the
+//! bottom.
 //!
 //! Each source file and what it owns: the source map at the end of
 //! `docs/design.md`.
@@ -28,6 +29,7 @@ pub mod memory;
 pub mod os;
 pub mod output;
 pub mod probe;
+pub mod progress;
 pub mod queue;
 pub mod report;
 pub mod roots;

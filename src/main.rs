@@ -87,6 +87,7 @@ fn run() -> ExitStatus {
     for warning in cli.warnings() {
         reporter.warning(&warning);
     }
+    let cli_progress = cli.output.progress;
     let (config, misses) = cli.into_config_and_misses();
     // fd's habits, said before the walk (issue 51): `pfind *.txt` expanded by the
     // shell, with no filter, prints those files alone; `pfind main` is fd's pattern.
@@ -102,7 +103,9 @@ fn run() -> ExitStatus {
         output.separate_paths(separator);
     }
     let started = std::time::Instant::now();
+    let watcher = watch_progress(progress_every(cli_progress));
     let summary = pfind::run(&config, &output, &reporter);
+    watcher.stop();
     let took = started.elapsed();
     // Only after a walk that found nothing: the walks that count the nearby
     // spellings print nothing, and say nothing of what the first one said.
@@ -123,6 +126,20 @@ fn run() -> ExitStatus {
     }
     summary.finish_run(&config, &output, took, None, &reporter);
     reporter.exit_status()
+}
+
+/// The status line's printer (see `pfind::progress`): on SIGUSR1 (and SIGINFO),
+/// and every `every`. One `write` a line, so that it comes whole between messages.
+fn watch_progress(every: Option<std::time::Duration>) -> pfind::progress::Watcher {
+    pfind::progress::Watcher::start("pfind", every)
+}
+
+/// `--progress`: a line every 2 seconds, only while stderr is a terminal (a log
+/// file would fill with them).
+fn progress_every(asked: bool) -> Option<std::time::Duration> {
+    // SAFETY: `isatty` only reads the descriptor's state.
+    let terminal = unsafe { libc::isatty(2) } == 1;
+    (asked && terminal).then_some(std::time::Duration::from_secs(2))
 }
 
 /// Where clap stops the run instead of returning options: `--help` and `--version`,

@@ -9,12 +9,14 @@
 //! root given, whose paths are printed (each rank on its own mount of one tree).
 
 use pfind::cli::{self, Usage};
+use pfind::cluster::agree::{agree, Agreed, Verdict};
 use pfind::cluster::link::Link;
 use pfind::cluster::mpi::Mpi;
 use pfind::cluster::{self, rank};
 use pfind::os::rank_root;
 use pfind::output::Output;
 use pfind::report::Reporter;
+use pfind::Config;
 use std::ffi::OsString;
 use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -60,37 +62,143 @@ fn main() {
     std::process::exit(i32::from(status));
 }
 
-/// One rank's run: its command line, its configuration, its walk; rank 0 alone
-/// says what is wrong with them, prints, and ends the run. The exit status.
-fn run(link: &std::sync::Arc<Link>) -> u8 {
-    let first = link.rank() == 0;
-    let reporter = Reporter::new();
-    // Said once, by rank 0: every rank has the same command line.
-    let refuse = |why: &[u8]| {
-        if first {
-            reporter.refusal(why);
+/// Why this rank does not walk: what rank 0 prints of it itself.
+enum Stop {
+    /// A refusal, one line without the program's name.
+    Refused(Vec<u8>),
+    /// clap's message: a usage error, or `--help`/`--version`.
+    Clap(clap::Error),
+}
+
+impl Stop {
+    /// What the other ranks are told of it (`cluster::agree`).
+    fn verdict(&self) -> Verdict {
+        match self {
+            Stop::Refused(why) => Verdict::Exit {
+                status: USAGE,
+                why: why.clone(),
+            },
+            Stop::Clap(stop) if stop.use_stderr() => {
+                // clap's first line, without its `error: ` (the rest is its tip
+                // and usage, printed when rank 0 says it itself).
+                let text = stop.render().to_string();
+                let first = text.lines().next().unwrap_or_default();
+                Verdict::Exit {
+                    status: USAGE,
+                    why: first.trim_start_matches("error: ").as_bytes().to_vec(),
+                }
+            }
+            Stop::Clap(_) => Verdict::Exit {
+                status: 0,
+                why: Vec::new(),
+            },
         }
-        USAGE
+    }
+
+    /// Prints it, on rank 0.
+    fn say(&self, reporter: &Reporter) {
+        match self {
+            Stop::Refused(why) => reporter.refusal(why),
+            // Without styles: under Open MPI's launcher rank 0's stdout is a
+            // pseudo-terminal even when the launcher's is a pipe, and clap took it
+            // for a terminal (issue 51).
+            Stop::Clap(stop) => {
+                let text = stop.render().to_string();
+                let _ = match stop.use_stderr() {
+                    true => std::io::stderr().write_all(text.as_bytes()),
+                    false => std::io::stdout().write_all(text.as_bytes()),
+                };
+                let _ = std::io::stdout().flush();
+            }
+        }
+    }
+}
+
+/// The command line read on this rank, against this rank's machine: the walk's
+/// configuration, or why not to walk. Warnings are printed on rank 0.
+fn prepare(link: &Link, reporter: &Reporter) -> Result<Config, Stop> {
+    let (args, rank_root) =
+        take_rank_root(std::env::args_os()).map_err(|why| Stop::Refused(why.into_bytes()))?;
+    let mut cli = match cli::parse(args) {
+        Ok(cli) => cli,
+        Err(Usage::Hint(hint)) => return Err(Stop::Refused(hint)),
+        // `--help`, `--version` and usage errors, printed once.
+        Err(Usage::Clap(stop)) => return Err(Stop::Clap(stop)),
     };
-    let (cli, rank_root) = match parse(first, &refuse) {
-        Ok(parsed) => parsed,
-        Err(status) => return status,
-    };
-    if first {
+    if cli.other.generate.is_some() {
+        return Err(Stop::Refused(
+            b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`"
+                .to_vec(),
+        ));
+    }
+    // Rank 0's stdout is a pseudo-terminal under Open MPI's launcher whether or not
+    // the launcher's output is a pipe: colours and links only when asked for.
+    cli.output.stdout_is_terminal = Some(false);
+    if link.rank() == 0 {
         for warning in cli.warnings() {
             reporter.warning(&warning);
         }
     }
-    let config = match rank_config(cli, rank_root, link.rank()) {
-        Ok(config) => config,
-        Err(why) => return refuse(why.as_bytes()),
+    let (mut config, _misses) = cli.into_config_and_misses();
+    if !config.exact_threads {
+        config.threads = RANK_THREADS;
+        config.exact_threads = true;
+        config.spare_threads = 0;
+    }
+    if let Some(why) = cluster::refusal(&config) {
+        return Err(Stop::Refused(why.as_bytes().to_vec()));
+    }
+    if let Some(template) = &rank_root {
+        if config.roots.len() != 1 || config.implicit_root || config.exec.is_some() {
+            return Err(Stop::Refused(
+                b"--rank-root needs exactly one root typed on the command line, and no command (--exec, --exec-dir, -X): each rank opens its own mount in its place".to_vec(),
+            ));
+        }
+        let opened = rank_root::for_rank(template.as_bytes(), link.rank());
+        rank_root::set(config.roots[0].as_bytes(), &opened);
+    }
+    Ok(config)
+}
+
+fn run(link: &std::sync::Arc<Link>) -> u8 {
+    let first = link.rank() == 0;
+    let reporter = Reporter::new();
+    // Every rank reads the command line against its own machine, and every rank
+    // takes part in the agreement, whatever it made of it: none returns unheard.
+    let prepared = prepare(link, &reporter);
+    let own = match &prepared {
+        Ok(_) => Verdict::Walk,
+        Err(stop) => stop.verdict(),
     };
-    let stdout = match first {
-        true => Output::stdout().unwrap_or_else(|err| {
-            reporter.error("stdout", &err);
-            Output::to_writer(Box::new(std::io::sink()))
-        }),
-        false => Output::to_writer(Box::new(std::io::sink())),
+    let config = match (agree(link, own), prepared) {
+        (Agreed::Walk, Ok(config)) => config,
+        (Agreed::Exit { status, own, say }, prepared) => {
+            if first && own {
+                if let Err(stop) = prepared {
+                    stop.say(&reporter);
+                }
+            }
+            if first {
+                for line in say {
+                    reporter.refusal(&line);
+                }
+            }
+            return status;
+        }
+        // Not met: rank 0 agrees to walk only when every rank, this one
+        // included, said it was ready.
+        (Agreed::Walk, Err(_)) => return USAGE,
+    };
+    let stdout = if first {
+        match Output::stdout() {
+            Ok(output) => output,
+            Err(err) => {
+                reporter.error("stdout", &err);
+                Output::to_writer(Box::new(std::io::sink()))
+            }
+        }
+    } else {
+        Output::to_writer(Box::new(std::io::sink()))
     };
     let output = rank::rank_output(link, stdout);
     if first {
@@ -99,74 +207,18 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
         }
     }
     let started = std::time::Instant::now();
+    // Each rank answers SIGUSR1 (which Open MPI's mpirun forwards to every rank)
+    // with its own line: the ranks' counts are not summed (issue 49 left it).
+    let program = format!("pfind-mpi: rank {}", link.rank());
+    let watcher = pfind::progress::Watcher::start(&program, None);
     let ended = rank::run(&config, link, &output, &reporter);
+    watcher.stop();
     let took = started.elapsed();
     if first {
         let ranks = Some(link.ranks());
         (ended.summary).finish_run(&config, &output, took, ranks, &reporter);
     }
     ended.status
-}
-
-/// The command line, `--rank-root` taken out; or the exit status of a run that
-/// ends there (`refuse` says why, or rank 0 prints `--help`, `--version` or a
-/// usage error).
-fn parse(first: bool, refuse: &impl Fn(&[u8]) -> u8) -> Result<(cli::Cli, Option<OsString>), u8> {
-    let (args, rank_root) =
-        take_rank_root(std::env::args_os()).map_err(|message| refuse(message.as_bytes()))?;
-    let mut cli = match cli::parse(args) {
-        Ok(cli) => cli,
-        Err(Usage::Hint(hint)) => return Err(refuse(&hint)),
-        // `--help`, `--version` and usage errors, printed once, without styles:
-        // under Open MPI's launcher rank 0's stdout is a pseudo-terminal even when
-        // the launcher's is a pipe, and clap took it for a terminal (issue 51).
-        Err(Usage::Clap(stop)) => {
-            if first {
-                let text = stop.render().to_string();
-                let _ = match stop.use_stderr() {
-                    true => std::io::stderr().write_all(text.as_bytes()),
-                    false => std::io::stdout().write_all(text.as_bytes()),
-                };
-                let _ = std::io::stdout().flush();
-            }
-            return Err(if stop.use_stderr() { USAGE } else { 0 });
-        }
-    };
-    if cli.other.generate.is_some() {
-        return Err(refuse(
-            b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`",
-        ));
-    }
-    // Rank 0's stdout is a pseudo-terminal under Open MPI's launcher whether or not
-    // the launcher's output is a pipe: colours and links only when asked for.
-    cli.output.stdout_is_terminal = Some(false);
-    Ok((cli, rank_root))
-}
-
-/// The rank's configuration: pfind's, with [`RANK_THREADS`] workers unless `-j`
-/// says, and `--rank-root` set up for rank `rank`; or why it is refused.
-fn rank_config(
-    cli: cli::Cli,
-    rank_root: Option<OsString>,
-    rank: usize,
-) -> Result<pfind::Config, String> {
-    let (mut config, _misses) = cli.into_config_and_misses();
-    if !config.exact_threads {
-        config.threads = RANK_THREADS;
-        config.exact_threads = true;
-        config.spare_threads = 0;
-    }
-    if let Some(why) = cluster::refusal(&config) {
-        return Err(why.to_string());
-    }
-    if let Some(template) = &rank_root {
-        if config.roots.len() != 1 || config.implicit_root || config.exec.is_some() {
-            return Err("--rank-root needs exactly one root typed on the command line, and no command (--exec, --exec-dir, -X): each rank opens its own mount in its place".to_string());
-        }
-        let opened = rank_root::for_rank(template.as_bytes(), rank);
-        rank_root::set(config.roots[0].as_bytes(), &opened);
-    }
-    Ok(config)
 }
 
 /// Takes `--rank-root TEMPLATE` (or `--rank-root=TEMPLATE`) out of the command

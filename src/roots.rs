@@ -17,7 +17,7 @@ use crate::os::dirent::EntryKind;
 use crate::os::fstype;
 use crate::os::path::WorkingDir;
 use crate::os::rank_root;
-use crate::os::stat::stat_at;
+use crate::os::stat::{stat_at, Fields, Stat};
 use crate::report::Reporter;
 use crate::walker::{DirJob, Roots};
 use std::ffi::CString;
@@ -29,7 +29,7 @@ use std::os::unix::ffi::OsStrExt;
 pub struct RootEntry {
     printed: Vec<u8>,
     pub kind: EntryKind,
-    pub stat: libc::stat,
+    pub stat: Stat,
 }
 
 impl RootEntry {
@@ -83,7 +83,24 @@ pub fn sort_roots(
         let Some(printed) = printed_root(config, &mut working_dir, root, reporter) else {
             continue;
         };
-        match classify_root(root, config.follow) {
+        if config.files_from {
+            // `dir/` names `dir`, printed without the slash as a walk prints it.
+            let mut printed = printed;
+            while printed.len() > 1 && printed.ends_with(b"/") {
+                printed.pop();
+            }
+            match classify_root(root, config.follow, config.stat_fields()) {
+                Ok((kind, stat)) => roots.entries.push(RootEntry {
+                    printed,
+                    kind,
+                    stat,
+                }),
+                // As a walk reports an entry it cannot read: no hint of a pattern.
+                Err(err) => reporter.path_error(root, &err),
+            }
+            continue;
+        }
+        match classify_root(root, config.follow, config.stat_fields()) {
             // Depth 0 is the root itself, never printed: list it only if its entries
             // may be printed.
             Ok((EntryKind::Dir, _)) if !config.filter.scope(0, root_path).descend => {}
@@ -99,8 +116,7 @@ pub fn sort_roots(
                     job = job.with_rules(gate.root_rules(root, reporter));
                 }
                 if shared {
-                    #[allow(clippy::unnecessary_cast)]
-                    let device = config.one_file_system.then_some(stat.st_dev as u64);
+                    let device = config.one_file_system.then_some(stat.id().0);
                     roots.shared.add(index, &job, device);
                 }
                 roots.dirs.push(job)
@@ -170,18 +186,21 @@ pub fn without_dot_slash(root: &[u8]) -> &[u8] {
     }
 }
 
-/// The root's kind and `stat`: its own, or with `-L` its target's. Under `-L` a
-/// dangling link is still a link, as with `find -L`.
-fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat)> {
+/// The root's kind and `stat`, with the `fields` the run reads: its own, or with `-L`
+/// its target's. Under `-L` a dangling link is still a link, as with `find -L`.
+/// Taken [`Fields::lenient`]: a directory root is walked whether or not it has a
+/// birth time, and one that is a file is checked when it is tested.
+fn classify_root(root: &[u8], follow: bool, fields: Fields) -> io::Result<(EntryKind, Stat)> {
     let c_root = CString::new(rank_root::opened(root))
         .map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
-    let stat = match stat_at(libc::AT_FDCWD, &c_root, follow) {
+    let fields = fields.lenient().with(Fields::ID);
+    let stat = match stat_at(libc::AT_FDCWD, &c_root, follow, fields) {
         Err(err) if follow && err.raw_os_error() == Some(libc::ENOENT) => {
-            stat_at(libc::AT_FDCWD, &c_root, false)?
+            stat_at(libc::AT_FDCWD, &c_root, false, fields)?
         }
         result => result?,
     };
-    Ok((EntryKind::from_mode(stat.st_mode), stat))
+    Ok((EntryKind::from_mode(stat.mode()), stat))
 }
 
 /// For a root that is a symbolic link not followed, and that nothing prints: if
@@ -191,8 +210,8 @@ fn classify_root(root: &[u8], follow: bool) -> io::Result<(EntryKind, libc::stat
 fn hint_link_to_dir(root: &[u8], reporter: &Reporter) {
     let leads_to_dir = CString::new(root)
         .ok()
-        .and_then(|c_root| stat_at(libc::AT_FDCWD, &c_root, true).ok())
-        .is_some_and(|stat| EntryKind::from_mode(stat.st_mode) == EntryKind::Dir);
+        .and_then(|c_root| stat_at(libc::AT_FDCWD, &c_root, true, Fields::TYPE).ok())
+        .is_some_and(|stat| EntryKind::from_mode(stat.mode()) == EntryKind::Dir);
     if leads_to_dir {
         let mut message = root.to_vec();
         message.extend_from_slice(

@@ -154,6 +154,11 @@ fn run_walk(
         .with_latency_growth(growth_on_network)
         .with_latency_bound_listings(roots.remote || config.share_mid_listing);
     let shallow = ShallowFirst::new(roots.dirs.len());
+    if config.progress {
+        let progress = &crate::progress::PROGRESS;
+        progress.queue_roots(roots.dirs.len() as u64);
+        progress.count_examined(config.stats || config.count_examined);
+    }
     let listing_buffer = listing_buffer(config);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, listing_buffer);

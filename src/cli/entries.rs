@@ -1,5 +1,5 @@
 //! The "Filters" on what an entry is rather than what it is called: its kind (`-t`),
-//! size, modification time, owner and depth, and `--prune`; their value parsers and
+//! size, times, owner and depth, and `--prune`; their value parsers and
 //! their part of the [`Config`].
 
 use super::values::{offering, parse_depth, parse_max_depth, text, Refused};
@@ -9,8 +9,10 @@ use crate::filter::owner::OwnerFilter;
 use crate::filter::size::{parse_size, SizeFilter};
 use crate::filter::time::{self, Nanos};
 use crate::filter::types::{parse_type, type_words, Family, Kind, TypeArg, TypeFilter};
+use crate::os::stat::{self, Fields, Stat, TimeField};
 use clap::{Args, ValueHint};
 use std::ffi::{OsStr, OsString};
+use std::os::unix::ffi::OsStrExt;
 
 /// `-t`, `-S`, the time filters, `--owner`, the depth bounds and `--prune`.
 #[derive(Args, Debug)]
@@ -73,7 +75,8 @@ pub struct EntryArgs {
     ///
     /// WHEN is a duration back from now (30s, 10min, 2h, 3d, 1w, 1d12h), a local date or
     /// date-time (2026-11-01, '2026-11-01 08:30', 2026-11-01T08:30:00), or @ and seconds
-    /// since 1970. `--changed-within 1d`: changed in the last day.
+    /// since 1970. `--changed-within 1d`: changed in the last day. --time tests the
+    /// access, inode change or birth time instead.
     #[arg(
         long = "changed-within",
         allow_hyphen_values = true,
@@ -85,7 +88,7 @@ pub struct EntryArgs {
     /// Only entries modified before WHEN.
     ///
     /// Same forms as --changed-within: `--changed-before 2026-01-01`. Both together give
-    /// a window.
+    /// a window. --time tests another time.
     #[arg(
         long = "changed-before",
         allow_hyphen_values = true,
@@ -97,7 +100,9 @@ pub struct EntryArgs {
     /// Only entries modified after FILE was.
     ///
     /// As `find -newer`: FILE's own time if it is a link, its target's with -L.
-    /// `--newer build.stamp`. For a date or a duration, use --changed-within.
+    /// `--newer build.stamp`. For a date or a duration, use --changed-within. With
+    /// --time, the same time of both: `--time accessed --newer FILE` is find's
+    /// `-neweraa FILE`.
     #[arg(
         long = "newer",
         allow_hyphen_values = true,
@@ -105,6 +110,21 @@ pub struct EntryArgs {
         value_hint = ValueHint::AnyPath
     )]
     pub newer: Option<OsString>,
+
+    /// Which time the time filters test: modified, accessed, changed, birth.
+    ///
+    /// `modified` (the default; mtime: the data was written), `accessed` (atime: the
+    /// data was read, as far as the mount's atime, relatime or noatime option keeps
+    /// it), `changed` (ctime: the inode changed: data, owner, mode, links, a rename),
+    /// `birth` (btime: created; an entry whose filesystem does not record it is an
+    /// error). For every time filter: `pfind /scratch --time accessed
+    /// --changed-before 60d` lists what nobody read for 60 days (find's `-atime +60`).
+    #[arg(
+        long = "time",
+        value_name = "WHICH",
+        value_parser = offering(text(parse_time_field), time_field_words)
+    )]
+    pub time: Option<TimeField>,
 
     /// `--newer`'s FILE, read by [`EntryArgs::read_newer`] once it is in `-C`'s
     /// directory.
@@ -168,7 +188,9 @@ impl EntryArgs {
     /// Reads `--newer`'s FILE, once `-C` has been entered.
     pub(super) fn read_newer(&mut self) -> Result<(), Refused> {
         if let Some(file) = &self.newer {
-            let reference = parse_newer(file).map_err(|why| Refused::value("newer", file, why))?;
+            let field = self.time.unwrap_or_default();
+            let reference =
+                parse_newer(file, field).map_err(|why| Refused::value("newer", file, why))?;
             self.newer_reference = Some(reference);
         }
         Ok(())
@@ -223,8 +245,9 @@ impl EntryArgs {
         }
         if self.newer.is_some() {
             let reference = self.newer_reference.expect("--newer is read by cli::parse");
-            filter.time.changed_after(reference.mtime(follow));
+            filter.time.changed_after(reference.time(follow));
         }
+        filter.time.field = self.time.unwrap_or_default();
         if let Some(owner) = self.owner {
             filter.owner = owner;
         }
@@ -277,7 +300,7 @@ pub struct Reference {
 }
 
 impl Reference {
-    fn mtime(self, follow: bool) -> Nanos {
+    fn time(self, follow: bool) -> Nanos {
         match (follow, self.target) {
             (true, Some(target)) => target,
             _ => self.own,
@@ -285,10 +308,14 @@ impl Reference {
     }
 }
 
-/// `--newer FILE`, read now. A FILE that does not exist but reads as a time is what
-/// fd's `--newer` (its `--changed-within`) takes: the message says where it goes.
-fn parse_newer(path: &OsStr) -> Result<Reference, String> {
-    let own = std::fs::symlink_metadata(path).map_err(|err| {
+/// `--newer FILE`, read now: its `field` time, its own and (for `-L`) its target's.
+/// A FILE that does not exist but reads as a time is what fd's `--newer` (its
+/// `--changed-within`) takes: the message says where it goes.
+fn parse_newer(path: &OsStr, field: TimeField) -> Result<Reference, String> {
+    let c_path = std::ffi::CString::new(path.as_bytes())
+        .map_err(|_| "a path cannot hold a NUL byte".to_string())?;
+    let fields = Fields::TYPE.with(field.fields());
+    let own = stat::stat_at(libc::AT_FDCWD, &c_path, false, fields).map_err(|err| {
         let cause = crate::report::describe(&err);
         let when = path.to_str().filter(|text| {
             err.kind() == std::io::ErrorKind::NotFound
@@ -309,13 +336,59 @@ fn parse_newer(path: &OsStr) -> Result<Reference, String> {
             None => cause,
         }
     })?;
-    let target = std::fs::metadata(path).ok();
-    let nanos = |meta: &std::fs::Metadata| {
-        use std::os::unix::fs::MetadataExt;
-        Nanos::from(meta.mtime()) * 1_000_000_000 + Nanos::from(meta.mtime_nsec())
-    };
+    let target = stat::stat_at(libc::AT_FDCWD, &c_path, true, fields).ok();
+    let time = |stat: &Stat| stat.time(field).map(time::nanos);
     Ok(Reference {
-        own: nanos(&own),
-        target: target.as_ref().map(nanos),
+        own: time(&own).ok_or_else(no_birth_time)?,
+        target: target.as_ref().and_then(time),
     })
+}
+
+/// Why a `--newer` FILE without a birth time cannot serve `--time birth`.
+fn no_birth_time() -> String {
+    "its filesystem (or this system) records no birth time".to_string()
+}
+
+/// `--time WHICH`: its words, find's and `ls --time`'s letters and names too.
+fn parse_time_field(value: &str) -> Result<TimeField, String> {
+    TIME_FIELDS
+        .iter()
+        .find(|(words, ..)| words.contains(&value))
+        .map(|&(_, field, _)| field)
+        .ok_or_else(|| {
+            let words: Vec<&str> = time_field_words().iter().map(|&(word, _)| word).collect();
+            format!("'{value}' is not one of {}", words.join(", "))
+        })
+}
+
+/// What `--time` takes, with what each means: the first word of each is the one
+/// shown, the others are find's letters and the names `ls --time` and `stat` use.
+const TIME_FIELDS: &[(&[&str], TimeField, &str)] = &[
+    (
+        &["modified", "mtime", "m", "modification"],
+        TimeField::Modified,
+        "data last written (the default)",
+    ),
+    (
+        &["accessed", "atime", "a", "access", "use"],
+        TimeField::Accessed,
+        "data last read",
+    ),
+    (
+        &["changed", "ctime", "c", "change", "status"],
+        TimeField::Changed,
+        "inode last changed (data, owner, mode, links, name)",
+    ),
+    (
+        &["birth", "btime", "B", "born", "created", "creation"],
+        TimeField::Born,
+        "created, where the filesystem records it",
+    ),
+];
+
+fn time_field_words() -> Vec<(&'static str, &'static str)> {
+    TIME_FIELDS
+        .iter()
+        .map(|&(words, _, help)| (words[0], help))
+        .collect()
 }

@@ -102,6 +102,15 @@ const fn find(word: &'static str, advice: &'static str) -> Hint {
     }
 }
 
+/// bfs's own spellings, in the table of find's (bfs takes find's too).
+const fn bfs(word: &'static str, advice: &'static str) -> Hint {
+    Hint {
+        word,
+        whose: "bfs's option",
+        advice,
+    }
+}
+
 const fn fd(word: &'static str, advice: &'static str) -> Hint {
     Hint {
         word,
@@ -124,9 +133,23 @@ const NO_OPERATORS: &str =
      or -t is any of them (pfind -n '*.rs' -n Makefile)";
 const LEAVE_OUT: &str = "pfind has no equivalent; leave it out";
 const NO_EQUIVALENT: &str = "pfind has no equivalent";
-const MTIME_ONLY: &str =
-    "pfind tests modification times only: --changed-within WHEN, --changed-before WHEN, \
-     --newer FILE";
+/// Advice for find's and bfs's tests of one time, by its letter.
+const ACCESS_TIME: &str = "use --time accessed with --changed-within or --changed-before \
+     (e.g. pfind . --time accessed --changed-before 30d: not read for 30 days)";
+const CHANGE_TIME: &str = "use --time changed with --changed-within or --changed-before \
+     (e.g. pfind . --time changed --changed-within 1h: inode changed in the last hour)";
+const BIRTH_TIME: &str = "use --time birth with --changed-within or --changed-before (e.g. \
+     pfind . --time birth --changed-within 1d: created in the last day)";
+/// `-anewer`, `-cnewer`, `-Bnewer`: find's compare with FILE's modification time,
+/// pfind's with FILE's same time (find's `-neweraa`, `-newercc`).
+const ACCESS_NEWER: &str = "use --time accessed --newer FILE, which compares with FILE's \
+     access time (find's -neweraa; -anewer compares with its modification time)";
+const CHANGE_NEWER: &str = "use --time changed --newer FILE, which compares with FILE's \
+     change time (find's -newercc; -cnewer compares with its modification time)";
+const BIRTH_NEWER: &str = "use --time birth --newer FILE, which compares with FILE's birth \
+     time (find's -newerBB)";
+const TWO_TIMES: &str = "pfind compares one time of an entry with the same time of FILE \
+     (--time WHICH --newer FILE), or with a date (--time WHICH --changed-within DATE)";
 
 /// Advice for find's `-path`: pfind's `*` stays within a component, so the `**` that
 /// find's `-path '*.rs'` needs is said at once (issue 41).
@@ -201,13 +224,16 @@ const FIND: &[Hint] = &[
         "-mmin",
         "use --changed-within or --changed-before (e.g. pfind . --changed-within 30min)",
     ),
-    find("-atime", MTIME_ONLY),
-    find("-amin", MTIME_ONLY),
-    find("-ctime", MTIME_ONLY),
-    find("-cmin", MTIME_ONLY),
-    find("-used", MTIME_ONLY),
-    find("-anewer", MTIME_ONLY),
-    find("-cnewer", MTIME_ONLY),
+    find("-atime", ACCESS_TIME),
+    find("-amin", ACCESS_TIME),
+    find("-ctime", CHANGE_TIME),
+    find("-cmin", CHANGE_TIME),
+    find("-used", TWO_TIMES),
+    find("-anewer", ACCESS_NEWER),
+    find("-cnewer", CHANGE_NEWER),
+    bfs("-Btime", BIRTH_TIME),
+    bfs("-Bmin", BIRTH_TIME),
+    bfs("-Bnewer", BIRTH_NEWER),
     find(
         "-newer",
         "use --newer FILE (e.g. pfind . --newer build.stamp)",
@@ -490,7 +516,13 @@ fn find_hint(word: &[u8]) -> Option<Hint> {
                          --changed-within 2026-01-01)"
         }
         (b'm', b'm') => "use --newer FILE (e.g. pfind . --newer build.stamp)",
-        _ => MTIME_ONLY,
+        (b'a', b't') => ACCESS_TIME,
+        (b'c', b't') => CHANGE_TIME,
+        (b'B', b't') => BIRTH_TIME,
+        (b'a', b'a') => ACCESS_NEWER,
+        (b'c', b'c') => CHANGE_NEWER,
+        (b'B', b'B') => BIRTH_NEWER,
+        _ => TWO_TIMES,
     };
     Some(Hint {
         word: "-newerXY",
@@ -723,6 +755,28 @@ mod tests {
         for word in ["-newerBt", "-newercm", "-neweraa"] {
             assert!(refused(&[word]).is_some(), "{word}");
         }
+        // Each time's letter leads to its --time word.
+        let said = |word: &str| refused(&[word]).unwrap();
+        for (words, which) in [
+            (
+                ["-amin", "-atime", "-newerat", "-neweraa", "-anewer"],
+                "accessed",
+            ),
+            (
+                ["-cmin", "-ctime", "-newerct", "-newercc", "-cnewer"],
+                "changed",
+            ),
+            (
+                ["-Bmin", "-Btime", "-newerBt", "-newerBB", "-Bnewer"],
+                "birth",
+            ),
+        ] {
+            for word in words {
+                assert!(said(word).contains(&format!("--time {which} ")), "{word}");
+            }
+        }
+        assert!(said("-Bmin").starts_with("'-Bmin' is bfs's option: "));
+        assert!(said("-newercm").contains("same time of FILE"));
         for word in ["-newerxy", "-newerm", "-newermtt"] {
             assert!(refused(&[word]).is_none(), "{word}");
         }

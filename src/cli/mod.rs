@@ -174,11 +174,36 @@ fn parse_words(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
         return Err(Usage::Hint(refusal));
     }
     let first_pattern = names::NameArgs::first_pattern(&matches);
+    // The files and directories named, to say so if the variable named one that
+    // is refused (read before the values are taken out of the matches).
+    let named: Vec<(&str, OsString)> = (FILE_OPTIONS.iter())
+        .flat_map(|&id| {
+            given(&matches, id)
+                .into_iter()
+                .map(move |value| (id, value))
+        })
+        .collect();
+    let from_env_file = |refused: values::Refused| match &refused {
+        values::Refused::Value { id, value, .. }
+            if named_by_env(&from_env_words, &named, id, value) =>
+        {
+            match Usage::from(refused) {
+                Usage::Clap(err) => {
+                    let text = err.render().to_string();
+                    let first = text.lines().next().unwrap_or_default();
+                    let why = first.trim_start_matches("error: ");
+                    Usage::Hint(from_env_error(&from_env_words, why))
+                }
+                hint => hint,
+            }
+        }
+        _ => Usage::from(refused),
+    };
     let mut cli = Cli::from_arg_matches_mut(&mut matches)
         .map_err(|err| Usage::Clap(err.format(&mut definition())))?;
     cli.output.separator_conflict()?;
     cli.ignore.settle(ignore);
-    cli.output.enter_base_directory()?;
+    cli.output.enter_base_directory().map_err(from_env_file)?;
     // After -C, which the roots are relative to; and not in a working directory
     // that was removed, where no relative root exists, pattern or not.
     if cli.roots.len() > 1 && std::env::current_dir().is_ok() {
@@ -186,10 +211,55 @@ fn parse_words(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
             return Err(Usage::Hint(hint));
         }
     }
-    cli.ignore.check_files()?;
-    cli.entries.read_newer()?;
+    cli.ignore.check_files().map_err(from_env_file)?;
+    cli.entries.read_newer().map_err(from_env_file)?;
+    cli.walk
+        .read_list(cli.output.print0)
+        .map_err(from_env_file)?;
+    if cli.walk.files_from.is_some() && cli.ignore.options.uses_rules() {
+        let message = "--files-from walks nothing, so no ignore file can apply: leave out \
+                       --ignore, -G and --ignore-file (hidden names are left out with \
+                       --no-hidden)";
+        return Err(values::Refused::Conflict(message.to_string()).into());
+    }
     cli.names.read_and(first_pattern)?;
     Ok(cli)
+}
+
+/// The options whose value is a file or directory read once the line is parsed
+/// (`-C`, `--newer`, `--ignore-file`): refused then, and not by clap, so
+/// [`name_the_variable`] does not see them.
+const FILE_OPTIONS: [&str; 3] = ["base_directory", "newer", "ignore_files"];
+
+/// The values of option `id` in `matches`, as given.
+fn given(matches: &clap::ArgMatches, id: &str) -> Vec<OsString> {
+    (matches.get_raw(id).into_iter().flatten())
+        .map(OsStr::to_owned)
+        .collect()
+}
+
+/// True when `value`, refused for option `id`, is there only because the words
+/// of `PFIND_OPTIONS` (`from_env`) gave it: they alone give it as often as the
+/// whole line (`named`) does. Read again alone only then, on the way to an error:
+/// clap's positions do not tell (a value in `--opt=value` counts one more).
+fn named_by_env(
+    from_env: &[OsString],
+    named: &[(&str, OsString)],
+    id: &str,
+    value: &OsStr,
+) -> bool {
+    if from_env.is_empty() {
+        return false;
+    }
+    let alone = std::iter::once(OsString::from("pfind")).chain(from_env.iter().cloned());
+    let Ok(env) = command().try_get_matches_from(alone) else {
+        return false;
+    };
+    let by_env = given(&env, id).iter().filter(|v| *v == value).count();
+    let by_all = (named.iter())
+        .filter(|(i, v)| *i == id && v == value)
+        .count();
+    by_env > 0 && by_env == by_all
 }
 
 /// clap's error `err`, or when the words of `PFIND_OPTIONS` (`from_env`) alone give
@@ -315,7 +385,15 @@ fn unfinished_in_defaults(defaults: &[OsString], command: &clap::Command) -> Opt
     let mut words = defaults.iter().map(|word| word.to_string_lossy());
     while let Some(word) = words.next() {
         if word == "--" {
-            break;
+            // Everything after it would be a root, the command line's options
+            // included; and clap's positions, by which a root from the variable is
+            // told from the command line's, do not count it (issue 47).
+            return Some(
+                "PFIND_OPTIONS may hold options only, not '--', which would make the \
+                 command line's options roots"
+                    .as_bytes()
+                    .to_vec(),
+            );
         }
         let (arg, inline_value) = if let Some(long) = word.strip_prefix("--") {
             let (name, value) = long

@@ -67,6 +67,14 @@ pub struct OutputArgs {
     #[arg(long = "stats")]
     pub stats: bool,
 
+    /// Print a status line to stderr every 2 s while it is a terminal.
+    ///
+    /// The line kill -USR1 (or ^T, SIGINFO, on macOS and the BSDs) prints at any
+    /// time: entries examined, matches, entries per second, seconds, directories
+    /// waiting to be listed. As bfs's -status; stdout is left alone.
+    #[arg(long = "progress")]
+    pub progress: bool,
+
     /// End each path with NUL, for xargs -0.
     ///
     /// A NUL byte instead of a newline, safe for any file name: `pfind -0 | xargs -0
@@ -302,6 +310,10 @@ impl OutputArgs {
         let record_format = self.record_format(stdout_is_terminal);
         config.absolute = self.absolute;
         config.stats = self.stats;
+        // The binary answers SIGUSR1 whether or not --progress is given; entries
+        // examined are in its line with --progress or --stats.
+        config.progress = true;
+        config.count_examined = self.progress;
         config.path_separator = self.path_separator;
         config.strip_cwd_prefix = self.strip_cwd_prefix;
         config.max_results = if self.first {

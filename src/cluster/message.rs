@@ -29,6 +29,17 @@ pub enum Message {
     Totals(Totals),
     /// From rank 0 to all, last: the exit status every rank ends with.
     Status(u8),
+    /// Before the walk, to rank 0 (`cluster::agree`): what a rank made of the
+    /// command line: `None` to walk, or the status to end with and why (one line,
+    /// empty if nothing to say), with the rank's machine's name.
+    Verdict {
+        status: Option<u8>,
+        why: Vec<u8>,
+        host: Vec<u8>,
+    },
+    /// Rank 0's answer to every [`Message::Verdict`]: `None` to walk, or the
+    /// status every rank ends with.
+    Agreed(Option<u8>),
 }
 
 /// What one rank's walk found, for rank 0 to add up.
@@ -82,6 +93,17 @@ impl Message {
                 out.push(9);
                 out.push(*status);
             }
+            Message::Verdict { status, why, host } => {
+                out.push(10);
+                push_status(&mut out, *status);
+                out.extend_from_slice(&(host.len() as u32).to_le_bytes());
+                out.extend_from_slice(host);
+                out.extend_from_slice(why);
+            }
+            Message::Agreed(status) => {
+                out.push(11);
+                push_status(&mut out, *status);
+            }
         }
         out
     }
@@ -122,10 +144,41 @@ impl Message {
                 status: rest[48],
             }),
             9 if rest.len() == 1 => Message::Status(rest[0]),
+            10 => {
+                let (status, rest) = take_status(rest)?;
+                let (len, rest) = rest.split_first_chunk::<4>()?;
+                let len = u32::from_le_bytes(*len) as usize;
+                let (host, why) = (rest.get(..len)?, rest.get(len..)?);
+                Message::Verdict {
+                    status,
+                    why: why.to_vec(),
+                    host: host.to_vec(),
+                }
+            }
+            11 => match take_status(rest)? {
+                (status, []) => Message::Agreed(status),
+                _ => return None,
+            },
             _ => return None,
         };
         Some(message)
     }
+}
+
+/// An optional status: a flag byte, then the status.
+fn push_status(out: &mut Vec<u8>, status: Option<u8>) {
+    out.push(u8::from(status.is_some()));
+    out.push(status.unwrap_or(0));
+}
+
+fn take_status(bytes: &[u8]) -> Option<(Option<u8>, &[u8])> {
+    let (&[some, status], rest) = bytes.split_first_chunk::<2>()?;
+    let status = match some {
+        0 => None,
+        1 => Some(status),
+        _ => return None,
+    };
+    Some((status, rest))
 }
 
 #[cfg(test)]
@@ -164,13 +217,25 @@ mod tests {
                 status: 1,
             }),
             Message::Status(1),
+            Message::Verdict {
+                status: Some(2),
+                why: b"--newer 'ref': No such file".to_vec(),
+                host: b"node7".to_vec(),
+            },
+            Message::Verdict {
+                status: None,
+                why: Vec::new(),
+                host: Vec::new(),
+            },
+            Message::Agreed(None),
+            Message::Agreed(Some(2)),
         ];
         for message in messages {
             let bytes = message.encode();
             assert_eq!(Message::decode(&bytes), Some(message.clone()));
             // One byte more or less is not a message (output blocks aside, whose
             // length is the message's).
-            if !matches!(message, Message::Output(_)) {
+            if !matches!(message, Message::Output(_) | Message::Verdict { .. }) {
                 assert_eq!(Message::decode(&bytes[..bytes.len() - 1]), None);
                 let mut longer = bytes.clone();
                 longer.push(0);

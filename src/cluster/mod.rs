@@ -3,6 +3,12 @@
 //! output buffers) that trades directories with the others, as pfind's workers
 //! trade them between threads.
 //!
+//! # Agreeing first
+//!
+//! Each rank reads the command line against its own machine, so each may refuse
+//! it alone; before any walks, every rank's verdict goes to rank 0, which answers
+//! all: walk, or end with the worst status (`agree`). No rank leaves unheard.
+//!
 //! # Sharing work
 //!
 //! Rank 0 starts with the roots; the others start idle. A rank is *idle* when its
@@ -13,7 +19,10 @@
 //! which the asker waits a little (doubling to 5 ms) and asks another. A piece of
 //! a giant directory (`walker::split`) travels as its cookie range, and a rank
 //! told "nothing" while it lists a giant directory makes pieces of it, as a
-//! parked worker would make it do, so that the next ask finds some. Jobs travel
+//! parked worker would make it do, so that the next ask finds some. A piece is
+//! listed only by a rank whose descriptor of its directory lists the same cookies
+//! (`os::listing_id`); another sends it back as work, and the sender offers that
+//! directory's pieces to that rank no more. Jobs travel
 //! as paths below their root (`walker::wire`) and are opened from the root on the
 //! other side, so no descriptor or pointer crosses; that is also why `-L` (the
 //! chain of directory identities a link must not lead back into) and `--ignore`
@@ -51,6 +60,7 @@
 //! ([`Message::Status`]). Errors are printed by the rank that met them, on its
 //! own stderr, one line each, as pfind prints them.
 
+pub mod agree;
 pub mod coordinator;
 pub mod link;
 pub mod message;

@@ -1,10 +1,13 @@
-//! `--changed-within`, `--changed-before` and `--newer`: bounds on the modification
-//! time, as fd and `find -newer` define them.
+//! `--changed-within`, `--changed-before` and `--newer`: bounds on one of an entry's
+//! times, modification by default, as fd and `find -newer` define them; `--time`
+//! chooses access, inode change or birth time instead (find's `-amin`, `-cmin`,
+//! `-anewer`, `-newerXY`, bfs's `-Bmin`).
 //!
 //! A bound is a point in time, to the nanosecond: an entry changed within `WHEN` if
-//! its `st_mtime` is strictly after it, before `WHEN` if strictly before it (fd's
-//! rules), and newer than a file if strictly after that file's `st_mtime` (find's).
-//! Several lower bounds keep the latest, several upper bounds the earliest.
+//! its time is strictly after it, before `WHEN` if strictly before it (fd's rules),
+//! and newer than a file if strictly after that file's same time (find's
+//! `-newerXY` with X and Y the same). Several lower bounds keep the latest, several
+//! upper bounds the earliest.
 //!
 //! `WHEN` is one of:
 //! - a duration back from now: numbers with units, `30s`, `10min`, `2h`, `3d`, `1w`,
@@ -25,14 +28,19 @@
 //! (26 directories of `/usr/share/zoneinfo`), which made a run with a time option
 //! start 0.8 ms later; `mktime` reads one file.
 
-/// Nanoseconds since the Unix epoch: every bound, and every `st_mtime`, as one number.
+use crate::os::stat::{Stat, TimeField};
+
+/// Nanoseconds since the Unix epoch: every bound, and every time of a `stat`, as one
+/// number.
 pub type Nanos = i128;
 
 const NANOS_PER_SECOND: Nanos = 1_000_000_000;
 
-/// The modification-time bounds an entry must fall within; none by default.
+/// The bounds an entry's time must fall within; none by default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TimeBounds {
+    /// Which time of an entry the bounds apply to (`--time`).
+    pub field: TimeField,
     /// Changed strictly after this (`--changed-within`, `--newer`).
     after: Option<Nanos>,
     /// Changed strictly before this (`--changed-before`).
@@ -55,18 +63,23 @@ impl TimeBounds {
         self.before = Some(self.before.map_or(time, |before| before.min(time)));
     }
 
-    /// True when a modification time of `mtime` is within every bound.
-    pub fn accepts(&self, mtime: Nanos) -> bool {
-        self.after.is_none_or(|after| mtime > after)
-            && self.before.is_none_or(|before| mtime < before)
+    /// True when a time of `time` is within every bound.
+    pub fn accepts(&self, time: Nanos) -> bool {
+        self.after.is_none_or(|after| time > after)
+            && self.before.is_none_or(|before| time < before)
+    }
+
+    /// True when the chosen time of `stat` is within every bound. A birth time the
+    /// filesystem does not record fails (the `stat` call reported it already).
+    pub fn accepts_stat(&self, stat: &Stat) -> bool {
+        stat.time(self.field)
+            .is_some_and(|time| self.accepts(nanos(time)))
     }
 }
 
-/// The modification time in a `stat`.
-// `time_t` and the nanosecond field are `i64` on Linux but narrower elsewhere.
-#[allow(clippy::unnecessary_cast)]
-pub fn mtime(stat: &libc::stat) -> Nanos {
-    stat.st_mtime as Nanos * NANOS_PER_SECOND + stat.st_mtime_nsec as Nanos
+/// A time as a `stat` gives it (seconds and nanoseconds) as one number.
+pub fn nanos((seconds, nanoseconds): (i64, u32)) -> Nanos {
+    Nanos::from(seconds) * NANOS_PER_SECOND + Nanos::from(nanoseconds)
 }
 
 /// The current time, what durations count back from.

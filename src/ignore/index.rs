@@ -6,18 +6,23 @@
 //! 4, entry count), then the entries in path order, each a fixed part of stat data,
 //! an object id (20 bytes for SHA-1, 32 for SHA-256) and flags, then its path: in
 //! versions 2 and 3 NUL-terminated and padded to a multiple of eight bytes, in
-//! version 4 prefix-compressed against the previous path. Extensions and the
-//! trailing checksum are not read: nothing in them changes which paths are tracked,
-//! except a split index (`link`), which is reported as not read.
+//! version 4 prefix-compressed against the previous path. Extensions are not
+//! read: nothing in them changes which paths are tracked, except a split index
+//! (`link`), which is reported as not read. The trailing checksum (SHA-1, or
+//! SHA-256 in a SHA-256 repository, over everything before it) is checked as
+//! `git fsck` checks it, all zeros meaning none was written (`index.skipHash`):
+//! an index rewritten in place while it was read (`cp`, `rsync --inplace`, go-git
+//! write it with `O_TRUNC`) is refused rather than misread (issue 47).
 //!
-//! The paths of a version 2 or 3 index are not copied out: one pass finds where
-//! each entry is, and lookups read the paths in the index itself, which stays
-//! mapped (`os::read::map_small_path`) while the walk runs. Only version 4's
-//! prefix-compressed paths are put together.
+//! The index is read into memory whole (the checksum needs every byte anyway):
+//! a mapping of a file cut short under it is a `SIGBUS` at the first page past
+//! its new end. The paths of a version 2 or 3 index are not copied out of it:
+//! one pass finds where each entry is, and lookups read the paths in the index
+//! itself. Only version 4's prefix-compressed paths are put together.
 //!
 //! A hand-written reader rather than `gix-index`: it needs no stat data, no
-//! extension, no checksum and none of the object crates `gix-index` brings, and it is
-//! checked against `git ls-files` itself (tests/feature/ignore_files.rs).
+//! extension and none of the object crates `gix-index` brings, and it is checked
+//! against `git ls-files` itself (tests/feature/ignore_files.rs).
 
 use std::fmt;
 
@@ -31,9 +36,9 @@ pub struct TrackedPaths {
 enum Paths {
     /// A version 2 or 3 index in git's order, as git writes it (and requires to
     /// read it: "unordered stage entries in index"): its paths are read where they
-    /// lie in the index, which is kept (mapped: see `Repo::tracked`). Copying them
-    /// out touched 1.7 MB for an index of 4.2 MB, 425 page faults, for the few
-    /// dozen paths a walk asks about (issue 39).
+    /// lie in the index, which is kept. Copying them out touched 1.7 MB for an
+    /// index of 4.2 MB, 425 page faults, for the few dozen paths a walk asks about
+    /// (issue 39).
     InIndex {
         index: Box<dyn AsRef<[u8]> + Send + Sync>,
         /// Where each entry's flags are in the index, the first of a conflict's
@@ -75,6 +80,9 @@ struct OwnedPaths {
 pub enum IndexError {
     /// Not an index, or cut short: the reason.
     Corrupt(&'static str),
+    /// Its checksum does not match its content: written while it was read, or
+    /// damaged.
+    Checksum,
     /// A version this reader does not know.
     Version(u32),
     /// A split index (`core.splitIndex`): most paths live in a shared file.
@@ -85,6 +93,10 @@ impl fmt::Display for IndexError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             IndexError::Corrupt(why) => write!(f, "not a valid git index ({why})"),
+            IndexError::Checksum => write!(
+                f,
+                "its checksum does not match its content (rewritten while pfind read it, or damaged)"
+            ),
             IndexError::Version(version) => write!(f, "index version {version} is not supported"),
             IndexError::Split => write!(f, "a split index (core.splitIndex) is not supported"),
         }
@@ -105,7 +117,8 @@ const NAME_MASK: u16 = 0x0fff;
 const MOST_PATH_BYTES_PER_BYTE: usize = 64;
 
 impl TrackedPaths {
-    /// Reads the paths of `index`, whose object ids are `hash_len` bytes.
+    /// Reads the paths of `index`, whose object ids (and checksum) are `hash_len`
+    /// bytes: 20 for SHA-1, 32 for SHA-256.
     pub fn parse<B>(index: B, hash_len: usize) -> Result<TrackedPaths, IndexError>
     where
         B: AsRef<[u8]> + Send + Sync + 'static,
@@ -119,6 +132,8 @@ impl TrackedPaths {
         if !(2..=4).contains(&version) {
             return Err(IndexError::Version(version));
         }
+        // After the signature and the version, as git's `verify_hdr`.
+        check_sum(bytes, hash_len)?;
         let count = input.u32()? as usize;
         // Sized by what the file can hold, not by the count it states: a count of
         // 2^32 - 1 in a small file reserved gigabytes.
@@ -275,11 +290,31 @@ fn entry_name(bytes: &[u8], name_start: usize, flags: u16) -> Result<&[u8], Inde
     Ok(&rest[..len])
 }
 
+/// Checks the checksum that ends `index` (`hash_len` bytes: SHA-1 or SHA-256 of
+/// all before it), as git's `verify_hdr` does when asked to (`git fsck`): all
+/// zeros is no checksum (`index.skipHash`, which `feature.manyFiles` turns on).
+fn check_sum(index: &[u8], hash_len: usize) -> Result<(), IndexError> {
+    let Some(content_len) = index.len().checked_sub(hash_len).filter(|&len| len >= 12) else {
+        return Err(IndexError::Corrupt("cut short"));
+    };
+    let (content, stated) = index.split_at(content_len);
+    if stated.iter().all(|&b| b == 0) {
+        return Ok(());
+    }
+    let same = match hash_len {
+        32 => super::sha::sha256(content) == stated,
+        _ => super::sha::sha1(content) == stated,
+    };
+    match same {
+        true => Ok(()),
+        false => Err(IndexError::Checksum),
+    }
+}
+
 /// The path of the version 2 or 3 entry whose flags are at `at` in the index
-/// `bytes`, checked when the index was read; empty should the mapped index have
-/// changed under the walk (see `map_small_path`), never a panic. Read a dozen
-/// times a lookup, so read directly: through `Input` a lookup cost 1,100
-/// instructions (issue 39).
+/// `bytes`, checked when the index was read; empty, never a panic, should it not
+/// be one. Read a dozen times a lookup, so read directly: through `Input` a
+/// lookup cost 1,100 instructions (issue 39).
 fn name_at(bytes: &[u8], at: u32) -> &[u8] {
     let at = at as usize;
     let Some(&[high, low]) = bytes.get(at..at + 2) else {
@@ -507,8 +542,49 @@ mod tests {
             }
             previous = path;
         }
-        out.extend_from_slice(&[0; 20]); // the checksum, not read
+        out.extend_from_slice(&[0; 20]);
+        resum(&mut out, 20);
         out
+    }
+
+    /// Writes the checksum at the end of `index` (`hash_len` bytes) anew.
+    fn resum(index: &mut [u8], hash_len: usize) {
+        let (content, sum) = index.split_at_mut(index.len() - hash_len);
+        match hash_len {
+            32 => sum.copy_from_slice(&super::super::sha::sha256(content)),
+            _ => sum.copy_from_slice(&super::super::sha::sha1(content)),
+        }
+    }
+
+    /// Issue 47: an index written while it was read (a byte changed, the same
+    /// size) is refused, not misread; a checksum of zeros (`index.skipHash`) is
+    /// none; a SHA-256 repository's index ends with a SHA-256.
+    #[test]
+    fn the_checksum_is_checked_as_git_checks_it() {
+        let good = index(2, &[b"one", b"two"]);
+        let at = good.windows(3).position(|w| w == b"two").unwrap();
+        let mut torn = good.clone();
+        torn[at] = b'T';
+        assert_eq!(
+            TrackedPaths::parse(torn.clone(), 20).unwrap_err(),
+            IndexError::Checksum
+        );
+        let len = torn.len();
+        torn[len - 20..].fill(0);
+        let read = TrackedPaths::parse(torn, 20).unwrap();
+        assert!(read.contains(b"Two"));
+        // SHA-256: object ids of 32 bytes, and the checksum.
+        let mut long = b"DIRC\0\0\0\x02\0\0\0\x01".to_vec();
+        long.extend_from_slice(&[0; STAT_BYTES + 32]);
+        long.extend_from_slice(&[0, 1, b'a', 0, 0, 0, 0, 0]);
+        long.extend_from_slice(&[0; 32]);
+        resum(&mut long, 32);
+        assert_eq!(TrackedPaths::parse(long.clone(), 32).unwrap().len(), 1);
+        resum(&mut long, 20);
+        assert_eq!(
+            TrackedPaths::parse(long, 32).unwrap_err(),
+            IndexError::Checksum
+        );
     }
 
     #[test]
@@ -572,6 +648,7 @@ mod tests {
         let good = index(4, &[b"one", b"one/two", b"three"]);
         let mut bad = good.clone();
         bad[7] = 9;
+        resum(&mut bad, 20);
         assert_eq!(
             TrackedPaths::parse(bad, 20).unwrap_err(),
             IndexError::Version(9)
@@ -583,14 +660,17 @@ mod tests {
         // A huge count with no entries behind it.
         let mut huge = index(2, &[]);
         huge[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
+        resum(&mut huge, 20);
         assert!(TrackedPaths::parse(huge, 20).is_err());
         // A count of 2^32 - 1 with one entry behind it: no gigabytes reserved.
         let mut overstated = index(2, &[b"a"]);
         overstated[8..12].copy_from_slice(&u32::MAX.to_be_bytes());
+        resum(&mut overstated, 20);
         assert!(TrackedPaths::parse(overstated, 20).is_err());
         let mut split = index(2, &[b"a"]);
         let at = split.len() - 20;
         split.splice(at..at, b"link\0\0\0\0".iter().copied());
+        resum(&mut split, 20);
         assert_eq!(
             TrackedPaths::parse(split, 20).unwrap_err(),
             IndexError::Split

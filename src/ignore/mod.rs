@@ -48,6 +48,7 @@ mod gitconfig;
 pub mod index;
 mod repo;
 pub mod rules;
+mod sha;
 
 use crate::os::dirent::EntryKind;
 use crate::os::read::read_small_file;
@@ -82,7 +83,13 @@ pub struct IgnoreOptions {
 impl IgnoreOptions {
     /// True when some entry may be left out: the walk then goes through a [`Gate`].
     pub fn is_active(&self) -> bool {
-        self.vcs || self.dot_ignore || !self.files.is_empty() || self.skip_hidden
+        self.uses_rules() || self.skip_hidden
+    }
+
+    /// True when rules from files apply (git's, `.ignore`, `--ignore-file`), not
+    /// only the test of hidden names.
+    pub fn uses_rules(&self) -> bool {
+        self.vcs || self.dot_ignore || !self.files.is_empty()
     }
 }
 

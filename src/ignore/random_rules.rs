@@ -1,6 +1,6 @@
 //! Random ignore rules and names, built from the pieces real rule files use, for
 //! the tests that compare pfind's matching with asking every rule (`rules.rs`'s
-//! unit tests) and with git (`tests/differential_ignore.rs`, which includes this
+//! unit tests) and with git (`tests/feature/engine/differential_ignore.rs`, which includes this
 //! file by its path). Not part of the library: compiled only into tests.
 #![allow(dead_code)] // each includer uses a different part
 

@@ -7,7 +7,7 @@
 use super::gitconfig::GitSettings;
 use super::index::TrackedPaths;
 use super::rules::RuleList;
-use crate::os::read::{map_small_path, read_small_path, Expect};
+use crate::os::read::{read_small_path, Expect};
 use crate::report::Reporter;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -198,9 +198,11 @@ impl Repo {
         self.tracked
             .get_or_init(|| {
                 let file = self.git_dir.join("index");
-                // Mapped, not read: most of it is never looked at (see
-                // `map_small_path`, and why git's own writes leave a mapping whole).
-                let bytes = match map_small_path(&file, INDEX) {
+                // Read, not mapped: a tool that rewrites it in place (`cp`,
+                // `rsync --inplace`, go-git) would cut a mapping short under the
+                // walk, a SIGBUS (issue 47); and checking its checksum reads every
+                // byte anyway.
+                let bytes = match read_small_path(&file, INDEX) {
                     Ok(bytes) => bytes,
                     Err(err) if err.kind() == io::ErrorKind::NotFound => {
                         return Some(TrackedPaths::default())
@@ -258,6 +260,42 @@ pub fn rules_read(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 47: the walk keeps its own copy of the index, so an index cut short
+    /// after it was read (`cp` over it, `rsync --inplace`) changes nothing; read
+    /// through a mapping, the next lookup past its new end was a SIGBUS.
+    #[test]
+    fn an_index_cut_short_after_it_was_read_is_still_looked_up() {
+        let tmp = tempfile::tempdir().unwrap();
+        let top = tmp.path();
+        let git = |args: &[&str]| {
+            let status = std::process::Command::new("git")
+                .current_dir(top)
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .status()
+                .unwrap();
+            assert!(status.success(), "git {args:?}");
+        };
+        git(&["init", "-q"]);
+        std::fs::create_dir(top.join("dir")).unwrap();
+        for i in 0..3000 {
+            std::fs::write(top.join(format!("dir/tracked-file-{i}")), b"").unwrap();
+        }
+        git(&["add", "dir"]);
+        let git_dir = top.join(".git");
+        let dirs = GitDirs {
+            git_dir: git_dir.clone(),
+            common_dir: git_dir.clone(),
+        };
+        let reporter = Reporter::new();
+        let repo = Repo::open(dirs, 0, &GitSettings::default(), &reporter);
+        let tracked = repo.tracked(&reporter).unwrap();
+        assert!(tracked.contains(b"dir/tracked-file-0"));
+        std::fs::File::create(git_dir.join("index")).unwrap();
+        assert!(tracked.contains(b"dir/tracked-file-2999"));
+        assert!(!tracked.contains(b"dir/tracked-file-3000"));
+    }
 
     fn fake_git_dir(dir: &Path) {
         std::fs::create_dir_all(dir.join("objects")).unwrap();

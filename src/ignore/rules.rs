@@ -219,6 +219,17 @@ impl RuleList {
     /// Compiles the bytes of an ignore file.
     pub fn parse(bytes: &[u8]) -> RuleList {
         let mut list = RuleList::default();
+        // git ends a file whose last line has no line end with one, so a CR there
+        // is stripped as a CRLF's is; gix-ignore keeps it in the rule (`*\r`
+        // matched nothing, issue 46). The copy is made only for such a file.
+        let ended: Vec<u8>;
+        let bytes = match bytes.last() {
+            Some(b'\r') => {
+                ended = [bytes, b"\n"].concat();
+                &ended[..]
+            }
+            _ => bytes,
+        };
         for (pattern, _line, _kind) in gix_ignore::parse(bytes, false) {
             let index = list.rules.len() as u32;
             let by_name = is_name_rule(&pattern);
@@ -335,13 +346,7 @@ impl RuleList {
             if !wild.has_ends(tested) {
                 continue;
             }
-            let matched = self.rule(index).matches_repo_relative_path(
-                path.into(),
-                name_start,
-                Some(is_dir),
-                Case::Sensitive,
-                wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
-            );
+            let matched = git_matches(self.rule(index), path, name_start, is_dir);
             if matched {
                 consider(&mut last, Some(index));
                 break;
@@ -357,6 +362,37 @@ impl RuleList {
 
     fn rule(&self, index: u32) -> &gix_glob::Pattern {
         &self.rules[index as usize]
+    }
+}
+
+/// Whether `rule` matches `path` (its name starting at `name_start`, if not at
+/// 0) as git decides. gix-glob's matcher, but for a rule tested on the path
+/// with literal text before its first wildcard: git compares that text, then
+/// matches the rest of the rule against the rest of the path (`match_pathname`
+/// in git's dir.c), so a `**` right after the literal text is a leading one
+/// there and crosses `/`: `d/a**` matches `d/a b/f` and `d/a**/x` matches
+/// `d/ax`. gix-glob matches the whole rule, where that `**` is a `*` (issue 46,
+/// found by the differential run against git).
+fn git_matches(
+    rule: &gix_glob::Pattern,
+    path: &[u8],
+    name_start: Option<usize>,
+    is_dir: bool,
+) -> bool {
+    let slash = wildmatch::Mode::NO_MATCH_SLASH_LITERAL;
+    match rule.first_wildcard_pos {
+        Some(literal) if literal > 0 && !is_name_rule(rule) => {
+            (is_dir || !rule.mode.contains(Mode::MUST_BE_DIR))
+                && path.starts_with(&rule.text[..literal])
+                && gix_glob::wildmatch(rule.text[literal..].into(), path[literal..].into(), slash)
+        }
+        _ => rule.matches_repo_relative_path(
+            path.into(),
+            name_start,
+            Some(is_dir),
+            Case::Sensitive,
+            slash,
+        ),
     }
 }
 
@@ -419,6 +455,17 @@ mod tests {
             (b"a/*\n", b"a/b/c", false, None),
             // CRLF line ends, as git strips the CR before the LF.
             (b"crlf\r\nnext\r\n", b"crlf", false, Some(Ignored)),
+            // A last line with a CR and no LF, as git reads it: the CR stripped.
+            (b"a\nlast\r", b"last", false, Some(Ignored)),
+            (b"*/\r", b"d", true, Some(Ignored)),
+            (b"*\r", b"x", false, Some(Ignored)),
+            // git matches what follows a path rule's literal text on its own: a
+            // `**` right after it crosses `/` (checked against git 2.47).
+            (b"d/a**\n", b"d/a b/f", false, Some(Ignored)),
+            (b"d/a**/x\n", b"d/ax", false, Some(Ignored)),
+            (b"d/a**/x\n", b"d/ab/c/x", false, Some(Ignored)),
+            (b"d/a*\n", b"d/a b/f", false, None),
+            (b"f\n!d/a**\n", b"d/a b/f", false, Some(Kept)),
         ];
         for &(rules, path, is_dir, want) in cases {
             assert_eq!(
@@ -491,19 +538,7 @@ mod tests {
             for name in names {
                 for is_dir in [false, true] {
                     let path = [dir, name].concat();
-                    let slow = list.rules.iter().rev().find(|rule| {
-                        rule.matches_repo_relative_path(
-                            path.as_slice().into(),
-                            (!dir.is_empty()).then_some(dir.len()),
-                            Some(is_dir),
-                            Case::Sensitive,
-                            wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
-                        )
-                    });
-                    let want = slow.map(|rule| match rule.is_negative() {
-                        true => Verdict::Kept,
-                        false => Verdict::Ignored,
-                    });
+                    let want = every_rule(list, &path, dir.len(), is_dir);
                     assert_eq!(
                         list.verdict(&path, dir.len(), is_dir),
                         want,
@@ -523,15 +558,9 @@ mod tests {
         name_start: usize,
         is_dir: bool,
     ) -> Option<Verdict> {
-        let slow = list.rules.iter().rev().find(|rule| {
-            rule.matches_repo_relative_path(
-                path.into(),
-                (name_start > 0).then_some(name_start),
-                Some(is_dir),
-                Case::Sensitive,
-                wildmatch::Mode::NO_MATCH_SLASH_LITERAL,
-            )
-        });
+        let name_start = (name_start > 0).then_some(name_start);
+        let slow =
+            (list.rules.iter().rev()).find(|rule| git_matches(rule, path, name_start, is_dir));
         slow.map(|rule| match rule.is_negative() {
             true => Verdict::Kept,
             false => Verdict::Ignored,

@@ -1,7 +1,7 @@
 //! Reading a small file whole: the ignore rules' files (`.gitignore`, `.ignore`,
 //! `info/exclude`, `core.excludesFile`, `--ignore-file`), git's configuration and
-//! index, by name in an open directory or by path; the index is mapped rather than
-//! read ([`map_small_path`]).
+//! index, by name in an open directory or by path. Read, never mapped: a mapped
+//! file cut short under its reader is a `SIGBUS` (issue 47).
 //!
 //! Such a file is data someone else wrote, so it is read as git reads it and no
 //! further (issue 38): only a regular file is opened (a FIFO would block `open` for
@@ -87,105 +87,6 @@ fn open_checked(dir: Option<RawFd>, path: &CStr, expect: Expect) -> io::Result<(
         return Err(too_large(expect));
     }
     Ok((file, meta.len()))
-}
-
-/// A file mapped into memory read-only, unmapped when dropped: see [`map_small_path`].
-#[derive(Debug)]
-pub struct Mapped {
-    /// Null for an empty file, which is not mapped.
-    at: *const u8,
-    len: usize,
-}
-
-// SAFETY: the mapping is read-only memory owned by this value alone; reading it
-// from several threads at once is what read-only memory allows.
-unsafe impl Send for Mapped {}
-// SAFETY: as for Send: nothing in it is ever written through a shared reference.
-unsafe impl Sync for Mapped {}
-
-impl std::ops::Deref for Mapped {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        if self.at.is_null() {
-            return &[];
-        }
-        // SAFETY: `at` is the start of a live mapping of `len` readable bytes, kept
-        // until `self` is dropped. Its bytes are the file's, and stay the file's
-        // only as long as nobody writes the file in place, which git and every
-        // other git implementation never do to an index (see `map_small_path`).
-        unsafe { std::slice::from_raw_parts(self.at, self.len) }
-    }
-}
-
-impl AsRef<[u8]> for Mapped {
-    fn as_ref(&self) -> &[u8] {
-        self
-    }
-}
-
-impl Drop for Mapped {
-    fn drop(&mut self) {
-        if !self.at.is_null() {
-            // SAFETY: `at` and `len` are the mapping made in `map_small_path`, not
-            // unmapped before, and no slice of it outlives `self`.
-            unsafe { libc::munmap(self.at as *mut libc::c_void, self.len) };
-        }
-    }
-}
-
-/// The file at `path` as [`read_small_path`] would read it (a regular file only,
-/// within `expect`'s limit), mapped rather than copied: for git's index, which
-/// read into a buffer cost a page fault for every 4 KiB of it, and is mostly
-/// never looked at (issue 39: 1,045 of the 2,242 page faults of an `--ignore`
-/// walk whose index was 4.2 MB; mapped, the kernel maps the file's cached pages
-/// 16 at a time, and only those the walk reads).
-///
-/// The one danger of a mapping is the file changing under it: a file cut short
-/// is a `SIGBUS` when a page past its new end is read, and bytes written in
-/// place change under the reader. Git never does either to an index: it writes a
-/// new one beside it (`index.lock`) and renames it over the old, which leaves the
-/// mapped file whole; so do libgit2, JGit and gitoxide. Git itself maps the index
-/// to read it (`read-cache.c`). Only a tool that rewrites `.git/index` in place
-/// while pfind runs could stop pfind with `SIGBUS`; such an index would be torn
-/// for git too.
-pub fn map_small_path(path: &std::path::Path, expect: Expect) -> io::Result<Mapped> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
-    // A regular file only: a pipe cannot be mapped.
-    let expect = Expect {
-        pipe: false,
-        ..expect
-    };
-    let (file, len) = open_checked(None, &path, expect)?;
-    let len = usize::try_from(len).map_err(|_| too_large(expect))?;
-    if len == 0 {
-        return Ok(Mapped {
-            at: std::ptr::null(),
-            len,
-        });
-    }
-    // SAFETY: a new private, read-only mapping of an open file, at an address the
-    // kernel chooses; nothing else refers to it. The descriptor may be closed
-    // once mapped.
-    let at = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_PRIVATE,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    if at == libc::MAP_FAILED {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(Mapped {
-        at: at as *const u8,
-        len,
-    })
 }
 
 /// [`read_small_file`] by a path, relative to the working directory or absolute.
@@ -295,42 +196,5 @@ mod tests {
             ..RULES
         };
         assert_eq!(read_small_file(fd, c"fifo", piped).unwrap(), b"");
-    }
-
-    #[test]
-    fn a_mapped_file_is_checked_as_a_read_one() {
-        let tmp = tempfile::tempdir().unwrap();
-        let at = |name: &str| tmp.path().join(name);
-        std::fs::write(at("index"), b"DIRC and more").unwrap();
-        std::fs::write(at("empty"), b"").unwrap();
-        std::fs::write(at("large"), [b'x'; 17]).unwrap();
-        let fifo = std::ffi::CString::new(at("fifo").into_os_string().into_encoded_bytes());
-        // SAFETY: a NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(fifo.unwrap().as_ptr(), 0o644) }, 0);
-        let expect = Expect {
-            follow: true,
-            ..RULES
-        };
-        assert_eq!(
-            &*map_small_path(&at("index"), expect).unwrap(),
-            b"DIRC and more"
-        );
-        assert_eq!(&*map_small_path(&at("empty"), expect).unwrap(), b"");
-        let large = map_small_path(&at("large"), expect).unwrap_err();
-        assert_eq!(
-            message(large),
-            "too large to be a rule file (more than 16 bytes)"
-        );
-        // Never opened, even where a pipe may be read: a pipe cannot be mapped.
-        let piped = Expect {
-            pipe: true,
-            ..expect
-        };
-        let fifo = map_small_path(&at("fifo"), piped).unwrap_err();
-        assert_eq!(message(fifo), "not a regular file (a FIFO)");
-        let device = map_small_path("/dev/zero".as_ref(), expect).unwrap_err();
-        assert_eq!(message(device), "not a regular file (a character device)");
-        let missing = map_small_path(&at("missing"), expect).unwrap_err();
-        assert_eq!(missing.kind(), io::ErrorKind::NotFound);
     }
 }

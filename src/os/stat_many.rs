@@ -4,7 +4,7 @@
 //! a directory of 571 entries at 1 ms a round trip takes 571 ms whatever the number
 //! of workers; here helper threads take the entries from a shared counter.
 
-use super::stat::lstat_at;
+use super::stat::{lstat_at, Fields, Stat};
 use std::ffi::{CStr, CString};
 use std::io;
 use std::os::fd::RawFd;
@@ -29,7 +29,7 @@ const HELPER_STACK: usize = 64 * 1024;
 /// What the asking thread and the helpers of one batch share under its lock.
 struct BatchState {
     /// The answers, by the index of their name.
-    answers: Vec<Option<io::Result<libc::stat>>>,
+    answers: Vec<Option<io::Result<Stat>>>,
     /// The asking thread has taken every entry itself and waits: a helper arriving
     /// now leaves without joining.
     closed: bool,
@@ -38,7 +38,7 @@ struct BatchState {
 }
 
 impl BatchState {
-    fn record(&mut self, done: Vec<(usize, io::Result<libc::stat>)>) {
+    fn record(&mut self, done: Vec<(usize, io::Result<Stat>)>) {
         for (index, result) in done {
             self.answers[index] = Some(result);
         }
@@ -76,14 +76,14 @@ impl Batch {
     }
 
     /// Takes entries until none is left; returns the answers, by index.
-    fn work(&self) -> Vec<(usize, io::Result<libc::stat>)> {
+    fn work(&self) -> Vec<(usize, io::Result<Stat>)> {
         let mut done = Vec::new();
         loop {
             let index = self.next.fetch_add(1, Ordering::Relaxed);
             let Some(name) = self.names.get(index) else {
                 break;
             };
-            done.push((index, lstat_at(self.dir, name)));
+            done.push((index, lstat_at(self.dir, name, Fields::TYPE)));
         }
         done
     }
@@ -108,7 +108,7 @@ impl Batch {
 
     /// The asking thread's part: every entry left, then the answers once the
     /// helpers inside have left.
-    fn finish(&self) -> Vec<io::Result<libc::stat>> {
+    fn finish(&self) -> Vec<io::Result<Stat>> {
         let done = self.work();
         let mut state = self.lock();
         state.record(done);
@@ -203,11 +203,11 @@ pub fn helpers_started() -> usize {
         .map_or(0, |helpers| helpers.started.load(Ordering::Relaxed))
 }
 
-/// `lstat_at(dir, name)` for each of `names`, in their order, with up to
+/// ``lstat_at(dir, name, Fields::TYPE)`, the kind, for each of `names`, in their order, with up to
 /// [`MOST_HELPERS`] helper threads and the calling thread all asking at once. Where
 /// no helper is free (all joined other batches, or the system refuses a thread) the
 /// calling thread asks for them all itself.
-pub fn lstat_all(dir: RawFd, names: &[&CStr]) -> Vec<io::Result<libc::stat>> {
+pub fn lstat_all(dir: RawFd, names: &[&CStr]) -> Vec<io::Result<Stat>> {
     let wanted = names.len().div_ceil(ENTRIES_PER_HELPER).saturating_sub(1);
     let batch = Arc::new(Batch::new(
         dir,
@@ -242,16 +242,16 @@ mod tests {
         (tmp, names)
     }
 
-    fn check(results: &[io::Result<libc::stat>], count: usize) {
+    fn check(results: &[io::Result<Stat>], count: usize) {
         assert_eq!(results.len(), count);
         for (i, result) in results.iter().enumerate() {
             match i % 3 {
                 0 => assert_eq!(
-                    result.as_ref().unwrap().st_mode & libc::S_IFMT,
+                    result.as_ref().unwrap().mode() & libc::S_IFMT,
                     libc::S_IFDIR
                 ),
                 1 => assert_eq!(
-                    result.as_ref().unwrap().st_mode & libc::S_IFMT,
+                    result.as_ref().unwrap().mode() & libc::S_IFMT,
                     libc::S_IFREG
                 ),
                 _ => assert_eq!(

@@ -18,12 +18,39 @@
 //! name or id in a run (its answers, "none" included, are kept for the process);
 //! no `getent`, or a `getent` that fails, means not found, as the files alone would
 //! say. A dynamically linked binary never runs it.
+//!
+//! What it runs and believes is bounded (issue 47): only the system's own `getent`
+//! at a fixed path ([`GETENT_PATHS`], owned by root and writable by nobody else),
+//! never the first on `PATH`, which whoever sets the environment chooses; each run
+//! is given [`GETENT_LIMIT`] to answer and [`MOST_OUTPUT`] bytes, then killed (one
+//! that never answered stopped the whole walk, one that never ended ran pfind out
+//! of memory); after one run out of time, no other is started. A worker waits only
+//! for the key it needs: the lock is not held while `getent` runs, so lookups of
+//! other keys, and the rest of the walk, go on.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::{c_char, CStr, CString, OsString};
-use std::io;
-use std::process::{Command, Stdio};
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::io::{self, Read};
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Condvar, LazyLock, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// Where the system's `getent` is, first found first: glibc installs it in
+/// `/usr/bin` (`/bin` on systems without merged `/usr`).
+pub const GETENT_PATHS: [&str; 2] = ["/usr/bin/getent", "/bin/getent"];
+
+/// How long one `getent` run may take: a name service that answers at all does
+/// within a second or two (an LDAP or sssd lookup on a cold cache); one that does
+/// not may never.
+pub const GETENT_LIMIT: Duration = Duration::from_secs(5);
+
+/// The most output read from one `getent` run: one entry's line, with room for
+/// a group with many members.
+const MOST_OUTPUT: usize = 1 << 20;
 
 /// The uid of the user `name`, through `getpwnam_r` (and `getent` when static).
 pub fn user_id(name: &str) -> io::Result<Option<u32>> {
@@ -67,11 +94,25 @@ pub fn group_name(gid: u32) -> io::Result<Option<Box<[u8]>>> {
 /// What `getent` says of `key` after the local files had no entry for it, when the
 /// C library reads only those (a static binary); `None` otherwise.
 fn by_getent(database: Database, key: Key) -> Option<Entry> {
-    static GETENT: LazyLock<Getent> = LazyLock::new(|| Getent::new(["getent"]));
+    static GETENT: LazyLock<Option<Getent>> = LazyLock::new(|| {
+        let program = trusted_program(&GETENT_PATHS.map(Path::new))?;
+        Some(Getent::new([program], GETENT_LIMIT))
+    });
     if !local_files_only() {
         return None;
     }
-    GETENT.find(database, key)
+    GETENT.as_ref()?.find(database, key)
+}
+
+/// The first of `candidates` that is a program only root can have put there: a
+/// regular, executable file owned by root and writable by no one else.
+fn trusted_program(candidates: &[&Path]) -> Option<PathBuf> {
+    candidates.iter().find_map(|path| {
+        let meta = std::fs::metadata(path).ok()?;
+        let mode = meta.permissions().mode();
+        let trusted = meta.is_file() && meta.uid() == 0 && mode & 0o022 == 0 && mode & 0o111 != 0;
+        trusted.then(|| path.to_path_buf())
+    })
 }
 
 /// The two databases `getent` is asked about.
@@ -118,53 +159,193 @@ struct Entry {
 /// shell and a script).
 struct Getent {
     command: Vec<OsString>,
-    answers: Mutex<HashMap<(Database, Key), Option<Entry>>>,
+    /// How long one run may take.
+    limit: Duration,
+    answers: Mutex<Answers>,
+    /// Signalled whenever a run ends, for those waiting on its key.
+    answered: Condvar,
+}
+
+/// What `getent` said so far.
+#[derive(Default)]
+struct Answers {
+    known: HashMap<(Database, Key), Option<Entry>>,
+    /// Keys a run is under way for.
+    asking: HashSet<(Database, Key)>,
+    /// A run took longer than the limit: the service is not answering, and no
+    /// other run is started (each would wait as long).
+    gave_up: bool,
+}
+
+/// How one run ended.
+#[derive(Debug, PartialEq, Eq)]
+enum Ran {
+    /// It exited: with success and this output, or not.
+    Exited { success: bool, output: Vec<u8> },
+    /// Killed: out of time.
+    TimedOut,
+    /// Killed: more output than any entry.
+    TooLong,
+    /// It could not be started or read.
+    Failed,
 }
 
 impl Getent {
-    fn new<S: Into<OsString>>(command: impl IntoIterator<Item = S>) -> Getent {
+    fn new<S: Into<OsString>>(command: impl IntoIterator<Item = S>, limit: Duration) -> Getent {
         Getent {
             command: command.into_iter().map(Into::into).collect(),
-            answers: Mutex::new(HashMap::new()),
+            limit,
+            answers: Mutex::new(Answers::default()),
+            answered: Condvar::new(),
         }
     }
 
-    /// The entry for `key`, asking `getent` the first time only. The lock is held
-    /// while it runs, so that workers missing the same id at once ask once.
-    fn find(&self, database: Database, key: Key) -> Option<Entry> {
-        let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
-        answers
-            .entry((database, key))
-            .or_insert_with_key(|(database, key)| self.ask(*database, key))
-            .clone()
+    fn lock(&self) -> MutexGuard<'_, Answers> {
+        self.answers.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs the command once: its first line, if it exits with success and that line
-    /// is the entry asked for (the name or the id matches).
-    fn ask(&self, database: Database, key: &Key) -> Option<Entry> {
-        let (program, arguments) = self.command.split_first()?;
+    /// The entry for `key`, asking `getent` the first time only. A worker that
+    /// needs a key being asked about waits for that answer; no lock is held while
+    /// `getent` runs, so other keys are looked up meanwhile.
+    fn find(&self, database: Database, key: Key) -> Option<Entry> {
+        let asked = (database, key);
+        let mut answers = self.lock();
+        loop {
+            if let Some(known) = answers.known.get(&asked) {
+                return known.clone();
+            }
+            if answers.gave_up {
+                return None;
+            }
+            if !answers.asking.contains(&asked) {
+                break;
+            }
+            answers = (self.answered.wait(answers)).unwrap_or_else(PoisonError::into_inner);
+        }
+        answers.asking.insert(asked.clone());
+        drop(answers);
+        let ran = self.run(database, &asked.1);
+        let entry = match &ran {
+            Ran::Exited {
+                success: true,
+                output,
+            } => entry_for(database, &asked.1, output),
+            _ => None,
+        };
+        let mut answers = self.lock();
+        answers.asking.remove(&asked);
+        answers.gave_up |= ran == Ran::TimedOut;
+        answers.known.insert(asked, entry.clone());
+        self.answered.notify_all();
+        entry
+    }
+
+    /// Runs the command once for `key`, within the limit of time and output.
+    fn run(&self, database: Database, key: &Key) -> Ran {
+        let Some((program, arguments)) = self.command.split_first() else {
+            return Ran::Failed;
+        };
         let key_text = match key {
             Key::Name(name) => name.to_string(),
             Key::Id(id) => id.to_string(),
         };
-        let output = Command::new(program)
+        let spawned = Command::new(program)
             .args(arguments)
             .args([database.word(), "--", &key_text])
             .stdin(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        if !output.status.success() {
-            return None;
-        }
-        let line = output.stdout.split(|&b| b == b'\n').next()?;
-        let entry = parse_entry(database, line)?;
-        let answers = match key {
-            Key::Name(name) => *entry.name == *name.as_bytes(),
-            Key::Id(id) => entry.id == *id,
+            // Its own group, so that whatever it starts is killed with it.
+            .process_group(0)
+            .spawn();
+        let Ok(mut child) = spawned else {
+            return Ran::Failed;
         };
-        answers.then_some(entry)
+        let deadline = Instant::now() + self.limit;
+        let read = child.stdout.take().map(|out| read_within(out, deadline));
+        let ran = match read {
+            Some(Ok(output)) => match wait_within(&mut child, deadline) {
+                Some(success) => Ran::Exited { success, output },
+                None => Ran::TimedOut,
+            },
+            Some(Err(ended)) => ended,
+            None => Ran::Failed,
+        };
+        if !matches!(ran, Ran::Exited { .. }) {
+            kill(&mut child);
+        }
+        ran
     }
+}
+
+/// All that `out` gives until its end, within `deadline` and [`MOST_OUTPUT`].
+fn read_within(mut out: std::process::ChildStdout, deadline: Instant) -> Result<Vec<u8>, Ran> {
+    let mut output = Vec::new();
+    let mut buffer = [0u8; 4096];
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(Ran::TimedOut);
+        }
+        let mut ready = libc::pollfd {
+            fd: out.as_raw_fd(),
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        let millis = left.as_millis().clamp(1, i32::MAX as u128) as libc::c_int;
+        // SAFETY: one live pollfd, and its count.
+        let rc = unsafe { libc::poll(&mut ready, 1, millis) };
+        if rc < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return Err(Ran::Failed);
+        }
+        if rc <= 0 {
+            continue;
+        }
+        match out.read(&mut buffer) {
+            Ok(0) => return Ok(output),
+            Ok(n) if output.len() + n > MOST_OUTPUT => return Err(Ran::TooLong),
+            Ok(n) => output.extend_from_slice(&buffer[..n]),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => return Err(Ran::Failed),
+        }
+    }
+}
+
+/// Whether `child` exited with success, once it has; `None` if it has not by
+/// `deadline` (it closed its output but goes on).
+fn wait_within(child: &mut Child, deadline: Instant) -> Option<bool> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status.success()),
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            _ => return None,
+        }
+    }
+}
+
+/// Kills `child` and what it started (its process group), and reaps it.
+fn kill(child: &mut Child) {
+    if let Ok(pid) = libc::pid_t::try_from(child.id()) {
+        // SAFETY: a signal to the group the child leads (`process_group(0)`),
+        // which it cannot have left before it was reaped, below.
+        unsafe { libc::kill(-pid, libc::SIGKILL) };
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The entry `output` (a run's output) gives for `key`: its first line, if that
+/// is the entry asked for (the name or the id matches).
+fn entry_for(database: Database, key: &Key, output: &[u8]) -> Option<Entry> {
+    let line = output.split(|&b| b == b'\n').next()?;
+    let entry = parse_entry(database, line)?;
+    let answers = match key {
+        Key::Name(name) => *entry.name == *name.as_bytes(),
+        Key::Id(id) => entry.id == *id,
+    };
+    answers.then_some(entry)
 }
 
 /// One line of `getent passwd` or `getent group` (without its newline): the name
@@ -355,7 +536,8 @@ mod tests {
             format!("printf '%s\\n' \"$*\" >> '{}'\n{body}\n", log.display()),
         )
         .unwrap();
-        Getent::new([OsString::from("sh"), script.into_os_string()])
+        let command = [OsString::from("sh"), script.into_os_string()];
+        Getent::new(command, Duration::from_secs(60))
     }
 
     fn calls(dir: &Path) -> Vec<String> {
@@ -422,20 +604,21 @@ esac"#,
         let garbage = fake_getent(dir.path(), "echo 'no such database'");
         assert_eq!(garbage.find(Database::Passwd, Key::Id(4242)), None);
         // No such program; no program at all.
-        let missing = Getent::new([dir.path().join("no-getent-here")]);
+        let missing = Getent::new([dir.path().join("no-getent-here")], GETENT_LIMIT);
         assert_eq!(missing.find(Database::Group, Key::Id(0)), None);
-        let nothing = Getent::new(Vec::<OsString>::new());
+        let nothing = Getent::new(Vec::<OsString>::new(), GETENT_LIMIT);
         assert_eq!(nothing.find(Database::Group, Key::Id(0)), None);
     }
 
     #[test]
     fn the_real_getent_finds_root() {
-        // Where the system has a getent on PATH (Linux), its line reads as expected.
-        let getent = Getent::new(["getent"]);
-        if Command::new("getent").arg("--version").output().is_err() {
-            eprintln!("skipped: no getent on PATH");
+        // Where the system has a getent at its fixed place (Linux), its line reads
+        // as expected.
+        let Some(program) = trusted_program(&GETENT_PATHS.map(Path::new)) else {
+            eprintln!("skipped: no getent at {GETENT_PATHS:?}");
             return;
-        }
+        };
+        let getent = Getent::new([program], GETENT_LIMIT);
         assert_eq!(getent.find(Database::Passwd, Key::Id(0)), entry("root", 0));
         assert_eq!(
             getent.find(Database::Passwd, Key::Name("root".into())),
@@ -446,5 +629,108 @@ esac"#,
             getent.find(Database::Passwd, Key::Name("no such user, surely".into())),
             None
         );
+    }
+
+    /// Issue 47: the program run is the system's, at a fixed path, owned by root
+    /// and writable by nobody else; `PATH` plays no part.
+    #[test]
+    fn only_a_program_root_put_there_is_trusted() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = |name: &str| dir.path().join(name);
+        let program = |name: &str, mode: u32| {
+            std::fs::write(at(name), "#!/bin/sh\n").unwrap();
+            std::fs::set_permissions(at(name), std::fs::Permissions::from_mode(mode)).unwrap();
+        };
+        program("writable", 0o777);
+        program("group-writable", 0o775);
+        program("not-executable", 0o644);
+        program("good", 0o755);
+        program("later", 0o755);
+        std::fs::create_dir(at("a-directory")).unwrap();
+        let candidates = [
+            at("missing"),
+            at("writable"),
+            at("group-writable"),
+            at("not-executable"),
+            at("a-directory"),
+            at("good"),
+            at("later"),
+        ];
+        let candidates: Vec<&Path> = candidates.iter().map(PathBuf::as_path).collect();
+        let owned_by_root = std::fs::metadata(at("good")).unwrap().uid() == 0;
+        let want = owned_by_root.then(|| at("good"));
+        assert_eq!(trusted_program(&candidates), want);
+        // The fixed places are absolute: nothing is looked up on PATH.
+        assert!(GETENT_PATHS.iter().all(|path| path.starts_with('/')));
+    }
+
+    /// Issue 47: a `getent` that never answers is killed at the limit, with what
+    /// it started (its process group); after it, no other run is started.
+    #[test]
+    fn a_getent_that_never_answers_is_killed_and_not_run_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let pids = dir.path().join("pids");
+        let body = format!("echo $$ >> '{}'; exec sleep 600", pids.display());
+        let mut getent = fake_getent(dir.path(), &body);
+        getent.limit = Duration::from_millis(300);
+        assert_eq!(getent.find(Database::Passwd, Key::Id(4242)), None);
+        assert_eq!(getent.find(Database::Passwd, Key::Id(4243)), None);
+        assert_eq!(getent.find(Database::Group, Key::Name("hpc".into())), None);
+        assert_eq!(calls(dir.path()), ["passwd -- 4242"]);
+        let pid: libc::pid_t = std::fs::read_to_string(&pids)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap();
+        // SAFETY: signal 0 only asks whether the process exists.
+        let alive = unsafe { libc::kill(pid, 0) } == 0;
+        assert!(!alive, "getent (pid {pid}) still runs");
+    }
+
+    /// Issue 47: one that never ends its output is killed once it passes what any
+    /// entry takes, and its line is not believed.
+    #[test]
+    fn a_getent_that_never_stops_writing_is_cut_off() {
+        let dir = tempfile::tempdir().unwrap();
+        let getent = fake_getent(dir.path(), "exec yes 'jdoe:*:4242:100::/:/bin/sh'");
+        assert_eq!(getent.find(Database::Passwd, Key::Id(4242)), None);
+    }
+
+    /// Issue 47: while `getent` waits on one key, lookups of other keys go on
+    /// (the lock was held while it ran, and every worker waited); a lookup of the
+    /// same key waits for that one run.
+    #[test]
+    fn a_slow_lookup_holds_up_only_those_of_its_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let release = dir.path().join("release");
+        let body = format!(
+            r#"case "$3" in
+  slow) while [ ! -e '{}' ]; do sleep 0.02; done; echo 'slow:*:1:1::/:/bin/sh' ;;
+  fast) echo 'fast:*:2:2::/:/bin/sh' ;;
+esac"#,
+            release.display()
+        );
+        let getent = std::sync::Arc::new(fake_getent(dir.path(), &body));
+        let slow: Vec<_> = (0..2)
+            .map(|_| {
+                let getent = getent.clone();
+                std::thread::spawn(move || getent.find(Database::Passwd, Key::Name("slow".into())))
+            })
+            .collect();
+        while calls(dir.path()).is_empty() {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let (sent, answer) = std::sync::mpsc::channel();
+        let fast = getent.clone();
+        std::thread::spawn(move || {
+            let _ = sent.send(fast.find(Database::Passwd, Key::Name("fast".into())));
+        });
+        let found = answer.recv_timeout(Duration::from_secs(60));
+        std::fs::write(&release, b"").unwrap();
+        assert_eq!(found, Ok(entry("fast", 2)), "held up by the slow lookup");
+        for thread in slow {
+            assert_eq!(thread.join().unwrap(), entry("slow", 1));
+        }
+        assert_eq!(calls(dir.path()), ["passwd -- slow", "passwd -- fast"]);
     }
 }

@@ -13,6 +13,7 @@ use super::color::Palette;
 use super::hyperlink::Hyperlinks;
 use super::template::Template;
 use crate::os::dirent::EntryKind;
+use crate::os::stat::Fields;
 
 /// What the walk reports for each match.
 ///
@@ -132,6 +133,30 @@ impl Format {
         let color = kind == EntryKind::File && self.color.as_ref().is_some_and(Palette::needs_mode);
         let sort = self.sort.is_some_and(|order| order.key.needs_stat());
         shape || color || sort
+    }
+
+    /// The fields of a `stat` printing and sorting read, for the matches that
+    /// [`Self::needs_stat`] says need one.
+    pub fn fields(&self) -> Fields {
+        let shape = match &self.shape {
+            Shape::Path => Fields::default(),
+            Shape::Long | Shape::LongHuman => Fields::SIZE,
+            Shape::Template(template) => template.fields(),
+            Shape::Json { meta: false } => Fields::default(),
+            Shape::Json { meta: true } => (Fields::SIZE.with(Fields::MODE))
+                .with(Fields::MTIME.with(Fields::ATIME))
+                .with(Fields::CTIME.with(Fields::BTIME)),
+        };
+        let color = match &self.color {
+            Some(palette) if palette.needs_mode() => Fields::MODE,
+            _ => Fields::default(),
+        };
+        let sort = match self.sort.map(|order| order.key) {
+            Some(SortKey::Size) => Fields::SIZE,
+            Some(SortKey::Mtime) => Fields::MTIME,
+            Some(SortKey::Path) | None => Fields::default(),
+        };
+        shape.with(color).with(sort)
     }
 }
 

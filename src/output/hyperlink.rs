@@ -31,7 +31,10 @@ impl Hyperlinks {
     pub fn from_env() -> Hyperlinks {
         use std::os::unix::ffi::OsStringExt;
         let cwd = std::env::current_dir().ok();
-        Hyperlinks::new(&host_name(), cwd.map(|dir| dir.into_os_string().into_vec()))
+        Hyperlinks::new(
+            &crate::os::host::name(),
+            cwd.map(|dir| dir.into_os_string().into_vec()),
+        )
     }
 
     /// Appends the sequence that opens a link to `path`, and says whether it did: a
@@ -53,19 +56,6 @@ impl Hyperlinks {
     pub fn push_end(out: &mut Vec<u8>) {
         out.extend_from_slice(b"\x1b]8;;\x1b\\");
     }
-}
-
-/// The machine's host name, or nothing if it cannot be read (a link without a host
-/// means this machine).
-fn host_name() -> Vec<u8> {
-    let mut buffer = [0u8; 256];
-    // SAFETY: the buffer is writable for its whole length, which is what is passed.
-    let rc = unsafe { libc::gethostname(buffer.as_mut_ptr().cast(), buffer.len()) };
-    if rc != 0 {
-        return Vec::new();
-    }
-    let len = buffer.iter().position(|&b| b == 0).unwrap_or(buffer.len());
-    buffer[..len].to_vec()
 }
 
 /// Appends `bytes` with every byte other than ASCII letters, digits, `-._~` and `/`

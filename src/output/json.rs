@@ -3,7 +3,7 @@
 //! ```text
 //! {"path":"photos/a.jpg","type":"f"}
 //! {"path":"bad\ufffd.txt","path_b64":"YmFk/y50eHQ=","type":"f"}
-//! {"path":"big.bin","type":"f","size":1500,"mtime":1714567890,"mtime_iso":"2024-05-01T14:51:30+02:00","mode":"644"}
+//! {"path":"big.bin","type":"f","size":1500,"mtime":1714567890,"mtime_iso":"2024-05-01T14:51:30+02:00","atime":1714567990,"ctime":1714567890,"btime":1714567000,"mode":"644"}
 //! ```
 //!
 //! File names are bytes, JSON strings are Unicode. A path that is valid UTF-8 is
@@ -11,7 +11,9 @@
 //! invalid sequence replaced by U+FFFD, for display, plus `path_b64`: the exact bytes
 //! in standard base64 (RFC 4648, with padding). So a reader takes `path_b64` when it is
 //! present and `path` otherwise, and always gets the name back byte for byte. The
-//! metadata fields (`-l`) need a `stat`; a plain `--json` needs none.
+//! metadata fields (`-l`) need a `stat`; a plain `--json` needs none. The access,
+//! change and birth times are seconds since the epoch; `btime` is left out where the
+//! filesystem records no birth time.
 
 use super::meta::{push_decimal, push_octal_mode, Clock, Meta};
 
@@ -40,17 +42,33 @@ pub fn push_object(
         out.extend_from_slice(b",\"size\":");
         push_decimal(out, meta.size);
         out.extend_from_slice(b",\"mtime\":");
-        if meta.mtime < 0 {
-            out.push(b'-');
-        }
-        push_decimal(out, meta.mtime.unsigned_abs());
+        push_integer(out, meta.mtime);
         out.extend_from_slice(b",\"mtime_iso\":\"");
         clock.push_iso8601(out, meta.mtime);
-        out.extend_from_slice(b"\",\"mode\":\"");
+        out.push(b'"');
+        for (key, time) in [
+            (&b",\"atime\":"[..], Some(meta.atime)),
+            (b",\"ctime\":", Some(meta.ctime)),
+            (b",\"btime\":", meta.btime()),
+        ] {
+            if let Some(time) = time {
+                out.extend_from_slice(key);
+                push_integer(out, time);
+            }
+        }
+        out.extend_from_slice(b",\"mode\":\"");
         push_octal_mode(out, meta.mode);
         out.push(b'"');
     }
     out.push(b'}');
+}
+
+/// Appends a signed number of seconds.
+fn push_integer(out: &mut Vec<u8>, value: i64) {
+    if value < 0 {
+        out.push(b'-');
+    }
+    push_decimal(out, value.unsigned_abs());
 }
 
 /// Appends `text` as a JSON string literal: quotes and backslashes escaped, control
@@ -162,7 +180,7 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             format!(
-                r#"{{"path":"d","type":"d","size":7,"mtime":-5,"mtime_iso":"{iso}","mode":"755"}}"#
+                r#"{{"path":"d","type":"d","size":7,"mtime":-5,"mtime_iso":"{iso}","atime":0,"ctime":0,"mode":"755"}}"#
             )
         );
     }

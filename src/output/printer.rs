@@ -10,7 +10,7 @@ use super::meta::{Clock, Meta, Names};
 use super::sizes::{push_human_size_column, push_size_column};
 use super::template::Fields;
 use crate::os::dirent::EntryKind;
-use crate::os::stat::stat_at;
+use crate::os::stat::{self, stat_at};
 
 /// One match on its way to a record.
 #[derive(Clone, Copy)]
@@ -116,13 +116,13 @@ fn shade(palette: &Palette, path: &[u8], kind: EntryKind, meta: Option<&Meta>) -
     }
     let target = std::ffi::CString::new(path)
         .ok()
-        .and_then(|path| stat_at(libc::AT_FDCWD, &path, true).ok());
+        .and_then(|path| stat_at(libc::AT_FDCWD, &path, true, stat::Fields::MODE).ok());
     match target {
         None => Shade::Orphan,
         Some(stat) if palette.links_as_targets() => {
             let target = Meta::from_stat(&stat);
             Palette::shade(
-                EntryKind::from_mode(stat.st_mode),
+                EntryKind::from_mode(stat.mode()),
                 is_executable(target.mode),
             )
         }

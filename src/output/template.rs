@@ -9,6 +9,7 @@
 
 use super::meta::{push_decimal, push_octal_mode, Clock, Meta, Names};
 use super::placeholder::{self, Part, PathPart, Syntax};
+use crate::os::stat::Fields as StatFields;
 
 /// A placeholder of a template: a part of the path (read by the parser `--exec`
 /// shares, `placeholder.rs`) or what `--format` adds.
@@ -20,6 +21,10 @@ pub enum Piece {
     /// The placeholders below need a `stat`.
     Size,
     Mtime,
+    Atime,
+    Ctime,
+    /// `-` where the filesystem records no birth time, as `stat -c %w` prints.
+    Btime,
     Mode,
     Uid,
     Gid,
@@ -39,6 +44,9 @@ const FIELDS: &[(&str, Piece)] = &[
     ("type", Piece::Type),
     ("size", Piece::Size),
     ("mtime", Piece::Mtime),
+    ("atime", Piece::Atime),
+    ("ctime", Piece::Ctime),
+    ("btime", Piece::Btime),
     ("mode", Piece::Mode),
     ("uid", Piece::Uid),
     ("gid", Piece::Gid),
@@ -47,17 +55,18 @@ const FIELDS: &[(&str, Piece)] = &[
 ];
 
 impl Piece {
-    fn needs_stat(&self) -> bool {
-        matches!(
-            self,
-            Piece::Size
-                | Piece::Mtime
-                | Piece::Mode
-                | Piece::Uid
-                | Piece::Gid
-                | Piece::Owner
-                | Piece::Group
-        )
+    /// The fields of a `stat` this placeholder shows; none for the path ones.
+    fn fields(&self) -> StatFields {
+        match self {
+            Piece::Size => StatFields::SIZE,
+            Piece::Mtime => StatFields::MTIME,
+            Piece::Atime => StatFields::ATIME,
+            Piece::Ctime => StatFields::CTIME,
+            Piece::Btime => StatFields::BTIME,
+            Piece::Mode => StatFields::MODE,
+            Piece::Uid | Piece::Gid | Piece::Owner | Piece::Group => StatFields::OWNER,
+            Piece::Path(_) | Piece::Type => StatFields::default(),
+        }
     }
 }
 
@@ -85,9 +94,16 @@ impl Template {
 
     /// True when some placeholder shows metadata, so every match must be `stat`ed.
     pub fn needs_stat(&self) -> bool {
-        self.pieces
-            .iter()
-            .any(|piece| matches!(piece, Part::Placeholder(p) if p.needs_stat()))
+        self.fields() != StatFields::default()
+    }
+
+    /// The fields of a `stat` the placeholders show.
+    pub fn fields(&self) -> StatFields {
+        let fields = StatFields::default();
+        (self.pieces.iter()).fold(fields, |fields, piece| match piece {
+            Part::Placeholder(piece) => fields.with(piece.fields()),
+            Part::Literal(_) => fields,
+        })
     }
 
     /// Appends the record for one match. `meta` is present whenever
@@ -114,6 +130,12 @@ impl Template {
                 Piece::Type => out.push(fields.type_letter),
                 Piece::Size => push_decimal(out, meta.size),
                 Piece::Mtime => clock.push_iso8601(out, meta.mtime),
+                Piece::Atime => clock.push_iso8601(out, meta.atime),
+                Piece::Ctime => clock.push_iso8601(out, meta.ctime),
+                Piece::Btime => match meta.btime() {
+                    Some(btime) => clock.push_iso8601(out, btime),
+                    None => out.push(b'-'),
+                },
                 Piece::Mode => push_octal_mode(out, meta.mode),
                 Piece::Uid => push_decimal(out, meta.uid.into()),
                 Piece::Gid => push_decimal(out, meta.gid.into()),
@@ -195,15 +217,25 @@ mod tests {
             mode: 0o100640,
             uid: 0,
             gid: 0,
+            atime: 60,
+            ctime: 120,
+            btime_or_none: 180,
         };
         assert_eq!(
             render("{size} {mode} {uid}:{gid} {owner}:{group}", "p", Some(meta)),
             "1500 640 0:0 root:root"
         );
+        let iso = |secs| String::from_utf8(crate::output::meta::iso8601_local(secs)).unwrap();
         assert_eq!(
-            render("{mtime}", "p", Some(meta)),
-            String::from_utf8(crate::output::meta::iso8601_local(0)).unwrap()
+            render("{mtime} {atime} {ctime} {btime}", "p", Some(meta)),
+            format!("{} {} {} {}", iso(0), iso(60), iso(120), iso(180))
         );
+        // A birth time the filesystem does not record is `-`, as `stat -c %w` prints.
+        let unborn = Meta {
+            btime_or_none: crate::output::meta::NO_BIRTH,
+            ..meta
+        };
+        assert_eq!(render("{btime}", "p", Some(unborn)), "-");
     }
 
     #[test]
@@ -218,6 +250,9 @@ mod tests {
             ("{gid}", true),
             ("{owner}", true),
             ("{group}", true),
+            ("{atime}", true),
+            ("{ctime}", true),
+            ("{btime}", true),
         ];
         for &(template, want) in cases {
             assert_eq!(

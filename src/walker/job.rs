@@ -10,6 +10,7 @@ use crate::filter::types::KindSet;
 use crate::filter::Filter;
 use crate::ignore::DirRules;
 use crate::os::cookies::{self, Order, Piece, Taken, Trust, Untaken};
+use crate::os::stat::Stat;
 use crate::output::Output;
 use crate::report::Reporter;
 use std::io;
@@ -227,14 +228,6 @@ pub struct Child {
     pub(super) tracked_only: bool,
 }
 
-/// A `stat`'s (device, inode): what identifies a directory for `-L` and `-x`.
-// `dev_t` and `ino_t` are `u64` on Linux but narrower or signed elsewhere, so the casts
-// are not redundant everywhere.
-#[allow(clippy::unnecessary_cast)]
-pub(super) fn identity(stat: &libc::stat) -> (u64, u64) {
-    (stat.st_dev as u64, stat.st_ino as u64)
-}
-
 impl DirJob {
     /// The job for a root directory, printed as `root` was typed. `root` empty means
     /// the implicit `.`, whose entries are printed without a `./` prefix.
@@ -303,7 +296,7 @@ impl DirJob {
 
     /// The root job, known to be the directory `stat` describes (when the walk
     /// started), so that reopening it later can check it still is.
-    pub fn identified(mut self, stat: &libc::stat) -> DirJob {
+    pub fn identified(mut self, stat: &Stat) -> DirJob {
         if let Some(siblings) = Arc::get_mut(&mut self.from) {
             siblings.root = siblings.root.identified(stat);
         }

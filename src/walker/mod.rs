@@ -28,21 +28,21 @@ mod wire;
 
 pub use job::{DirJob, Summary};
 pub use split::STAT_LISTING_BUFFER;
-pub use wire::{Roots, WireJob, WirePiece};
+pub use wire::{Roots, Unmade, WireJob, WirePiece};
 
 use crate::config::Config;
 use crate::descriptors::Anchor;
 use crate::ignore::{Decision, DirRules, Gate, Listed, Marks};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
-use crate::os::stat::lstat_at;
+use crate::os::stat::{lstat_at, Fields, Stat};
 use crate::os::stat_many::lstat_all;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
 use crate::output::sink::Output;
 use crate::queue::{Pool, WorkerSlot};
 use crate::report::Reporter;
-use job::{identity, Inherited, Siblings};
+use job::{Inherited, Siblings};
 use listings::{list_out_of_line, SharedListing};
 use loops::DirId;
 use split::Cutter;
@@ -210,7 +210,10 @@ impl<'a> Walker<'a> {
     /// that is not followed): an entry at depth 0, printed as `dir` then `name` (its
     /// path as typed, split before its last component), whose `stat` the scheduler
     /// has already taken.
-    pub fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &libc::stat) {
+    pub fn visit_root(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &Stat) {
+        if self.visitor.config.files_from {
+            return self.visit_listed(dir, name, kind, stat);
+        }
         let visitor = &mut self.visitor;
         let filter = &visitor.config.filter;
         let scope = filter.scope(0, filter.root_path());
@@ -223,6 +226,47 @@ impl<'a> Walker<'a> {
         if wanted {
             visitor.visit_root(dir, name, kind, stat);
         }
+    }
+
+    /// `--files-from`: a listed entry, printed as `dir` then `name` (its path as
+    /// listed), tested as a walk would test it where the list's paths were printed
+    /// from (with no root given, so that they are the paths below it): its kind, `-E`
+    /// and hidden names on each component (a walk would not have entered an
+    /// excluded or hidden directory), `-p` on the whole path, and then what every
+    /// entry is tested on. A directory is a candidate itself and is not listed, but
+    /// to tell whether it is empty (`-t e`).
+    fn visit_listed(&mut self, dir: &[u8], name: &[u8], kind: EntryKind, stat: &Stat) {
+        let config = self.visitor.config;
+        let filter = &config.filter;
+        let wanted = match kind {
+            EntryKind::File => filter.types.files,
+            EntryKind::Dir => filter.dirs_may_match(),
+            EntryKind::Symlink => filter.links_may_match(),
+            kind => filter.specials_may_match() && filter.types.accepts_special(kind),
+        };
+        let path = [dir, name].concat();
+        let components = path.split(|&b| b == b'/');
+        let left_out = |part: &[u8]| {
+            let hidden = config.ignore.skip_hidden
+                && part.starts_with(b".")
+                && part != b"."
+                && part != b"..";
+            hidden || filter.is_excluded(part)
+        };
+        if !wanted || components.into_iter().any(left_out) {
+            return;
+        }
+        if filter
+            .path
+            .as_ref()
+            .is_some_and(|glob| !glob.matches_joined(&path))
+        {
+            return;
+        }
+        if kind == EntryKind::Dir && filter.types.empty_only && !is_empty_dir(&path) {
+            return;
+        }
+        self.visitor.visit_listed(dir, name, kind, stat);
     }
 
     /// True when the last directory this worker listed (alone, before any other
@@ -263,6 +307,9 @@ impl<'a> Walker<'a> {
             }
         } else {
             self.walk_dir(job, slot);
+        }
+        if self.visitor.config.progress {
+            self.visitor.publish_progress();
         }
         pool.finish_dir();
         let visitor = &mut self.visitor;
@@ -342,7 +389,7 @@ impl<'a> Walker<'a> {
                 fd,
                 stop,
                 |entry| visitor.visit(&dir, fd, entry),
-                config.stats.then_some(&mut examined),
+                (config.stats || config.count_examined).then_some(&mut examined),
                 move |filled| {
                     let cutter = Cutter::new((pool, config, shallow), job, slot, alone);
                     // Local listings are cut after any full batch (the count
@@ -422,14 +469,14 @@ fn identify(
     visitor: &mut Visitor<'_>,
 ) -> Option<(Option<u64>, bool)> {
     let config = visitor.config;
-    let stat = match fstat(fd) {
+    let stat = match fstat(fd, Fields::ID) {
         Ok(stat) => stat,
         Err(err) => {
             visitor.reporter.path_error(dir.display_path(), &err);
             return None;
         }
     };
-    let (dev, ino) = identity(&stat);
+    let (dev, ino) = stat.id();
     let crossing = config.one_file_system && crosses_device(job.root_dev(), dev);
     if crossing && !job.print_if_empty() {
         return None;
@@ -499,6 +546,7 @@ fn queue_children(
     if dir.depth == 0 {
         visitor.shallow.queued(visitor.children.len());
     }
+    visitor.queued_dirs += visitor.children.len() as u64;
     let jobs = Siblings::queue(
         dir,
         inherited,
@@ -576,8 +624,8 @@ fn visit_gated(
             if let Some(probe) = crate::probe::installed() {
                 probe.stat_asked_alone(dir.prefix);
             }
-            match lstat_at(fd, entry.name_cstr()) {
-                Ok(stat) => entry.kind = EntryKind::from_mode(stat.st_mode),
+            match lstat_at(fd, entry.name_cstr(), Fields::TYPE) {
+                Ok(stat) => entry.kind = EntryKind::from_mode(stat.mode()),
                 Err(err) => {
                     let path = dir.entry_path(entry.name());
                     visitor.reporter.path_error(&path, &err);
@@ -625,7 +673,7 @@ fn ask_untyped_kinds(listing: &mut Listing, fd: std::os::fd::RawFd) {
     }
     for (index, stat) in untyped.into_iter().zip(lstat_all(fd, &names)) {
         if let Ok(stat) = stat {
-            listing.entries[index].1 = EntryKind::from_mode(stat.st_mode);
+            listing.entries[index].1 = EntryKind::from_mode(stat.mode());
         }
     }
 }
@@ -634,6 +682,14 @@ fn ask_untyped_kinds(listing: &mut Listing, fd: std::os::fd::RawFd) {
 /// root it was reached from (`root_dev`; `None` for the root itself).
 pub fn crosses_device(root_dev: Option<u64>, dev: u64) -> bool {
     root_dev.is_some_and(|root| root != dev)
+}
+
+/// `--files-from -t e`: whether the directory at `path` has no entry (one that
+/// cannot be read is not known to be empty).
+fn is_empty_dir(path: &[u8]) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::OsStr::from_bytes(path);
+    std::fs::read_dir(path).is_ok_and(|mut entries| entries.next().is_none())
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 use super::job::Dir;
 use super::visit::{Visitor, SLOW_STAT};
 use crate::os::dirent::{EntryKind, RawEntry};
-use crate::os::stat::lstat_at;
+use crate::os::stat::{lstat_at, Fields};
 use crate::os::stat_many::lstat_all;
 use crate::threads::LatencyTally;
 use std::ffi::CStr;
@@ -40,12 +40,12 @@ impl Visitor<'_> {
         if let Some(probe) = crate::probe::installed().filter(|_| unknown) {
             probe.stat_asked_alone(dir.prefix);
         }
-        let stat = lstat_at(dir_fd, entry.name_cstr());
+        let stat = lstat_at(dir_fd, entry.name_cstr(), Fields::TYPE);
         if started.is_some_and(|started| started.elapsed() > SLOW_STAT) {
             self.unknown.slow = true;
         }
         match stat {
-            Ok(stat) => Some(EntryKind::from_mode(stat.st_mode)),
+            Ok(stat) => Some(EntryKind::from_mode(stat.mode())),
             Err(err) => {
                 self.entry_error(dir, entry.name(), &err);
                 None
@@ -107,7 +107,7 @@ impl Visitor<'_> {
                 Ok(stat) => {
                     let entry = RawEntry::from_name_with_nul(
                         name.to_bytes_with_nul(),
-                        EntryKind::from_mode(stat.st_mode),
+                        EntryKind::from_mode(stat.mode()),
                     );
                     self.visit_out_of_line(dir, dir_fd, entry);
                 }

@@ -14,7 +14,9 @@
 use super::job::{DirJob, Giant, PieceJob, NO_DEVICE};
 use crate::filter::Filter;
 use crate::os::cookies::{Order, Piece};
+use crate::os::listing_id::ListingId;
 use std::io;
+use std::os::fd::AsRawFd;
 use std::sync::Arc;
 
 /// A job as another process receives it.
@@ -40,6 +42,29 @@ pub struct WirePiece {
     pub extent: u64,
     pub from: u64,
     pub until: Option<u64>,
+    /// The directory as its sender lists it: a rank whose own descriptor of it
+    /// lists other cookies cannot take the piece ([`Unmade::OtherCookies`]).
+    pub lister: ListingId,
+    /// Sent back by a rank that could not list it: listed where it is received,
+    /// never sent back again.
+    pub returned: bool,
+}
+
+/// Why [`Roots::job`] made no job.
+#[derive(Debug)]
+pub enum Unmade {
+    /// The directory could not be opened, or the job does not read.
+    Failed(io::Error),
+    /// A piece of a giant directory whose cookies are another listing's here (this
+    /// rank's path to it is another filesystem or directory than its sender's):
+    /// to go back to the rank that sent it.
+    OtherCookies,
+}
+
+impl From<io::Error> for Unmade {
+    fn from(err: io::Error) -> Unmade {
+        Unmade::Failed(err)
+    }
 }
 
 /// The root directories of a walk, as each rank classified them, to make and read
@@ -79,12 +104,18 @@ impl Roots {
         if job.piece().is_some_and(|piece| !piece.giant.keyed()) {
             return None;
         }
-        let piece = job.piece().map(|piece| WirePiece {
-            order: piece.giant.order,
-            extent: piece.giant.extent,
-            from: piece.piece.from,
-            until: piece.piece.until,
-        });
+        let piece = match job.piece() {
+            None => None,
+            Some(piece) => Some(WirePiece {
+                order: piece.giant.order,
+                extent: piece.giant.extent,
+                from: piece.piece.from,
+                until: piece.piece.until,
+                // Without it no rank can check the cookies: the piece stays.
+                lister: ListingId::of(piece.giant.fd.as_raw_fd()).ok()?,
+                returned: false,
+            }),
+        };
         Some(WireJob {
             root: u32::try_from(index).ok()?,
             depth: u32::try_from(job.depth()).ok()?,
@@ -109,8 +140,11 @@ impl Roots {
     }
 
     /// The job `wire` describes, made in this process: its path put together from
-    /// this process's root, a giant directory opened afresh for a piece.
-    pub fn job(&self, wire: &WireJob, filter: &Filter, follow: bool) -> io::Result<DirJob> {
+    /// this process's root, a giant directory opened afresh for a piece, and
+    /// refused if this descriptor of it lists other cookies than the sender's
+    /// (unless the piece comes back from such a rank: the sender is where it was
+    /// cut, and a directory replaced since is an error, not another trip).
+    pub fn job(&self, wire: &WireJob, filter: &Filter, follow: bool) -> Result<DirJob, Unmade> {
         let invalid = |what: &str| io::Error::new(io::ErrorKind::InvalidData, what.to_owned());
         let (_, root, device) = self
             .roots
@@ -127,7 +161,7 @@ impl Roots {
                 .map_or(0, |slash| slash + 1);
             let (parent, name) = below.split_at(cut);
             if name.is_empty() || name == b"." || name == b".." {
-                return Err(invalid("a job with no directory name"));
+                return Err(invalid("a job with no directory name").into());
             }
             let template = root.siblings();
             let mut state = template.path_state();
@@ -153,6 +187,14 @@ impl Roots {
         let mut path = Vec::new();
         let dir = job.enter(&mut path, filter);
         let fd = dir.open(follow)?;
+        if !ListingId::of(fd.as_raw_fd())?.same_cookies(&piece.lister) {
+            return Err(match piece.returned {
+                false => Unmade::OtherCookies,
+                true => Unmade::Failed(io::Error::other(
+                    "the directory was replaced while it was listed in pieces",
+                )),
+            });
+        }
         let giant = Giant::received(fd, piece.order, piece.extent, piece.from, piece.until);
         let piece = Piece {
             from: piece.from,
@@ -191,6 +233,7 @@ impl WireJob {
             flags |= 1 << 2;
             flags |= u8::from(piece.order == Order::Descending) << 3;
             flags |= u8::from(piece.until.is_some()) << 4;
+            flags |= u8::from(piece.returned) << 5;
         }
         out.extend_from_slice(&self.root.to_le_bytes());
         out.extend_from_slice(&self.depth.to_le_bytes());
@@ -199,6 +242,16 @@ impl WireJob {
             out.extend_from_slice(&piece.extent.to_le_bytes());
             out.extend_from_slice(&piece.from.to_le_bytes());
             out.extend_from_slice(&piece.until.unwrap_or(0).to_le_bytes());
+            let lister = &piece.lister;
+            for field in [
+                lister.host,
+                lister.device,
+                lister.inode,
+                lister.fs_type,
+                lister.fs_id,
+            ] {
+                out.extend_from_slice(&field.to_le_bytes());
+            }
         }
         let len = u32::try_from(self.below.len()).expect("a path is shorter than 4 GiB");
         out.extend_from_slice(&len.to_le_bytes());
@@ -214,6 +267,11 @@ impl WireJob {
             let (extent, r) = take_u64(rest)?;
             let (from, r) = take_u64(r)?;
             let (until, r) = take_u64(r)?;
+            let (host, r) = take_u64(r)?;
+            let (device, r) = take_u64(r)?;
+            let (inode, r) = take_u64(r)?;
+            let (fs_type, r) = take_u64(r)?;
+            let (fs_id, r) = take_u64(r)?;
             rest = r;
             Some(WirePiece {
                 order: match flags & (1 << 3) != 0 {
@@ -223,6 +281,14 @@ impl WireJob {
                 extent,
                 from,
                 until: (flags & (1 << 4) != 0).then_some(until),
+                lister: ListingId {
+                    host,
+                    device,
+                    inode,
+                    fs_type,
+                    fs_id,
+                },
+                returned: flags & (1 << 5) != 0,
             })
         } else {
             None
@@ -280,12 +346,22 @@ mod tests {
                 extent: u64::MAX,
                 from: 12,
                 until: None,
+                lister: ListingId {
+                    host: 1,
+                    device: 2,
+                    inode: 3,
+                    fs_type: 4,
+                    fs_id: u64::MAX,
+                },
+                returned: true,
             })),
             sample(Some(WirePiece {
                 order: Order::Ascending,
                 extent: 99,
                 from: 0,
                 until: Some(0),
+                lister: ListingId::default(),
+                returned: false,
             })),
             WireJob {
                 root: 0,

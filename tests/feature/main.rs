@@ -20,12 +20,22 @@ mod engine;
 mod entries;
 /// `--exec`, `--exec-batch`, `--exec-dir`, `--batch-size` (src/cli/exec.rs, src/exec).
 mod exec;
+/// `--files-from`: a list of paths tested instead of a walk (src/cli/walk.rs).
+mod files_from;
 /// What find and fd users type, refused or warned about (src/cli/hints.rs,
 /// src/cli/warnings.rs).
 mod hints;
 /// `--ignore` and its switches, `.ignore`, `.fdignore`, `--ignore-file`, `-H`, `-u`
 /// (src/cli/ignore_files.rs).
 mod ignore_files;
+/// git's index when it is not what git wrote: torn, SHA-256, without a checksum
+/// (src/ignore/index.rs).
+mod ignore_index;
+/// IO500's find phases (`find`, `find-easy`, `find-hard`) as IO500 builds their
+/// command lines, through `scripts/io500-find.sh`.
+mod io500_phases;
+/// `scripts/io500-find.sh`, IO500's find phase through pfind.
+mod io500_script;
 /// `-e`, `-n`, `-E`, `--ignore-contain`, `-p`, `--regex`, `--path-regex`,
 /// `--full-path`, `--and`, `-i`/`--case-sensitive` (src/cli/names.rs).
 mod names;
@@ -36,7 +46,11 @@ mod other;
 /// `-q`, `--color`, `--hyperlink`, `-a`, `-C`, `--strip-cwd-prefix`,
 /// `--path-separator`, `--max-results` (src/cli/output.rs).
 mod output;
+/// The status line on SIGUSR1 and `--progress` (src/cli/other.rs).
+mod progress;
 /// The README: its first screen, its options table, its examples run.
 mod readme;
+/// `--time`: the time filters on access, change and birth time (src/cli/entries.rs).
+mod times;
 /// The roots, `-L`/`--no-follow` and `-x` (src/cli/walk.rs).
 mod walk;

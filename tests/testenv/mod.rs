@@ -394,3 +394,34 @@ pub fn output_within(mut command: Command, limit: Duration) -> Output {
         stderr: err_reader.join().unwrap().unwrap(),
     }
 }
+
+/// Runs `work` on each of `ranks` cluster ranks as threads (`pfind::cluster`'s
+/// in-memory transport, messages delayed up to `delay`); what each returned, by
+/// rank. Panics if they have not all ended within a minute (a hang is how a
+/// cluster walk fails).
+pub fn on_ranks<T: Send + 'static>(
+    ranks: usize,
+    delay: Duration,
+    seed: u64,
+    work: impl Fn(&Arc<pfind::cluster::link::Link>) -> T + Send + Sync + 'static,
+) -> Vec<T> {
+    let work = Arc::new(work);
+    let (done, ended) = std::sync::mpsc::channel();
+    for transport in pfind::cluster::transport::Memory::ranks(ranks, delay, seed) {
+        let (work, done) = (work.clone(), done.clone());
+        std::thread::spawn(move || {
+            let link = pfind::cluster::link::Link::new(Box::new(transport));
+            let _ = done.send((link.rank(), work(&link)));
+        });
+    }
+    drop(done);
+    let mut ends: Vec<(usize, T)> = (0..ranks)
+        .map(|_| {
+            ended
+                .recv_timeout(Duration::from_secs(60))
+                .unwrap_or_else(|_| panic!("{ranks} ranks did not all end within a minute"))
+        })
+        .collect();
+    ends.sort_by_key(|(rank, _)| *rank);
+    ends.into_iter().map(|(_, end)| end).collect()
+}

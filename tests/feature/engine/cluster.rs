@@ -3,15 +3,14 @@
 //! once each, ends (a hang fails the test by its deadline), and adds up the same
 //! totals; pieces of a giant directory travel between ranks.
 
-use crate::testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
-use pfind::cluster::link::Link;
+use crate::testenv::{
+    assert_same_records, on_ranks, oracle_files, random_tree, split_records, Captured,
+};
 use pfind::cluster::rank::{self, Ended};
-use pfind::cluster::transport::Memory;
 use pfind::output::{Output, OutputMode};
 use pfind::report::Reporter;
 use pfind::Config;
 use std::os::unix::ffi::OsStrExt;
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// Runs `config` on `ranks` ranks as threads; rank 0's output and end, and every
@@ -23,31 +22,14 @@ fn cluster_walk(
     seed: u64,
 ) -> (Vec<u8>, Vec<Ended>) {
     let captured = Captured::default();
-    let (done, ended) = mpsc::channel();
-    for transport in Memory::ranks(ranks, delay, seed) {
-        let config = config.clone();
-        let captured = captured.clone();
-        let done = done.clone();
-        std::thread::spawn(move || {
-            let link = Link::new(Box::new(transport));
-            let stdout = Output::to_writer(Box::new(captured));
-            let output = rank::rank_output(&link, stdout);
-            let reporter = Reporter::new();
-            let end = rank::run(&config, &link, &output, &reporter);
-            let _ = done.send((link.rank(), end));
-        });
-    }
-    drop(done);
-    let mut ends: Vec<(usize, Ended)> = (0..ranks)
-        .map(|_| {
-            ended
-                .recv_timeout(Duration::from_secs(60))
-                .unwrap_or_else(|_| panic!("{ranks} ranks did not all end within a minute"))
-        })
-        .collect();
-    ends.sort_by_key(|(rank, _)| *rank);
+    let stdout = captured.clone();
+    let config = config.clone();
+    let ends = on_ranks(ranks, delay, seed, move |link| {
+        let output = rank::rank_output(link, Output::to_writer(Box::new(stdout.clone())));
+        rank::run(&config, link, &output, &Reporter::new())
+    });
     let bytes = captured.0.lock().unwrap().clone();
-    (bytes, ends.into_iter().map(|(_, end)| end).collect())
+    (bytes, ends)
 }
 
 fn paths_config(root: &std::ffi::OsStr, threads: usize) -> Config {
