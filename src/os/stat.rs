@@ -314,8 +314,9 @@ mod sys {
 
     pub(super) type Raw = libc::statx;
 
-    /// Tests set it to take the `fstatat` path as a kernel without `statx` does.
-    static NO_STATX: AtomicBool = AtomicBool::new(false);
+    /// Tests set it to take the `fstatat` path as a kernel without `statx` does
+    /// (read in tests only: see `statx`).
+    pub(super) static NO_STATX: AtomicBool = AtomicBool::new(false);
 
     /// `statx`'s mask for `fields`: their bits, and the type, which every caller
     /// reads.
@@ -473,11 +474,6 @@ mod sys {
     /// time leaves `STATX_BTIME` out of `stx_mask`.
     pub(super) fn birth(raw: &Raw) -> Option<(i64, u32)> {
         (raw.stx_mask & libc::STATX_BTIME != 0).then(|| time(raw, TimeField::Born))
-    }
-
-    #[cfg(test)]
-    pub(super) fn force_fallback(on: bool) {
-        NO_STATX.store(on, Ordering::Relaxed);
     }
 }
 
@@ -647,10 +643,10 @@ mod tests {
         std::fs::write(tmp.path().join("f"), b"12345").unwrap();
         let fd = open_dir_at(None, tmp.path().as_os_str().as_bytes(), false).unwrap();
         let statx = lstat_at(fd.as_raw_fd(), c"f", Fields::ALL).unwrap();
-        sys::force_fallback(true);
+        sys::NO_STATX.store(true, std::sync::atomic::Ordering::Relaxed);
         let fallback = lstat_at(fd.as_raw_fd(), c"f", Fields::ALL);
         let no_birth = lstat_at(fd.as_raw_fd(), c"f", Fields::BIRTH_REQUIRED);
-        sys::force_fallback(false);
+        sys::NO_STATX.store(false, std::sync::atomic::Ordering::Relaxed);
         let fallback = fallback.unwrap();
         assert_eq!(fallback.mode(), statx.mode());
         assert_eq!(fallback.size(), statx.size());
