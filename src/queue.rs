@@ -225,6 +225,8 @@ pub struct Pool<T> {
     latency: Option<LatencyTally>,
     /// See [`Pool::with_latency_bound_listings`].
     latency_bound_listings: bool,
+    /// See [`Pool::with_peers_elsewhere`].
+    peers_elsewhere: bool,
     /// Other ranks waiting for an answer to their ask (`peers`).
     hungry_peers: AtomicUsize,
     /// Directories set aside for those ranks (`peers`), made when the first asks.
@@ -278,6 +280,7 @@ impl<T> Pool<T> {
             depth_first: AtomicBool::new(false),
             latency: None,
             latency_bound_listings: false,
+            peers_elsewhere: false,
             hungry_peers: AtomicUsize::new(0),
             set_aside: OnceLock::new(),
         };
@@ -347,6 +350,22 @@ impl<T> Pool<T> {
     /// See [`Self::with_latency_bound_listings`].
     pub fn latency_bound_listings(&self) -> bool {
         self.latency_bound_listings
+    }
+
+    /// The same pool, shared with other processes (the ranks of a cluster walk),
+    /// which may ask for work while it runs.
+    pub fn with_peers_elsewhere(self, on: bool) -> Pool<T> {
+        Pool {
+            peers_elsewhere: on,
+            ..self
+        }
+    }
+
+    /// True when anyone but this pool's first worker may ever take a piece of a
+    /// listing: another slot, or a rank elsewhere. A walk for which this is false
+    /// need not watch its listings for a cut.
+    pub fn may_share_listings(&self) -> bool {
+        self.capacity() >= 2 || self.peers_elsewhere
     }
 
     /// Worker slots, with a thread or not: how many may ever take a directory.

@@ -152,7 +152,8 @@ fn run_walk(
     let pool = pool
         .with_frontier_limit(frontier)
         .with_latency_growth(growth_on_network)
-        .with_latency_bound_listings(roots.remote || config.share_mid_listing);
+        .with_latency_bound_listings(roots.remote || config.share_mid_listing)
+        .with_peers_elsewhere(peers.is_some());
     let shallow = ShallowFirst::new(roots.dirs.len());
     if config.progress {
         let progress = &crate::progress::PROGRESS;
