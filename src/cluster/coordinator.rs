@@ -68,181 +68,71 @@ struct Safra {
     round_out: bool,
 }
 
+/// What a rank's coordinator keeps from one look at its messages and its pool to
+/// the next.
+struct Trading {
+    safra: Safra,
+    /// An ask of this rank's is out, unanswered.
+    asked: bool,
+    /// How long to wait after the next "nothing" before asking again.
+    retry: Duration,
+    /// When this rank may ask again.
+    ask_after: Instant,
+    /// The other ranks were told to stop (or told rank 0 to tell them).
+    stop_sent: bool,
+    /// Asks held, oldest first, with when each came.
+    held: VecDeque<(usize, Instant)>,
+    /// The giant directories (as listed here) a rank sent pieces of back.
+    refused: HashSet<(usize, ListingId)>,
+    /// Picks the rank to ask.
+    random: XorShift,
+}
+
+impl Trading {
+    fn new(rank: usize) -> Trading {
+        Trading {
+            safra: Safra::default(),
+            asked: false,
+            retry: FIRST_RETRY,
+            ask_after: Instant::now(),
+            stop_sent: false,
+            held: VecDeque::new(),
+            refused: HashSet::new(),
+            random: XorShift::new((rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+        }
+    }
+}
+
 impl Peers for Coordinator<'_> {
     fn starts_with_roots(&self) -> bool {
         self.link.rank() == 0
     }
 
+    /// Until the walk is over: reads what came, answers the asks held, spreads a
+    /// stop, and when idle asks another rank for work and passes the token on.
     fn serve(&self, pool: &Pool<DirJob>, roots: &Roots) {
-        let (rank, ranks) = (self.link.rank(), self.link.ranks());
-        let next = (rank + 1) % ranks;
-        let mut safra = Safra::default();
-        let mut asked = false;
-        let mut retry = FIRST_RETRY;
-        let mut ask_after = Instant::now();
-        let mut stop_sent = false;
-        // Asks held, oldest first, with when each came.
-        let mut held: VecDeque<(usize, Instant)> = VecDeque::new();
-        // The giant directories (as listed here) a rank sent pieces of back.
-        let mut refused: HashSet<(usize, ListingId)> = HashSet::new();
-        let mut random = XorShift::new((rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut trading = Trading::new(self.link.rank());
         let mut pause = Pause::new();
-        'walk: loop {
+        loop {
             let mut heard = false;
             while let Some((from, message)) = self.link.try_receive() {
                 heard = true;
-                match message {
-                    Message::Ask => held.push_back((from, Instant::now())),
-                    Message::Work(wire) => {
-                        // Pieces sent back: their directory, as listed here, is
-                        // not offered to that rank again.
-                        for job in &wire {
-                            if let Some(piece) = job.piece.filter(|piece| piece.returned) {
-                                refused.insert((from, piece.lister));
-                            }
-                        }
-                        safra.count -= 1;
-                        safra.black = true;
-                        asked = false;
-                        retry = FIRST_RETRY;
-                        let mut jobs = Vec::with_capacity(wire.len());
-                        let mut back = Vec::new();
-                        for job in wire {
-                            match roots.job(&job, &self.config.filter, self.config.follow) {
-                                Ok(made) => jobs.push(made),
-                                Err(Unmade::Failed(err)) => {
-                                    self.reporter.path_error(&roots.printed(&job), &err)
-                                }
-                                Err(Unmade::OtherCookies) => back.push(job),
-                            }
-                        }
-                        if !pool.is_stopped() {
-                            pool.inject(jobs);
-                        }
-                        // Pieces this rank cannot list go back to their sender,
-                        // as work (counted as any), to be listed there.
-                        if !back.is_empty() {
-                            for job in &mut back {
-                                if let Some(piece) = &mut job.piece {
-                                    piece.returned = true;
-                                }
-                            }
-                            safra.count += 1;
-                            self.link.send(from, &Message::Work(back));
-                        }
-                    }
-                    Message::Nothing => {
-                        asked = false;
-                        ask_after = Instant::now() + retry;
-                        retry = (retry * 2).min(LAST_RETRY);
-                    }
-                    Message::Token { black, count } => safra.token = Some((black, count)),
-                    Message::Done => break 'walk,
-                    Message::Stop => {
-                        pool.stop();
-                        if rank == 0 && !stop_sent {
-                            stop_sent = true;
-                            for to in (1..ranks).filter(|&to| to != from) {
-                                self.link.send(to, &Message::Stop);
-                            }
-                        }
-                    }
-                    Message::Output(block) => {
-                        self.output.deliver(&block, self.reporter);
-                    }
-                    // Only after the walk (see `run`), or before it (`agree`).
-                    Message::Totals(_)
-                    | Message::Status(_)
-                    | Message::Verdict { .. }
-                    | Message::Agreed(_) => {}
+                if self.receive(&mut trading, pool, roots, from, message) {
+                    return self.end(pool);
                 }
             }
-            // Asks are answered with work as soon as there is some, or with
-            // nothing once held long enough (at once if this rank has stopped).
-            while let Some(&(asker, since)) = held.front() {
-                let given = match pool.is_stopped() {
-                    true => Vec::new(),
-                    false => pool.take_for_peer(),
-                };
-                // A job with no wire form (none is known) stays here, not lost.
-                let mut wire = Vec::with_capacity(given.len());
-                let mut kept = Vec::new();
-                for job in given {
-                    match roots.to_wire(&job) {
-                        Some(sent) if !refuses(&refused, asker, &sent) => wire.push(sent),
-                        _ => kept.push(job),
-                    }
-                }
-                pool.inject(kept);
-                if !wire.is_empty() {
-                    safra.count += 1;
-                    self.link.send(asker, &Message::Work(wire));
-                } else if pool.is_stopped() || since.elapsed() >= HOLD_ASK {
-                    self.link.send(asker, &Message::Nothing);
-                } else {
-                    break;
-                }
-                held.pop_front();
-            }
-            pool.set_hungry_peers(held.len());
-            if held.is_empty() {
+            self.answer_asks(&mut trading, pool, roots);
+            pool.set_hungry_peers(trading.held.len());
+            if trading.held.is_empty() {
                 pool.return_set_aside();
             }
-            // The walk stopped here early (`-q` found a match, rank 0's output
-            // closed): every rank stops.
-            if pool.is_stopped() && !stop_sent {
-                stop_sent = true;
-                match rank {
-                    0 => (1..ranks).for_each(|to| self.link.send(to, &Message::Stop)),
-                    _ => self.link.send(0, &Message::Stop),
-                }
-            }
+            self.spread_stop(&mut trading, pool);
             // Idle: nothing queued or being read here, and only work sent from
             // elsewhere can change that.
-            let idle = pool.is_idle() || pool.is_stopped();
-            if idle {
-                if ranks == 1 {
-                    break 'walk;
-                }
-                if !asked && !pool.is_stopped() && Instant::now() >= ask_after {
-                    let victim = loop {
-                        let victim = (random.draw() % ranks as u64) as usize;
-                        if victim != rank {
-                            break victim;
-                        }
-                    };
-                    self.link.send(victim, &Message::Ask);
-                    asked = true;
-                }
-                if rank == 0 {
-                    if let Some((black, count)) = safra.token.take() {
-                        safra.round_out = false;
-                        if !black && !safra.black && count + safra.count == 0 {
-                            (1..ranks).for_each(|to| self.link.send(to, &Message::Done));
-                            break 'walk;
-                        }
-                    }
-                    if !safra.round_out {
-                        safra.round_out = true;
-                        safra.black = false;
-                        self.link.send(
-                            next,
-                            &Message::Token {
-                                black: false,
-                                count: 0,
-                            },
-                        );
-                    }
-                } else if let Some((black, count)) = safra.token.take() {
-                    let token = Message::Token {
-                        black: black || safra.black,
-                        count: count + safra.count,
-                    };
-                    safra.black = false;
-                    self.link.send(next, &token);
-                }
+            if (pool.is_idle() || pool.is_stopped()) && self.when_idle(&mut trading, pool) {
+                return self.end(pool);
             }
-            if !held.is_empty() {
+            if !trading.held.is_empty() {
                 std::thread::sleep(HOLDING_POLL);
             } else if heard {
                 pause.reset();
@@ -250,9 +140,194 @@ impl Peers for Coordinator<'_> {
                 pause.wait();
             }
         }
-        // Ranks still asking are told the walk is over by rank 0.
+    }
+}
+
+impl Coordinator<'_> {
+    /// Acts on one message `from` a rank; true when it says the walk is over.
+    fn receive(
+        &self,
+        trading: &mut Trading,
+        pool: &Pool<DirJob>,
+        roots: &Roots,
+        from: usize,
+        message: Message,
+    ) -> bool {
+        match message {
+            Message::Ask => trading.held.push_back((from, Instant::now())),
+            Message::Work(wire) => {
+                // Pieces sent back: their directory, as listed here, is not offered
+                // to that rank again.
+                for job in &wire {
+                    if let Some(piece) = job.piece.filter(|piece| piece.returned) {
+                        trading.refused.insert((from, piece.lister));
+                    }
+                }
+                trading.safra.count -= 1;
+                trading.safra.black = true;
+                trading.asked = false;
+                trading.retry = FIRST_RETRY;
+                self.take_work(trading, pool, roots, from, wire);
+            }
+            Message::Nothing => {
+                trading.asked = false;
+                trading.ask_after = Instant::now() + trading.retry;
+                trading.retry = (trading.retry * 2).min(LAST_RETRY);
+            }
+            Message::Token { black, count } => trading.safra.token = Some((black, count)),
+            Message::Done => return true,
+            Message::Stop => {
+                pool.stop();
+                if self.link.rank() == 0 && !trading.stop_sent {
+                    trading.stop_sent = true;
+                    for to in (1..self.link.ranks()).filter(|&to| to != from) {
+                        self.link.send(to, &Message::Stop);
+                    }
+                }
+            }
+            Message::Output(block) => {
+                self.output.deliver(&block, self.reporter);
+            }
+            // Only after the walk (see `run`), or before it (`agree`).
+            Message::Totals(_)
+            | Message::Status(_)
+            | Message::Verdict { .. }
+            | Message::Agreed(_) => {}
+        }
+        false
+    }
+
+    /// Queues the directories rank `from` sent, as jobs of this rank's (each one
+    /// that cannot be made one is reported); pieces this rank cannot list go back
+    /// to their sender, as work (counted as any), to be listed there.
+    fn take_work(
+        &self,
+        trading: &mut Trading,
+        pool: &Pool<DirJob>,
+        roots: &Roots,
+        from: usize,
+        wire: Vec<WireJob>,
+    ) {
+        let mut jobs = Vec::with_capacity(wire.len());
+        let mut back = Vec::new();
+        for job in wire {
+            match roots.job(&job, &self.config.filter, self.config.follow) {
+                Ok(made) => jobs.push(made),
+                Err(Unmade::Failed(err)) => self.reporter.path_error(&roots.printed(&job), &err),
+                Err(Unmade::OtherCookies) => back.push(job),
+            }
+        }
+        if !pool.is_stopped() {
+            pool.inject(jobs);
+        }
+        if !back.is_empty() {
+            for job in &mut back {
+                if let Some(piece) = &mut job.piece {
+                    piece.returned = true;
+                }
+            }
+            trading.safra.count += 1;
+            self.link.send(from, &Message::Work(back));
+        }
+    }
+
+    /// Asks are answered with work as soon as there is some, or with nothing once
+    /// held long enough (at once if this rank has stopped).
+    fn answer_asks(&self, trading: &mut Trading, pool: &Pool<DirJob>, roots: &Roots) {
+        while let Some(&(asker, since)) = trading.held.front() {
+            let given = match pool.is_stopped() {
+                true => Vec::new(),
+                false => pool.take_for_peer(),
+            };
+            // A job with no wire form (none is known) stays here, not lost.
+            let mut wire = Vec::with_capacity(given.len());
+            let mut kept = Vec::new();
+            for job in given {
+                match roots.to_wire(&job) {
+                    Some(sent) if !refuses(&trading.refused, asker, &sent) => wire.push(sent),
+                    _ => kept.push(job),
+                }
+            }
+            pool.inject(kept);
+            if !wire.is_empty() {
+                trading.safra.count += 1;
+                self.link.send(asker, &Message::Work(wire));
+            } else if pool.is_stopped() || since.elapsed() >= HOLD_ASK {
+                self.link.send(asker, &Message::Nothing);
+            } else {
+                break;
+            }
+            trading.held.pop_front();
+        }
+    }
+
+    /// The walk stopped here early (`-q` found a match, rank 0's output closed):
+    /// every rank stops.
+    fn spread_stop(&self, trading: &mut Trading, pool: &Pool<DirJob>) {
+        if pool.is_stopped() && !trading.stop_sent {
+            trading.stop_sent = true;
+            match self.link.rank() {
+                0 => (1..self.link.ranks()).for_each(|to| self.link.send(to, &Message::Stop)),
+                _ => self.link.send(0, &Message::Stop),
+            }
+        }
+    }
+
+    /// With nothing to do here: asks a rank drawn at random for work (one ask out
+    /// at a time, spaced by the "nothing"s), and plays this rank's part of Safra's
+    /// token ring. True when the walk is over: one rank alone, or rank 0 saw the
+    /// token come back white with every message received.
+    fn when_idle(&self, trading: &mut Trading, pool: &Pool<DirJob>) -> bool {
+        let (rank, ranks) = (self.link.rank(), self.link.ranks());
+        if ranks == 1 {
+            return true;
+        }
+        if !trading.asked && !pool.is_stopped() && Instant::now() >= trading.ask_after {
+            let victim = loop {
+                let victim = (trading.random.draw() % ranks as u64) as usize;
+                if victim != rank {
+                    break victim;
+                }
+            };
+            self.link.send(victim, &Message::Ask);
+            trading.asked = true;
+        }
+        let safra = &mut trading.safra;
+        let next = (rank + 1) % ranks;
+        if rank != 0 {
+            if let Some((black, count)) = safra.token.take() {
+                let token = Message::Token {
+                    black: black || safra.black,
+                    count: count + safra.count,
+                };
+                safra.black = false;
+                self.link.send(next, &token);
+            }
+            return false;
+        }
+        if let Some((black, count)) = safra.token.take() {
+            safra.round_out = false;
+            if !black && !safra.black && count + safra.count == 0 {
+                (1..ranks).for_each(|to| self.link.send(to, &Message::Done));
+                return true;
+            }
+        }
+        if !safra.round_out {
+            safra.round_out = true;
+            safra.black = false;
+            let token = Message::Token {
+                black: false,
+                count: 0,
+            };
+            self.link.send(next, &token);
+        }
+        false
+    }
+
+    /// The walk is over: ranks still asking are told so by rank 0; the hold the
+    /// scheduler took is let go, and the workers, all idle, end.
+    fn end(&self, pool: &Pool<DirJob>) {
         pool.set_hungry_peers(0);
-        // Let go of the hold: the workers, all idle, end.
         pool.finish_dir();
     }
 }
