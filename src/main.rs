@@ -84,6 +84,9 @@ fn run() -> ExitStatus {
         output.deliver(&generate::render(what), &reporter);
         return reporter.exit_status();
     }
+    if cli.index.index_list || cli.index.index_drop {
+        return index_command(&cli, &output, &reporter);
+    }
     for warning in cli.warnings() {
         reporter.warning(&warning);
     }
@@ -120,6 +123,27 @@ fn run() -> ExitStatus {
     );
     if config.stats {
         print_stats(&summary, took);
+    }
+    reporter.exit_status()
+}
+
+/// `--index-list` and `--index-drop`: what they print, or one error line.
+fn index_command(cli: &cli::Cli, output: &Output, reporter: &Reporter) -> ExitStatus {
+    let done = if cli.index.index_list {
+        pfind::index::list_text()
+    } else {
+        let roots = match cli.roots.as_slice() {
+            [] => vec![std::ffi::OsString::from(".")],
+            roots => roots.to_vec(),
+        };
+        pfind::index::drop_roots(&roots)
+            .map(|lines| lines.iter().map(|line| format!("{line}\n")).collect())
+    };
+    match done {
+        Ok(text) => {
+            output.deliver(text.as_bytes(), reporter);
+        }
+        Err(why) => reporter.error("--index", &std::io::Error::other(why)),
     }
     reporter.exit_status()
 }

@@ -18,6 +18,7 @@
 //! directories on the path that loops are checked against.
 
 mod emit;
+mod indexed;
 mod job;
 mod listings;
 mod loops;
@@ -33,6 +34,7 @@ pub use wire::{Roots, WireJob, WirePiece};
 use crate::config::Config;
 use crate::descriptors::Anchor;
 use crate::ignore::{Decision, DirRules, Gate, Listed, Marks};
+use crate::index::{IndexRun, Recorder};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
 use crate::os::stat::lstat_at;
@@ -67,6 +69,9 @@ pub struct Walker<'a> {
     /// left out, and the copy of each listing it is applied to.
     gate: Option<&'a Gate>,
     listing: Listing,
+    /// `--index`: where listings may come from and what this worker recorded.
+    index: Option<&'a IndexRun>,
+    recorder: Recorder,
     /// True while this is the first worker, walking before any other has started
     /// (`run_until_shareable`): a giant directory is cut for the workers to come.
     alone: bool,
@@ -124,8 +129,16 @@ impl<'a> Walker<'a> {
             visitor: Visitor::new(config, pool, output, reporter, limit, shallow, watch_disk),
             gate: None,
             listing: Listing::default(),
+            index: None,
+            recorder: Recorder::default(),
             alone: false,
         }
+    }
+
+    /// The walker, taking listings from `index` where it can (`--index`).
+    pub fn with_index(mut self, index: Option<&'a IndexRun>) -> Walker<'a> {
+        self.index = index;
+        self
     }
 
     /// The walker, leaving out what `gate` decides to skip.
@@ -164,6 +177,9 @@ impl<'a> Walker<'a> {
             self.walk_one(&job, slot);
         }
         self.visitor.flush();
+        if let Some(index) = self.index {
+            index.collect(std::mem::take(&mut self.recorder));
+        }
         if let Some(run) = self.visitor.formatted.take().and_then(|r| r.into_kept()) {
             let mut run = run;
             run.sort();
@@ -284,6 +300,8 @@ impl<'a> Walker<'a> {
             visitor,
             gate,
             listing,
+            index,
+            recorder,
             ..
         } = self;
         let config = visitor.config;
@@ -341,10 +359,27 @@ impl<'a> Walker<'a> {
         let pool = visitor.pool;
         let stop = pool.stop_flag();
         let mut rules = None;
-        // `-t e` and a network filesystem list out of line, tested first: in any other
-        // place the branch cost the plain listing of a local walk more (see
-        // `list_out_of_line`).
-        let listed = if gate.is_none()
+        // `--index` (one test of an `Option`), then `-t e` and a network filesystem,
+        // out of line: in any other place the branch cost the plain listing of a
+        // local walk more (see `list_out_of_line`).
+        let listed = if let Some(index) = *index {
+            let (gate, rules) = (*gate, &mut rules);
+            let here = indexed::Here {
+                job,
+                dir: &dir,
+                fd,
+                crossing,
+            };
+            indexed::list(
+                reader,
+                listing,
+                visitor,
+                (index, recorder),
+                gate,
+                rules,
+                here,
+            )
+        } else if gate.is_none()
             && (job.print_if_empty() || pool.latency_bound_listings() || job.piece().is_some())
         {
             let listing = SharedListing {
@@ -369,22 +404,9 @@ impl<'a> Walker<'a> {
                     listing.push(&entry);
                 }
             });
-            visitor.found.examined += listing.entries.len() as u64;
-            let visit_entries = dir.depth < config.filter.max_depth && !crossing;
-            // Rules are read only for a directory whose entries are visited.
-            if visit_entries {
-                let here = gated_rules(gate, job, &dir, fd, listing.marks, visitor.reporter);
-                visit_gated(gate, &here, listing, visitor, &dir, fd);
-                rules = Some(here.0);
-            }
-            // A listing cut short by the stop proves nothing about emptiness.
-            if job.print_if_empty()
-                && listed.is_ok()
-                && listing.entries.is_empty()
-                && !pool.is_stopped()
-            {
-                visitor.match_empty_dir(&dir, fd);
-            }
+            let (listed, here) =
+                visit_gated_listing(gate, job, &dir, fd, listing, visitor, crossing, listed);
+            rules = here;
             listed
         } else {
             // Built only where a batch filled the buffer: made before the listing,
@@ -464,6 +486,39 @@ fn children_anchor(
         Ok(Ok(anchor)) => (Some(anchor), true),
         _closed_on_drop => (job.anchor().cloned(), false),
     }
+}
+
+/// The entries of `listing`, the whole listing of `dir` (open as `fd`; `listed` is
+/// how its reading ended), as `gate` leaves them, to the visitor; with `-t e`, the
+/// directory itself if it is empty. Returns `listed` and the rules in force in the
+/// directory, if its entries were visited.
+#[allow(clippy::too_many_arguments)]
+fn visit_gated_listing(
+    gate: &Gate,
+    job: &DirJob,
+    dir: &job::Dir<'_>,
+    fd: std::os::fd::RawFd,
+    listing: &mut Listing,
+    visitor: &mut Visitor<'_>,
+    crossing: bool,
+    listed: std::io::Result<()>,
+) -> (std::io::Result<()>, Option<Arc<DirRules>>) {
+    let config = visitor.config;
+    let pool = visitor.pool;
+    let mut rules = None;
+    visitor.found.examined += listing.entries.len() as u64;
+    let visit_entries = dir.depth < config.filter.max_depth && !crossing;
+    // Rules are read only for a directory whose entries are visited.
+    if visit_entries {
+        let here = gated_rules(gate, job, dir, fd, listing.marks, visitor.reporter);
+        visit_gated(gate, &here, listing, visitor, dir, fd);
+        rules = Some(here.0);
+    }
+    // A listing cut short by the stop proves nothing about emptiness.
+    if job.print_if_empty() && listed.is_ok() && listing.entries.is_empty() && !pool.is_stopped() {
+        visitor.match_empty_dir(dir, fd);
+    }
+    (listed, rules)
 }
 
 /// The rules in force in the directory `dir` (open as `fd`) of `job`, and whether
