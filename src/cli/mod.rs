@@ -429,7 +429,6 @@ const SHORT_HELP_OPTIONS: &[&str] = &[
     "json",
     "sort",
     "max_results",
-    "index",
     "exec",
     "exec_batch",
     "threads",
