@@ -30,12 +30,24 @@
  * threads a walker runs, and only more mounts (more clients) go faster. That is
  * what `benchmark.py --cluster` measures pfind-mpi with.
  *
- * Usage: latencyfs [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT
+ * -s stands in for servers whose cookies are not their source's (issue 47): each
+ * open takes a snapshot of the directory and numbers its entries, as libfuse's
+ * "fill" mode does for bindfs, sshfs, fuse2fs and most fusepy filesystems
+ * (`snapshot`: entry i's cookie is i + 1, so every open re-reads the whole
+ * directory, and a cookie names another entry once anything before it changed);
+ * `partial` numbers them so that the cookies are exact (any open seeks to any
+ * of them) but ascend for the first half of the listing only, the second half
+ * taking the low numbers.
+ *
+ * Usage: latencyfs [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u]
+ *                  [-s snapshot|partial] [-o OPENSFILE] SOURCE MOUNTPOINT
  *   -d  the delay of every request (default 1000)
  *   -m  at most this many requests held at once (default: no cap)
  *   -c  written at unmount: the number of requests served and the most held
  *       at once, on one line
  *   -u  readdir gives no file types (DT_UNKNOWN), as some network filesystems do
+ *   -s  number each open's snapshot of a directory (see above)
+ *   -o  written at unmount: the number of opendir requests served
  * It runs in the foreground until unmounted (fusermount3 -u MOUNTPOINT).
  */
 #define FUSE_USE_VERSION 31
@@ -61,7 +73,12 @@ static int source_fd = -1;
 static long delay_us = 1000;
 static const char *count_file;
 static int no_types;
-static atomic_ulong requests;
+/* -s: 0 passes the source's cookies on; otherwise each open's snapshot is
+ * numbered, SNAPSHOT in order, PARTIAL ascending for the first half only. */
+enum { PASSTHROUGH, SNAPSHOT, PARTIAL };
+static int numbering = PASSTHROUGH;
+static const char *opens_file;
+static atomic_ulong requests, opendirs;
 /* Requests being held now, and the most held at once. */
 static atomic_long in_flight, peak_in_flight;
 /* -m: the slots a request takes for its delay, when capped. */
@@ -129,6 +146,13 @@ static void *lat_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
 
 static void lat_destroy(void *private_data) {
     (void)private_data;
+    if (opens_file) {
+        FILE *out = fopen(opens_file, "w");
+        if (out) {
+            fprintf(out, "%lu\n", atomic_load(&opendirs));
+            fclose(out);
+        }
+    }
     if (!count_file)
         return;
     FILE *out = fopen(count_file, "w");
@@ -155,18 +179,105 @@ static int lat_readlink(const char *path, char *buf, size_t size) {
     return 0;
 }
 
+/* An open directory: the source's stream, or (-s) the snapshot taken at open. */
+struct snapshot_entry {
+    char *name;
+    ino_t ino;
+    unsigned char type;
+};
+struct open_dir {
+    DIR *dir;
+    struct snapshot_entry *entries;
+    size_t count;
+};
+
+static int take_snapshot(struct open_dir *open_dir) {
+    size_t room = 0;
+    for (;;) {
+        errno = 0;
+        struct dirent *entry = readdir(open_dir->dir);
+        if (!entry)
+            return errno ? -errno : 0;
+        if (open_dir->count == room) {
+            room = room ? room * 2 : 256;
+            void *grown = realloc(open_dir->entries, room * sizeof *open_dir->entries);
+            if (!grown)
+                return -ENOMEM;
+            open_dir->entries = grown;
+        }
+        struct snapshot_entry *kept = &open_dir->entries[open_dir->count++];
+        kept->name = strdup(entry->d_name);
+        kept->ino = entry->d_ino;
+        kept->type = entry->d_type;
+        if (!kept->name)
+            return -ENOMEM;
+    }
+}
+
 static int lat_opendir(const char *path, struct fuse_file_info *fi) {
     hold();
+    atomic_fetch_add_explicit(&opendirs, 1, memory_order_relaxed);
     int fd = openat(source_fd, relative(path), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return -errno;
-    DIR *dir = fdopendir(fd);
-    if (!dir) {
+    struct open_dir *open_dir = calloc(1, sizeof *open_dir);
+    if (!open_dir) {
+        close(fd);
+        return -ENOMEM;
+    }
+    open_dir->dir = fdopendir(fd);
+    if (!open_dir->dir) {
         int err = errno;
         close(fd);
+        free(open_dir);
         return -err;
     }
-    fi->fh = (uint64_t)(uintptr_t)dir;
+    if (numbering != PASSTHROUGH) {
+        int err = take_snapshot(open_dir);
+        if (err) {
+            closedir(open_dir->dir);
+            free(open_dir);
+            return err;
+        }
+    }
+    fi->fh = (uint64_t)(uintptr_t)open_dir;
+    return 0;
+}
+
+/* -s: the cookie of the position before entry `index` of a snapshot of `count`
+ * (1 .. count, 0 being the start), and back. PARTIAL gives the first half the
+ * high numbers and the second half the low ones: exact, ascending in parts. */
+static off_t cookie_of(size_t index, size_t count) {
+    if (numbering == SNAPSHOT || index == 0)
+        return (off_t)index;
+    size_t half = count / 2;
+    return (off_t)(index <= half ? index + (count - half) : index - half);
+}
+
+static size_t index_of(off_t cookie, size_t count) {
+    if (numbering == SNAPSHOT || cookie <= 0)
+        return (size_t)(cookie < 0 ? 0 : cookie);
+    size_t half = count / 2, at = (size_t)cookie;
+    if (at > count)
+        return count;
+    return at > count - half ? at - (count - half) : at + half;
+}
+
+static int snapshot_readdir(struct open_dir *open_dir, void *buf, fuse_fill_dir_t fill,
+                            off_t offset) {
+    size_t count = open_dir->count;
+    for (size_t index = index_of(offset, count); index < count; index++) {
+        struct snapshot_entry *entry = &open_dir->entries[index];
+        struct stat st;
+        memset(&st, 0, sizeof st);
+        st.st_ino = entry->ino;
+        if (!no_types)
+            st.st_mode = (mode_t)DTTOIF(entry->type);
+        /* The cookie after the last entry ends the listing. */
+        off_t next = index + 1 == count ? (off_t)count + 1 : cookie_of(index + 1, count);
+        if (fill(buf, entry->name, &st, next, 0))
+            return 0;
+    }
     return 0;
 }
 
@@ -175,7 +286,10 @@ static int lat_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
     (void)path;
     (void)flags;
     hold();
-    DIR *dir = (DIR *)(uintptr_t)fi->fh;
+    struct open_dir *open_dir = (struct open_dir *)(uintptr_t)fi->fh;
+    if (numbering != PASSTHROUGH)
+        return snapshot_readdir(open_dir, buf, fill, offset);
+    DIR *dir = open_dir->dir;
     if (offset != telldir(dir))
         seekdir(dir, offset);
     for (;;) {
@@ -201,7 +315,12 @@ static int lat_readdir(const char *path, void *buf, fuse_fill_dir_t fill, off_t 
 static int lat_releasedir(const char *path, struct fuse_file_info *fi) {
     (void)path;
     hold();
-    closedir((DIR *)(uintptr_t)fi->fh);
+    struct open_dir *open_dir = (struct open_dir *)(uintptr_t)fi->fh;
+    for (size_t index = 0; index < open_dir->count; index++)
+        free(open_dir->entries[index].name);
+    free(open_dir->entries);
+    closedir(open_dir->dir);
+    free(open_dir);
     return 0;
 }
 
@@ -243,7 +362,9 @@ static const struct fuse_operations operations = {
 };
 
 static int usage(const char *argv0) {
-    fprintf(stderr, "usage: %s [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] SOURCE MOUNTPOINT\n",
+    fprintf(stderr,
+            "usage: %s [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] "
+            "[-s snapshot|partial] [-o OPENSFILE] SOURCE MOUNTPOINT\n",
             argv0);
     return 2;
 }
@@ -251,7 +372,7 @@ static int usage(const char *argv0) {
 int main(int argc, char **argv) {
     int opt;
     long cap = 0;
-    while ((opt = getopt(argc, argv, "d:m:c:u")) != -1) {
+    while ((opt = getopt(argc, argv, "d:m:c:us:o:")) != -1) {
         switch (opt) {
         case 'd':
             delay_us = atol(optarg);
@@ -266,6 +387,17 @@ int main(int argc, char **argv) {
             break;
         case 'u':
             no_types = 1;
+            break;
+        case 's':
+            if (strcmp(optarg, "snapshot") == 0)
+                numbering = SNAPSHOT;
+            else if (strcmp(optarg, "partial") == 0)
+                numbering = PARTIAL;
+            else
+                return usage(argv[0]);
+            break;
+        case 'o':
+            opens_file = optarg;
             break;
         default:
             return usage(argv[0]);

@@ -4,7 +4,7 @@
 //! walk that met no limit would hold every match in memory before the commands were
 //! half done. So a worker that hands over a match when the queue is full waits, and
 //! the walk goes at the pace of the commands. The bound is also what makes the
-//! commands start while the walk goes on (tests/exec.rs shows it): a full queue
+//! commands start while the walk goes on (tests/feature/exec.rs shows it): a full queue
 //! means the walk is waiting for commands that are running.
 //!
 //! Each side is woken only when it waits, and a walk waiting for room only once

@@ -17,7 +17,7 @@
 //!
 //! A hand-written reader rather than `gix-index`: it needs no stat data, no
 //! extension, no checksum and none of the object crates `gix-index` brings, and it is
-//! checked against `git ls-files` itself (tests/ignore.rs).
+//! checked against `git ls-files` itself (tests/feature/ignore_files.rs).
 
 use std::fmt;
 

@@ -8,7 +8,7 @@
 
 #[cfg(target_os = "linux")]
 use super::cookies::{self, Step};
-use super::cookies::{Piece, Positions};
+use super::cookies::{Piece, Positions, Untaken};
 use std::ffi::CStr;
 use std::io;
 use std::mem::MaybeUninit;
@@ -290,39 +290,97 @@ impl DirReader {
     }
 
     /// Lists one piece of the open directory `dir` (see `os::cookies`): seeks to its
-    /// start and calls `each` for the entries in it, until its end. `full_batch`
-    /// runs after each batch that filled the buffer, with where the listing is (the
-    /// position of the next entry, if the batch gave a safe one): true ends the
-    /// listing there, its rest handed to others. With `any_batch` it runs after
-    /// every batch (on a network filesystem, whose batches are its server's size
-    /// and never fill the buffer). Only `getdents64` has cookies.
+    /// start and calls `each` for the entries in it, until its end, following its
+    /// positions in `positions` (made for `piece`). `full_batch` runs after each
+    /// batch that filled the buffer, with where the listing is (the position of the
+    /// next entry, if the batch gave a safe one): true ends the listing there, its
+    /// rest handed to others. With `any_batch` it runs after every batch (on a
+    /// network filesystem, whose batches are its server's size and never fill the
+    /// buffer). Only `getdents64` has cookies.
     #[allow(clippy::too_many_arguments)]
     pub fn read_piece(
         &mut self,
         dir: RawFd,
+        positions: &mut Positions,
         piece: Piece,
         any_batch: bool,
         stop: &AtomicBool,
         mut each: impl FnMut(RawEntry<'_>),
         mut full_batch: impl FnMut(Option<u64>, &Positions) -> bool,
-    ) -> io::Result<()> {
+    ) -> io::Result<PieceEnd> {
         #[cfg(target_os = "linux")]
         if self.kind == ReaderKind::Getdents {
             let full = match any_batch {
                 true => 0,
                 false => self.buffer.len() - MAX_RECORD,
             };
-            return read_piece(
+            let piece_read = PieceRead {
                 dir,
-                &mut self.buffer,
                 piece,
                 full,
                 stop,
+            };
+            return read_piece(
+                piece_read,
+                &mut self.buffer,
+                positions,
                 &mut each,
                 &mut full_batch,
             );
         }
-        let _ = (dir, piece, any_batch, stop, &mut each, &mut full_batch);
+        let _ = (
+            dir,
+            positions,
+            piece,
+            any_batch,
+            stop,
+            &mut each,
+            &mut full_batch,
+        );
+        Err(io::Error::from(io::ErrorKind::Unsupported))
+    }
+
+    /// Lists the open directory `dir` from its start, calling `each` only for the
+    /// entries whose positions `untaken` still wants: the rest of a giant
+    /// directory whose split failed its checks (see `walker::split`).
+    pub fn read_untaken(
+        &mut self,
+        dir: RawFd,
+        untaken: &Untaken,
+        stop: &AtomicBool,
+        mut each: impl FnMut(RawEntry<'_>),
+    ) -> io::Result<()> {
+        #[cfg(target_os = "linux")]
+        if self.kind == ReaderKind::Getdents {
+            cookies::seek(dir, 0)?;
+            let mut position = 0;
+            loop {
+                if stop.load(Ordering::Relaxed) {
+                    return Ok(());
+                }
+                let filled = match getdents(dir, &mut self.buffer)? {
+                    None => continue,
+                    Some(&[]) => return Ok(()),
+                    Some(filled) => filled,
+                };
+                let mut offset = 0;
+                for record in cookies::records(filled) {
+                    let bytes = &filled[offset..offset + record.len];
+                    offset += record.len;
+                    let at = std::mem::replace(&mut position, record.next);
+                    if !cookies::is_dot(record.name) && untaken.wants(at) {
+                        each(RawEntry {
+                            name_area: &bytes[dirent64::NAME..],
+                            kind: EntryKind::from_d_type(bytes[dirent64::TYPE]),
+                        });
+                    }
+                }
+                if offset != filled.len() {
+                    return Err(malformed());
+                }
+            }
+        }
+        let _ = (dir, untaken, stop, &mut each);
         Err(io::Error::from(io::ErrorKind::Unsupported))
     }
 
@@ -406,40 +464,85 @@ fn read_getdents(
 #[cfg(target_os = "linux")]
 const MAX_RECORD: usize = (dirent64::NAME + 256).next_multiple_of(8);
 
+/// How the listing of a piece ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PieceEnd {
+    /// The directory's end.
+    EndOfDirectory,
+    /// A record that is not the piece's ([`Step::End`]): past its end, or out of
+    /// order.
+    Ended,
+    /// `full_batch` took the rest, or the walk stopped.
+    Handed,
+    /// The first record was not the entry the piece was cut before
+    /// ([`Piece::first`]): nothing was taken.
+    NotItsFirst,
+}
+
+/// What [`read_piece`] lists, besides its buffer and callbacks.
+#[cfg(target_os = "linux")]
+struct PieceRead<'s> {
+    dir: RawFd,
+    piece: Piece,
+    full: usize,
+    stop: &'s AtomicBool,
+}
+
+#[cfg(target_os = "linux")]
+fn malformed() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::InvalidData,
+        "malformed directory record from getdents64",
+    )
+}
+
 /// [`DirReader::read_piece`] with `getdents64`.
 #[cfg(target_os = "linux")]
 fn read_piece(
-    dir: RawFd,
+    read: PieceRead<'_>,
     buffer: &mut [MaybeUninit<u8>],
-    piece: Piece,
-    full: usize,
-    stop: &AtomicBool,
+    positions: &mut Positions,
     each: &mut impl FnMut(RawEntry<'_>),
     full_batch: &mut impl FnMut(Option<u64>, &Positions) -> bool,
-) -> io::Result<()> {
+) -> io::Result<PieceEnd> {
+    let PieceRead {
+        dir,
+        piece,
+        full,
+        stop,
+    } = read;
     cookies::seek(dir, piece.from)?;
-    let mut positions = Positions::new(piece);
     let mut first = true;
     loop {
         if stop.load(Ordering::Relaxed) {
-            return Ok(());
+            return Ok(PieceEnd::Handed);
         }
         let filled = match getdents(dir, buffer)? {
             None => continue,
-            Some(&[]) => return Ok(()),
+            Some(&[]) => return Ok(PieceEnd::EndOfDirectory),
             Some(filled) => filled,
         };
         let mut offset = 0;
         for record in cookies::records(filled) {
             let bytes = &filled[offset..offset + record.len];
             offset += record.len;
-            // The entry where the piece was cut may have gone: then the first
-            // record is the next one, which may be the next piece's first.
-            if std::mem::take(&mut first)
-                && positions.first_may_be_next_pieces(&record)
-                && next_piece_starts_with(dir, piece, &record)
-            {
-                return Ok(());
+            if std::mem::take(&mut first) {
+                match piece.first {
+                    // Listed: the first record must be the entry the cut was
+                    // made before, or its position is not known.
+                    Some(entry) if !entry.is(&record) => return Ok(PieceEnd::NotItsFirst),
+                    Some(_) => {}
+                    // Keyed: the entry where the piece was cut may have gone;
+                    // then the first record is the next one, which may be the
+                    // next piece's first.
+                    None => {
+                        if positions.first_may_be_next_pieces(&record)
+                            && next_piece_starts_with(dir, piece, &record)
+                        {
+                            return Ok(PieceEnd::Ended);
+                        }
+                    }
+                }
             }
             match positions.step(&record) {
                 Step::Take => each(RawEntry {
@@ -447,19 +550,16 @@ fn read_piece(
                     kind: EntryKind::from_d_type(bytes[dirent64::TYPE]),
                 }),
                 Step::Skip => {}
-                Step::End => return Ok(()),
+                Step::End => return Ok(PieceEnd::Ended),
             }
         }
         if offset != filled.len() {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidData,
-                "malformed directory record from getdents64",
-            ));
+            return Err(malformed());
         }
-        if filled.len() > full && !positions.disordered() {
+        if filled.len() > full {
             let cut = cookies::last_positions(filled, piece.order);
-            if full_batch(cut, &positions) {
-                return Ok(());
+            if full_batch(cut, positions) {
+                return Ok(PieceEnd::Handed);
             }
         }
     }

@@ -8,10 +8,12 @@ use crate::filter::path::PathState;
 use crate::filter::types::KindSet;
 use crate::filter::Filter;
 use crate::ignore::DirRules;
-use crate::os::cookies::{self, Order, Piece};
+use crate::os::cookies::{self, Order, Piece, Taken, Trust, Untaken};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::sync::Mutex;
 
 /// What a walk found: the whole walk's, or one worker's share of it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -473,7 +475,8 @@ impl Siblings {
     }
 }
 
-/// What the pieces of one directory's listing share.
+/// What the pieces of one directory's listing share, and the ledger that says
+/// whether the split held (see `walker::split`).
 pub struct Giant {
     /// A description of the directory, kept open while any piece waits: each piece
     /// opens its own from this one (`cookies::reopen`).
@@ -481,15 +484,134 @@ pub struct Giant {
     pub(super) order: Order,
     /// How far its positions go (for cutting the last piece again).
     pub(super) extent: u64,
+    /// [`Trust::Keyed`]: a piece takes every position in its range.
+    keyed: bool,
+    /// Set once a piece failed its checks: nothing more is cut, and the last
+    /// piece to finish lists what no piece took.
+    broken: AtomicBool,
+    ledger: Mutex<Ledger>,
+}
+
+/// What the readers of a giant directory took, while any piece is unfinished.
+struct Ledger {
+    /// Pieces queued or being listed.
+    unfinished: usize,
+    taken: Vec<Taken>,
+    /// A piece received from elsewhere answers for its own range only.
+    scope: Option<Taken>,
+}
+
+/// What is left to list of a giant directory whose split failed: the last piece
+/// to finish lists it.
+pub(super) struct Rest {
+    pub(super) untaken: Untaken,
+}
+
+impl Giant {
+    /// The giant `fd` (a description of its own) was cut into `pieces`, after a
+    /// listing that took `taken`.
+    pub(super) fn new(fd: OwnedFd, trust: Trust, extent: u64, taken: Taken) -> Giant {
+        Giant {
+            fd,
+            order: trust.order(),
+            extent,
+            keyed: trust.keyed(),
+            broken: AtomicBool::new(false),
+            ledger: Mutex::new(Ledger {
+                unfinished: 0,
+                taken: vec![taken],
+                scope: None,
+            }),
+        }
+    }
+
+    /// A giant one of whose pieces came from another rank (keyed cookies only):
+    /// it answers for the piece `from`..`until`.
+    pub(super) fn received(
+        fd: OwnedFd,
+        order: Order,
+        extent: u64,
+        from: u64,
+        until: Option<u64>,
+    ) -> Giant {
+        Giant {
+            fd,
+            order,
+            extent,
+            keyed: true,
+            broken: AtomicBool::new(false),
+            ledger: Mutex::new(Ledger {
+                unfinished: 0,
+                taken: Vec::new(),
+                scope: Some(Taken::Span {
+                    from: Some(from),
+                    to: until,
+                    through: false,
+                }),
+            }),
+        }
+    }
+
+    /// True when positions are the filesystem's keys ([`Trust::Keyed`]).
+    pub(super) fn keyed(&self) -> bool {
+        self.keyed
+    }
+
+    /// True once a piece failed its checks.
+    pub(super) fn broken(&self) -> bool {
+        self.broken.load(Ordering::Relaxed)
+    }
+
+    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Counts `pieces` more pieces to wait for.
+    pub(super) fn expect(&self, pieces: usize) {
+        self.ledger().unfinished += pieces;
+    }
+
+    /// A piece finished, having taken `taken`, its checks failed if `broke`: the
+    /// rest to list if the split failed and this was the last piece.
+    pub(super) fn finish(&self, taken: Option<Taken>, broke: bool) -> Option<Rest> {
+        if broke {
+            self.broken.store(true, Ordering::Relaxed);
+        }
+        let mut ledger = self.ledger();
+        ledger.taken.extend(taken);
+        ledger.unfinished -= 1;
+        if ledger.unfinished > 0 || !self.broken() {
+            return None;
+        }
+        let taken = std::mem::take(&mut ledger.taken);
+        let scope = ledger.scope.take();
+        Some(Rest {
+            untaken: Untaken::new(self.order, taken, scope),
+        })
+    }
 }
 
 /// A job's piece of a giant directory.
 pub struct PieceJob {
     pub(super) giant: Arc<Giant>,
     pub(super) piece: Piece,
+    /// Set once the piece told its giant it finished ([`PieceJob::finish`]).
+    finished: AtomicBool,
 }
 
 impl PieceJob {
+    /// `piece` of `giant`, counted among those it waits for.
+    pub(super) fn new(giant: Arc<Giant>, piece: Piece) -> PieceJob {
+        giant.expect(1);
+        PieceJob {
+            giant,
+            piece,
+            finished: AtomicBool::new(false),
+        }
+    }
+
     /// What the pieces of its directory share.
     pub(super) fn giant(&self) -> &Arc<Giant> {
         &self.giant
@@ -498,6 +620,30 @@ impl PieceJob {
     /// A descriptor of the directory of its own, to seek and list the piece with.
     pub(super) fn open(&self) -> io::Result<OwnedFd> {
         cookies::reopen(self.giant.fd.as_raw_fd())
+    }
+
+    /// See [`Giant::finish`]; once only.
+    pub(super) fn finish(&self, taken: Option<Taken>, broke: bool) -> Option<Rest> {
+        if self.finished.swap(true, Ordering::Relaxed) {
+            return None;
+        }
+        self.giant.finish(taken, broke)
+    }
+}
+
+impl Drop for PieceJob {
+    /// A piece dropped unlisted (sent to another rank, which lists its range, or
+    /// left when the walk stopped) counts as taken whole.
+    fn drop(&mut self) {
+        let Piece { from, until, .. } = self.piece;
+        let _ = self.finish(
+            Some(Taken::Span {
+                from: Some(from),
+                to: until,
+                through: false,
+            }),
+            false,
+        );
     }
 }
 

@@ -8,7 +8,8 @@ use super::split::Cutter;
 use super::visit::Visitor;
 use super::{children_anchor, queue_children};
 use crate::descriptors::Anchor;
-use crate::os::dirent::DirReader;
+use crate::os::cookies::{Positions, Watch};
+use crate::os::dirent::{DirReader, PieceEnd};
 use crate::queue::WorkerSlot;
 use std::sync::Arc;
 
@@ -51,11 +52,14 @@ pub(super) fn list_out_of_line(
     let pool = visitor.pool;
     let visit_entries = dir.depth < visitor.config.filter.max_depth && !crossing;
     let mut empty = true;
+    // `--stats` counts the entries of the directories whose entries are visited
+    // (its documented `find -mindepth 1` count): not those of a directory listed
+    // only to see whether it is empty (issue 47).
     let listed = reader.read(fd, pool.stop_flag(), |entry| {
         if !entry.is_dot_or_dotdot() {
             empty = false;
-            visitor.found.examined += 1;
             if visit_entries {
+                visitor.found.examined += 1;
                 visitor.visit_out_of_line(dir, fd, entry);
             }
         }
@@ -68,7 +72,9 @@ pub(super) fn list_out_of_line(
 }
 
 /// Lists one piece of a giant directory (see [`split`]), cutting its rest again if
-/// a peer is idle when a batch fills the buffer.
+/// a peer is idle when a batch fills the buffer; then tells the giant how the
+/// piece ended, and if the split failed and this was its last piece, lists what
+/// no piece took.
 fn list_piece(
     reader: &mut DirReader,
     visitor: &mut Visitor<'_>,
@@ -81,9 +87,13 @@ fn list_piece(
     } = listing;
     let cutter = Cutter::new(visitor.walk_parts(), job, slot, alone);
     let stop = visitor.pool.stop_flag();
+    let giant = piece.giant();
     let mut batches = 0;
-    reader.read_piece(
+    let mut failed = false;
+    let mut positions = Positions::new(piece.piece, !giant.keyed());
+    let ended = reader.read_piece(
         fd,
+        &mut positions,
         piece.piece,
         visitor.pool.latency_bound_listings(),
         stop,
@@ -93,9 +103,38 @@ fn list_piece(
         },
         |next, _| {
             batches += 1;
-            cutter.offer_rest_of_piece(fd, next, piece, batches)
+            cutter.offer_rest_of_piece(fd, next, piece, batches, &mut failed)
         },
-    )
+    );
+    let broke = match ended {
+        Ok(end) => !proven(end, &positions, piece.piece.until.is_none(), giant.keyed()),
+        // What an error cut short is not known to be listed: listed again.
+        Err(_) => true,
+    };
+    let rest = piece.finish(positions.taken(), broke);
+    if let Some(rest) = rest {
+        let listed = reader.read_untaken(fd, &rest.untaken, stop, |entry| {
+            visitor.found.examined += 1;
+            visitor.visit(dir, fd, entry)
+        });
+        ended.and(listed)
+    } else {
+        ended.map(drop)
+    }
+}
+
+/// True when a piece that ended as `end` (its positions followed in `positions`;
+/// `last`: it ran to the directory's end) proved that it took its whole range and
+/// nothing else: in order throughout, and ending where the next piece starts (on
+/// keyed cookies anywhere past it: the next piece takes every position from its
+/// start).
+fn proven(end: PieceEnd, positions: &Positions, last: bool, keyed: bool) -> bool {
+    match end {
+        PieceEnd::Handed => true,
+        PieceEnd::EndOfDirectory => last || keyed,
+        PieceEnd::Ended => !positions.disordered() && (keyed || positions.ended_exactly()),
+        PieceEnd::NotItsFirst => false,
+    }
 }
 
 /// Lists a directory on a network filesystem, where each batch is a round trip: the
@@ -120,6 +159,7 @@ fn list_sharing(
     let mut anchor = None;
     let cutter = Cutter::new(visitor.walk_parts(), job, slot, alone);
     let mut batches = 0;
+    let mut watch: Option<Box<Watch>> = None;
     loop {
         let more = reader.read_batch(
             fd,
@@ -132,7 +172,7 @@ fn list_sharing(
             // through FUSE), never the buffer's size: any may be followed by more.
             |filled| {
                 batches += 1;
-                cutter.offer_rest_of_listing(fd, filled, batches)
+                cutter.offer_rest_of_listing(fd, filled, batches, &mut watch)
             },
         );
         visitor.visit_unknown(dir, fd);

@@ -413,6 +413,7 @@ impl<'a> Walker<'a> {
             // the cutter cost every directory of a local walk 20 instructions.
             let (pool, config, shallow, alone) = (pool, config, visitor.shallow, self.alone);
             let mut examined = 0;
+            let mut watch = None;
             let listed = reader.read_splittable(
                 fd,
                 stop,
@@ -422,7 +423,7 @@ impl<'a> Walker<'a> {
                     let cutter = Cutter::new((pool, config, shallow), job, slot, alone);
                     // Local listings are cut after any full batch (the count
                     // matters only on a network filesystem).
-                    cutter.offer_rest_of_listing(fd, filled, 1)
+                    cutter.offer_rest_of_listing(fd, filled, 1, &mut watch)
                 },
             );
             visitor.found.examined += examined;

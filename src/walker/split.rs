@@ -13,13 +13,23 @@
 //! Cuts are made only where they are known to be exact: on the filesystems
 //! `cookies::Order::of` names, in the plain listing (not with ignore rules, which
 //! need a whole listing for the directory's own rule files, nor with `-t e`, nor on
-//! a network filesystem), and never from a batch whose cookies say it is unsafe.
-//! Every piece keeps the same directory open (`Giant::fd`), so renaming it or
-//! replacing its path while its pieces wait changes nothing about what they list.
+//! a network or FUSE filesystem), and never from a batch whose cookies say it is
+//! unsafe. Every piece keeps the same directory open (`Giant::fd`), so renaming it
+//! or replacing its path while its pieces wait changes nothing about what they list.
+//!
+//! The listing itself confirms every cut as it goes (issue 47): the listing that
+//! is cut must have run in order up to the cut (`cookies::Watch`), and each piece
+//! must run in order, start at the entry it was cut before and, on tmpfs, end
+//! exactly at the next piece's start (`cookies::Positions`). A piece that fails a
+//! check ends there and marks its giant broken: nothing more is cut, and the last
+//! piece to finish lists the directory again whole, printing only the entries no
+//! reader took (`Giant::finish`, `DirReader::read_untaken`). A listing that failed
+//! a check, or whose cut found no cut, is not offered again, so trying costs at
+//! most one cut's probes per listing.
 
 use super::job::{DirJob, Giant, PieceJob};
 use crate::config::Config;
-use crate::os::cookies::{self, Order, Piece, Probe, Trust};
+use crate::os::cookies::{self, Order, Piece, Probe, Trust, Watch};
 use crate::output::pacing::ShallowFirst;
 use crate::queue::{Pool, WorkerSlot};
 
@@ -46,9 +56,8 @@ pub(super) struct Standing<'a> {
     /// The end of the piece being listed (`None`: the directory's end).
     pub until: Option<u64>,
     /// The giant this listing is already a piece of, if it is one; otherwise how
-    /// far its filesystem's cookies are trusted and the batch just listed, which a
-    /// [`Trust::Checked`] filesystem must read back before a first cut.
-    pub giant: Result<&'a Arc<Giant>, (Trust, &'a [u8])>,
+    /// far its filesystem's cookies are trusted and what the listing watched.
+    pub giant: Result<&'a Arc<Giant>, (Trust, &'a mut Watch)>,
 }
 
 /// Cuts the rest of a listing into about `pieces` pieces, if it can be done
@@ -56,13 +65,10 @@ pub(super) struct Standing<'a> {
 pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>> {
     let (giant, probe) = match standing.giant {
         Ok(giant) => (giant.clone(), Probe::open(giant.fd.as_raw_fd()).ok()?),
-        Err((trust, batch)) => {
+        Err((trust, watch)) => {
             let order = trust.order();
             let fd = cookies::reopen(standing.fd).ok()?;
             let probe = Probe::open(fd.as_raw_fd()).ok()?;
-            if let Trust::Checked(_) = trust {
-                probe.reads_back(batch, order).ok()?.then_some(())?;
-            }
             let extent = match order {
                 // tmpfs: positions count down to 2 (0 and 1 are `.` and `..`).
                 Order::Descending => 1,
@@ -71,7 +77,11 @@ pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>
                     cookies::ascending_extent(&probe, standing.next, span).ok()?
                 }
             };
-            (Arc::new(Giant { fd, order, extent }), probe)
+            if standing.until.is_none() && !order.after(standing.next, extent) {
+                return None;
+            }
+            let taken = watch.taken(standing.next);
+            (Arc::new(Giant::new(fd, trust, extent, taken)), probe)
         }
     };
     let order = giant.order;
@@ -80,17 +90,30 @@ pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>
     }
     let (from, until) = (standing.next, standing.until);
     let cuts = cookies::cuts(&probe, order, from, until, giant.extent, pieces).ok()?;
+    // Listed: each piece checks its first entry, the one found at its start.
+    let first = match giant.keyed() {
+        true => None,
+        false => Some(probe.entry_at(from).ok()??),
+    };
     if cuts.is_empty() {
         return None;
     }
-    let starts = std::iter::once(standing.next).chain(cuts.iter().copied());
-    let ends = cuts.iter().copied().map(Some).chain([standing.until]);
+    let starts = std::iter::once((from, first)).chain(
+        cuts.iter()
+            .map(|cut| (cut.at, (!giant.keyed()).then_some(cut.first))),
+    );
+    let ends = cuts.iter().map(|cut| Some(cut.at)).chain([until]);
     Some(
         starts
             .zip(ends)
-            .map(|(from, until)| PieceJob {
-                giant: giant.clone(),
-                piece: Piece { from, until, order },
+            .map(|((from, first), until)| {
+                let piece = Piece {
+                    from,
+                    until,
+                    order,
+                    first,
+                };
+                PieceJob::new(giant.clone(), piece)
             })
             .collect(),
     )
@@ -157,14 +180,26 @@ impl<'w, 'a> Cutter<'w, 'a> {
 
     /// After the `batches`th batch of a whole directory's listing, which filled the
     /// buffer (or came from a network filesystem): cuts the rest into pieces if a
-    /// peer would take them. True when the listing ends here.
+    /// peer would take them and the listing ran in order so far. `watch` follows
+    /// the listing from its first batch (made at the first call). True when the
+    /// listing ends here.
     #[inline(never)]
-    pub(super) fn offer_rest_of_listing(&self, fd: RawFd, filled: &[u8], batches: usize) -> bool {
+    pub(super) fn offer_rest_of_listing(
+        &self,
+        fd: RawFd,
+        filled: &[u8],
+        batches: usize,
+        watch: &mut Option<Box<Watch>>,
+    ) -> bool {
+        let watch = watch.get_or_insert_with(|| Box::new(Watch::new(Order::of(fd))));
+        if !watch.follow(filled) {
+            return false;
+        }
         let pieces = self.pieces_wanted(batches);
         if pieces == 0 {
             return false;
         }
-        let Some(trust) = Order::of(fd) else {
+        let Some(trust) = watch.trust else {
             return false;
         };
         let Some(next) = cookies::last_positions(filled, trust.order()) else {
@@ -175,12 +210,17 @@ impl<'w, 'a> Cutter<'w, 'a> {
             next,
             started_at: 0,
             until: None,
-            giant: Err((trust, filled)),
+            giant: Err((trust, &mut **watch)),
         };
-        self.queue(cut(standing, pieces))
+        let cut = cut(standing, pieces);
+        // A cut that found no cut is not tried again: its probes are paid once.
+        watch.failed |= cut.is_none();
+        self.queue(cut)
     }
 
-    /// [`Self::offer_rest_of_listing`] for a piece, standing before `next`.
+    /// [`Self::offer_rest_of_listing`] for a piece, standing before `next`; not
+    /// once its giant's split failed, nor after a cut of this piece found none
+    /// (`failed`).
     #[inline(never)]
     pub(super) fn offer_rest_of_piece(
         &self,
@@ -188,7 +228,11 @@ impl<'w, 'a> Cutter<'w, 'a> {
         next: Option<u64>,
         piece: &PieceJob,
         batches: usize,
+        failed: &mut bool,
     ) -> bool {
+        if *failed || piece.giant().broken() {
+            return false;
+        }
         let pieces = self.pieces_wanted(batches);
         let Some(next) = next.filter(|_| pieces > 0) else {
             return false;
@@ -200,7 +244,9 @@ impl<'w, 'a> Cutter<'w, 'a> {
             until: piece.piece.until,
             giant: Ok(piece.giant()),
         };
-        self.queue(cut(standing, pieces))
+        let cut = cut(standing, pieces);
+        *failed = cut.is_none();
+        self.queue(cut)
     }
 
     /// Queues `pieces` as jobs; true if there were any.

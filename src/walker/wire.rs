@@ -74,6 +74,11 @@ impl Roots {
         })?;
         let below_start =
             (root_len + usize::from(path.get(root_len) == Some(&b'/'))).min(path.len());
+        // A piece of tmpfs's listing is known only by the ledger of its giant
+        // here: it stays (issue 47).
+        if job.piece().is_some_and(|piece| !piece.giant.keyed()) {
+            return None;
+        }
         let piece = job.piece().map(|piece| WirePiece {
             order: piece.giant.order,
             extent: piece.giant.extent,
@@ -148,20 +153,14 @@ impl Roots {
         let mut path = Vec::new();
         let dir = job.enter(&mut path, filter);
         let fd = dir.open(follow)?;
-        let giant = Giant {
-            fd,
-            order: piece.order,
-            extent: piece.extent,
-        };
+        let giant = Giant::received(fd, piece.order, piece.extent, piece.from, piece.until);
         let piece = Piece {
             from: piece.from,
             until: piece.until,
             order: piece.order,
+            first: None,
         };
-        Ok(job.with_piece(PieceJob {
-            giant: Arc::new(giant),
-            piece,
-        }))
+        Ok(job.with_piece(PieceJob::new(Arc::new(giant), piece)))
     }
 }
 

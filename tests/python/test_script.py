@@ -25,7 +25,7 @@ test result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; fini
 """
 
 FAILING = """\
-     Running tests/cli.rs (target/debug/deps/cli-4567)
+     Running tests/feature/main.rs (target/debug/deps/feature-4567)
 
 running 2 tests
 . 1/2
@@ -36,7 +36,7 @@ failures:
 ---- bad stdout ----
 captured words
 
-thread 'bad' panicked at tests/cli.rs:2:48:
+thread 'bad' panicked at tests/feature/other.rs:2:48:
 the reason
 
 failures:
@@ -44,22 +44,22 @@ failures:
 
 test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s
 
-error: test failed, to rerun pass `--test cli`
+error: test failed, to rerun pass `--test feature`
 """
 
 CRASHING = """\
-     Running tests/exec.rs (target/debug/deps/exec-89ab)
+     Running tests/oracle.rs (target/debug/deps/oracle-89ab)
 
 running 4 tests
 ..
-error: test failed, to rerun pass `--test exec`
+error: test failed, to rerun pass `--test oracle`
 
 Caused by:
-  process didn't exit successfully: `target/debug/deps/exec-89ab -q` (signal: 11, SIGSEGV)
+  process didn't exit successfully: `target/debug/deps/oracle-89ab -q` (signal: 11, SIGSEGV)
 """
 
 IGNORED = """\
-     Running tests/stress.rs (target/debug/deps/stress-cdef)
+     Running tests/feature/main.rs (target/debug/deps/feature-cdef)
 
 running 2 tests
 ii
@@ -188,7 +188,7 @@ class TestScriptTests(TempDirTest):
         self.assertEqual(out.splitlines()[-1], "tests: 12 passed, 0 failed")
         self.assertRegex(out, r"unittests src/lib.rs +3 passed, 0 failed \(0.07s\)")
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +2 passed, 0 failed \(0.30s\)")
-        self.assertRegex(out, r"tests/stress.rs +0 passed, 0 failed, 2 ignored")
+        self.assertRegex(out, r"tests/feature/main.rs +0 passed, 0 failed, 2 ignored")
         self.assertRegex(out, r"tests/mpi.rs \(mpi\) +2 passed, 0 failed \(9.10s\)")
         self.assertRegex(out, r"tests/python +5 passed, 0 failed, 2 skipped \(0.5s\)")
         # Neither the dots nor the lines of a passing test binary.
@@ -213,11 +213,11 @@ class TestScriptTests(TempDirTest):
     def test_failures_are_printed_whole_and_counted(self):
         code, out = self.run_script(PASSING + FAILING + CRASHING + IGNORED, 101, PYTHON_FAILED, 1)
         self.assertEqual(code, 1, out)
-        # One failed test in cli, the crashed exec binary, one failed Python test.
+        # One failed test in feature, the crashed oracle binary, one failed Python test.
         self.assertEqual(out.splitlines()[-1], "tests: 11 passed, 3 failed")
         for shown in ("captured words", "the reason", "signal: 11, SIGSEGV", "the python reason"):
             self.assertIn(shown, out)
-        self.assertRegex(out, r"tests/exec.rs +ended without a result")
+        self.assertRegex(out, r"tests/oracle.rs +ended without a result")
         self.assertNotIn("running 3 tests", out, "a passing binary is one line")
 
     def test_verbose_prints_everything_in_order_and_the_same_total(self):

@@ -158,6 +158,21 @@ pub fn assert_same_records(context: &str, actual: &[Vec<u8>], expected: &[Vec<u8
     );
 }
 
+/// Whether `git` runs here; when not, says the test is skipped (git is its oracle).
+pub fn git_available() -> bool {
+    let found = Command::new("git").arg("--version").output().is_ok();
+    if !found {
+        eprintln!("skipped: git is not installed, and it is the oracle here");
+    }
+    found
+}
+
+/// Creates (or overwrites) the file at `path`, and its parent directories.
+pub fn write(path: &Path, contents: &[u8]) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, contents).unwrap();
+}
+
 /// The independent oracle: a plain recursive walk with `std::fs::read_dir` and
 /// `symlink_metadata`, formatting paths the way `find ROOT -type f` does.
 pub fn oracle_files(root: &[u8]) -> Vec<Vec<u8>> {

@@ -4,10 +4,8 @@
 //! depth-first walk would lose: the shallow match sits in one directory among many
 //! whose only content is a long chain of directories with a match at its end.
 
-mod testenv;
-
+use crate::testenv::{pfind_command, split_records};
 use std::path::Path;
-use testenv::{pfind_command, split_records};
 
 /// `root/d0` .. `root/d{width-1}`, each holding a chain of `chain` directories with
 /// `x.txt` at its end; `root/d{shallow}` also holds `x.txt` itself (depth 2).

@@ -3,8 +3,11 @@
 //! files, and failing outputs. Each runs the real binary and checks the exact output
 //! set and the exit status.
 
-mod testenv;
-
+use crate::testenv;
+use crate::testenv::{
+    assert_same_records, big_tree_dir, oracle_files, output_within, pfind_command,
+    pfind_without_dac_override, split_records, with_rlimit, TestEnv, THREAD_COUNTS,
+};
 use std::collections::BTreeSet;
 use std::ffi::{CString, OsStr, OsString};
 use std::io::Read;
@@ -13,16 +16,10 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
-use testenv::{
-    assert_same_records, big_tree_dir, is_root, oracle_files, output_within, pfind_command,
-    pfind_without_dac_override, split_records, with_rlimit, TestEnv,
-};
-
-const THREADS: [&str; 3] = ["1", "2", "16"];
 
 /// Removes a tree with `rm -rf`, which copes with any depth; `std::fs::remove_dir_all`
 /// keeps one descriptor per level and runs out on a 3,000-level chain.
-struct RemoveOnDrop(PathBuf);
+pub(crate) struct RemoveOnDrop(pub(crate) PathBuf);
 
 impl Drop for RemoveOnDrop {
     fn drop(&mut self) {
@@ -30,13 +27,13 @@ impl Drop for RemoveOnDrop {
     }
 }
 
-fn c_name(name: &[u8]) -> CString {
+pub(crate) fn c_name(name: &[u8]) -> CString {
     CString::new(name).unwrap()
 }
 
 /// Creates directory `name` inside the open directory `parent` and returns it open.
 /// Works at any depth because nothing is ever resolved from the root.
-fn mkdir_open(parent: libc::c_int, name: &[u8]) -> libc::c_int {
+pub(crate) fn mkdir_open(parent: libc::c_int, name: &[u8]) -> libc::c_int {
     let name = c_name(name);
     // SAFETY: valid descriptor and NUL-terminated name.
     unsafe {
@@ -51,11 +48,11 @@ fn mkdir_open(parent: libc::c_int, name: &[u8]) -> libc::c_int {
     }
 }
 
-fn touch_at(dir: libc::c_int, name: &[u8]) {
+pub(crate) fn touch_at(dir: libc::c_int, name: &[u8]) {
     write_at(dir, name, b"");
 }
 
-fn open_path(path: &Path) -> libc::c_int {
+pub(crate) fn open_path(path: &Path) -> libc::c_int {
     let path = c_name(path.as_os_str().as_bytes());
     // SAFETY: NUL-terminated path.
     let fd = unsafe {
@@ -68,7 +65,7 @@ fn open_path(path: &Path) -> libc::c_int {
     fd
 }
 
-fn close(fd: libc::c_int) {
+pub(crate) fn close(fd: libc::c_int) {
     // SAFETY: closing a descriptor this test opened.
     unsafe { libc::close(fd) };
 }
@@ -111,7 +108,7 @@ fn a_chain_of_3000_directories_far_beyond_path_max() {
     }
     close(dir);
     assert!(expected.last().unwrap().len() > 60_000);
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let got = run_ok(
             tmp.path(),
             &[
@@ -223,7 +220,7 @@ fn sixteen_chains_of_255_byte_names() {
     }
     close(base);
     assert!(expected.iter().any(|p| p.len() > libc::PATH_MAX as usize));
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let got = run_ok(
             tmp.path(),
             &["-0".as_ref(), "-j".as_ref(), threads.as_ref()],
@@ -288,7 +285,7 @@ fn permission_denied_is_one_line_per_directory_and_the_rest_is_printed() {
     chmod("locked", 0o000);
     chmod("listable_only", 0o400); // names can be listed, nothing inside opened
     chmod("open/mode000", 0o000); // never opened by pfind, so printed like any file
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = output_within(
             pfind_without_dac_override(env.root(), &["-j", threads]),
             Duration::from_secs(60),
@@ -420,7 +417,7 @@ fn special_files_are_never_printed_and_never_block() {
     } else {
         eprintln!("not root: the device-node case is skipped (FIFO and socket still run)");
     }
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = output_within(
             pfind_command(env.root(), &["-j", threads]),
             Duration::from_secs(30),
@@ -517,7 +514,7 @@ fn odd_roots_and_names_as_arguments() {
         &["-dash/f", "sp ace/f", "glob*?[]/f"],
     );
     // A root that starts with a dash needs `--`, as with every getopt-style tool.
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let out = env.run(&["-j", threads, "--", "-dash"]);
         assert_eq!(
             (out.stdout, out.status.code()),
@@ -848,209 +845,6 @@ fn threads_that_cannot_start_leave_the_walk_to_those_that_did() {
     }
 }
 
-/// Paths and loop reports of one run, sorted: what is compared with `find -L`.
-#[derive(Debug, PartialEq)]
-struct LoopRun {
-    printed: Vec<String>,
-    loops: Vec<String>,
-    status: Option<i32>,
-}
-
-/// The path a `find` or `pfind` loop message names, if `line` is one.
-fn loop_path(line: &str) -> Option<String> {
-    if let Some(rest) = line.strip_prefix("find: File system loop detected; '") {
-        return Some(rest[..rest.find('\'')?].to_string());
-    }
-    let rest = line.strip_prefix("pfind: ")?;
-    Some(rest.strip_suffix(": filesystem loop detected")?.to_string())
-}
-
-fn loop_run(out: &Output) -> LoopRun {
-    let mut printed: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(String::from)
-        .collect();
-    printed.sort();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let mut loops: Vec<String> = stderr
-        .lines()
-        .map(|line| loop_path(line).unwrap_or_else(|| panic!("unexpected stderr: {line}")))
-        .collect();
-    loops.sort();
-    LoopRun {
-        printed,
-        loops,
-        status: out.status.code(),
-    }
-}
-
-/// Issue 11, defect 4 and the `-d` convention: under `-L`, a real directory can be
-/// a loop too, when a link higher up led into its subtree (`L1 -> A/B`, then
-/// `L1/C/L2 -> ../..` is `A`, whose `B` is `L1` again). pfind printed such a
-/// directory with `-t d` and then reported it, and did not report one exactly at
-/// the `-d` limit. Now it matches `find -L` (and `-maxdepth`): the loop is reported
-/// once, never printed, at any depth limit.
-#[test]
-fn loops_under_follow_match_find_at_every_depth_limit() {
-    let env = TestEnv::new(&["A/B/C", "D"], &["A/B/C/f", "D/g"]);
-    env.symlink("A/B", "L1");
-    env.symlink("../..", "A/B/C/L2");
-    env.symlink("..", "D/up");
-    env.symlink("../A/B/C", "D/toC");
-    for depth in [None, Some(1), Some(2), Some(3), Some(4), Some(5), Some(6)] {
-        for kinds in [&["-t", "d"][..], &["-t", "f"], &["-t", "d", "-t", "f"]] {
-            let mut find = Command::new("find");
-            find.current_dir(env.root())
-                .env("LC_ALL", "C")
-                .args(["-L", ".", "-mindepth", "1"]);
-            let mut args: Vec<String> = vec!["-L".into(), ".".into()];
-            args.extend(kinds.iter().map(|s| s.to_string()));
-            if let Some(depth) = depth {
-                find.args(["-maxdepth", &depth.to_string()]);
-                args.extend(["-d".to_string(), depth.to_string()]);
-            }
-            match kinds {
-                ["-t", "d"] => find.args(["-type", "d"]),
-                ["-t", "f"] => find.args(["-type", "f"]),
-                _ => find.args(["(", "-type", "d", "-o", "-type", "f", ")"]),
-            };
-            let want = loop_run(&find.output().expect("GNU find"));
-            for threads in THREADS {
-                let mut run_args = args.clone();
-                run_args.extend(["-j".to_string(), threads.to_string()]);
-                let got = loop_run(&env.run(&run_args));
-                assert_eq!(got, want, "pfind {run_args:?} against find -L");
-            }
-        }
-    }
-}
-
-/// A mount made by a test, undone (lazily, so a failing test cannot leave it
-/// behind busy) when dropped.
-struct Mounted(PathBuf);
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        let target = CString::new(self.0.as_os_str().as_bytes()).unwrap();
-        // SAFETY: a NUL-terminated path.
-        unsafe { libc::umount2(target.as_ptr(), libc::MNT_DETACH) };
-    }
-}
-
-/// Mounts `source` (of type `fstype`) on `target`, or says why it cannot: the tests
-/// that need a mount print that reason and skip, rather than pass without checking.
-fn mount(
-    source: &Path,
-    target: &Path,
-    fstype: &str,
-    flags: libc::c_ulong,
-) -> Result<Mounted, String> {
-    if !is_root() {
-        return Err("not running as root, so no mount can be made".to_string());
-    }
-    let c = |path: &Path| CString::new(path.as_os_str().as_bytes()).unwrap();
-    let (c_source, c_target) = (c(source), c(target));
-    let c_fstype = CString::new(fstype).unwrap();
-    // SAFETY: NUL-terminated strings that outlive the call; no mount data.
-    let rc = unsafe {
-        libc::mount(
-            c_source.as_ptr(),
-            c_target.as_ptr(),
-            c_fstype.as_ptr(),
-            flags,
-            std::ptr::null(),
-        )
-    };
-    if rc != 0 {
-        let err = std::io::Error::last_os_error();
-        return Err(format!(
-            "root, but mounting {fstype} on {target:?} failed: {err}"
-        ));
-    }
-    Ok(Mounted(target.to_path_buf()))
-}
-
-/// Issue 11, defect 5: `-x -t e` prints an empty mount point, as `find -xdev
-/// -empty`, bfs and fd do; a mount point with entries is not printed, and what is
-/// below either is not walked.
-#[test]
-fn one_file_system_still_prints_an_empty_mount_point() {
-    let env = TestEnv::new(
-        &["empty_dir", "full_dir", "mnt_empty", "mnt_full"],
-        &["zero", "full_dir/zero_inside"],
-    );
-    env.write("nonzero", b"x");
-    let tmpfs = |dir: &str| mount(Path::new("tmpfs"), &env.root().join(dir), "tmpfs", 0);
-    let mounts = match (tmpfs("mnt_empty"), tmpfs("mnt_full")) {
-        (Ok(a), Ok(b)) => [a, b],
-        (Err(reason), _) | (_, Err(reason)) => {
-            eprintln!("SKIPPED one_file_system_still_prints_an_empty_mount_point: {reason}");
-            return;
-        }
-    };
-    std::fs::create_dir(env.root().join("mnt_full/inner_empty")).unwrap();
-    std::fs::write(env.root().join("mnt_full/inner_zero"), b"").unwrap();
-    for (pfind_args, find_args) in [
-        (&["-x", "-t", "e"][..], &["-xdev", "-empty"][..]),
-        (&["-t", "e"], &["-empty"]),
-        (
-            &["-x", "-t", "e", "-t", "d"],
-            &["-xdev", "-empty", "-type", "d"],
-        ),
-    ] {
-        let find = Command::new("find")
-            .current_dir(env.root())
-            .args([".", "-mindepth", "1"])
-            .args(find_args)
-            .output()
-            .expect("GNU find");
-        let want: Vec<Vec<u8>> = split_records(&find.stdout, b'\n');
-        assert!(want.contains(&b"./mnt_empty".to_vec()) || !find_args.contains(&"-xdev"));
-        let mut args = vec!["."];
-        args.extend_from_slice(pfind_args);
-        env.assert_records(&args, b'\n', &want);
-    }
-    drop(mounts);
-}
-
-/// The convention for a bind mount of an ancestor inside the tree, without `-L`:
-/// walked like any directory (as bfs and fd do; `find` reports a loop), so its
-/// files are printed a second time under the mount's path. A non-recursive bind
-/// mount does not contain itself, so the walk is finite. With `-L` it is a loop:
-/// reported once, not entered, status 1.
-#[test]
-fn a_bind_mount_of_an_ancestor_is_walked_without_follow_and_a_loop_with_it() {
-    let env = TestEnv::new(&["x", "a/mnt"], &["x/f", "a/g"]);
-    let mounted = match mount(env.root(), &env.root().join("a/mnt"), "none", libc::MS_BIND) {
-        Ok(mounted) => mounted,
-        Err(reason) => {
-            eprintln!("SKIPPED a_bind_mount_of_an_ancestor_is_walked: {reason}");
-            return;
-        }
-    };
-    let prefix = env.root().as_os_str().len() + 1;
-    let every_path: Vec<Vec<u8>> = oracle_files(env.root().as_os_str().as_bytes())
-        .into_iter()
-        .map(|path| path[prefix..].to_vec())
-        .collect();
-    let mut sorted = every_path.clone();
-    sorted.sort();
-    assert_eq!(sorted, [&b"a/g"[..], b"a/mnt/a/g", b"a/mnt/x/f", b"x/f"]);
-    env.assert_records(&[] as &[&str], b'\n', &every_path);
-    for threads in THREADS {
-        let out = env.run(&["-L", "-j", threads]);
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr),
-            "pfind: a/mnt: filesystem loop detected\n"
-        );
-        assert_eq!(out.status.code(), Some(1));
-        let mut printed = split_records(&out.stdout, b'\n');
-        printed.sort();
-        assert_eq!(printed, [&b"a/g"[..], b"x/f"]);
-    }
-    drop(mounted);
-}
-
 /// Issue 11, messages: every error is one line whose path cannot act on a terminal
 /// (C0 and C1 controls and bytes that are not UTF-8 are written as `\xNN`), an empty
 /// root reads `''`, the cause is said once, and a missing root that looks like a
@@ -1108,194 +902,6 @@ fn a_panic_on_the_main_thread_names_it() {
     );
 }
 
-/// A directory on a file system whose files may be as large as a size can be
-/// (2^63 - 1 bytes, sparse): tmpfs. `/dev/shm` if it is one, else a tmpfs mounted
-/// for the test (as root). Removed, and unmounted first, when dropped.
-struct HugeFileDir {
-    // Dropped in this order: unmounted before the temporary directory is removed.
-    _mounted: Option<Mounted>,
-    path: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-/// A [`HugeFileDir`], or why there can be none here (printed by the caller).
-fn huge_file_dir() -> Result<HugeFileDir, String> {
-    let fits = |dir: &Path| {
-        let probe = dir.join("probe");
-        let fits = std::fs::File::create(&probe).is_ok_and(|f| f.set_len(i64::MAX as u64).is_ok());
-        let _ = std::fs::remove_file(&probe);
-        fits
-    };
-    if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
-        if fits(dir.path()) {
-            return Ok(HugeFileDir {
-                _mounted: None,
-                path: dir.path().to_path_buf(),
-                _dir: dir,
-            });
-        }
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("tmpfs");
-    std::fs::create_dir(&path).unwrap();
-    let mounted = mount(Path::new("tmpfs"), &path, "tmpfs", 0)?;
-    if !fits(&path) {
-        return Err("a tmpfs refused a file of 2^63 - 1 bytes".to_string());
-    }
-    Ok(HugeFileDir {
-        _mounted: Some(mounted),
-        path,
-        _dir: dir,
-    })
-}
-
-/// Issue 20, defect 3: `-s` added sizes in 64 bits, so two files of 2^63 - 1 bytes
-/// and one of 2 printed `3 matches, 0 B (0 bytes)`. The total is exact at any size.
-#[test]
-fn sum_size_is_exact_beyond_64_bits() {
-    let dir = match huge_file_dir() {
-        Ok(dir) => dir,
-        Err(reason) => {
-            eprintln!("SKIPPED sum_size_is_exact_beyond_64_bits: {reason}");
-            return;
-        }
-    };
-    for name in ["a", "b"] {
-        let file = std::fs::File::create(dir.path.join(name)).unwrap();
-        file.set_len(i64::MAX as u64).unwrap();
-    }
-    std::fs::write(dir.path.join("c"), b"xx").unwrap();
-    for threads in THREADS {
-        let out = pfind_command(&dir.path, &["-s", "-j", threads])
-            .output()
-            .unwrap();
-        assert_eq!(
-            String::from_utf8_lossy(&out.stdout),
-            "3 matches, 16.0 EiB (18446744073709551616 bytes)\n",
-            "-j {threads}"
-        );
-        assert_eq!(out.status.code(), Some(0));
-    }
-}
-/// Issue 20, defect 4: the `-l` column was 12 wide, so a size of 1 TB or more pushed
-/// the path right and `cut -c14-` cut into it. The column is now as wide as the
-/// largest size can be written (20 digits), so `cut -c22-` gives every path back.
-#[test]
-fn long_output_keeps_its_column_for_any_size() {
-    let dir = match huge_file_dir() {
-        Ok(dir) => dir,
-        Err(reason) => {
-            eprintln!("SKIPPED long_output_keeps_its_column_for_any_size: {reason}");
-            return;
-        }
-    };
-    let sizes = [0, 7, 999_999_999_999, 1_000_000_000_000, i64::MAX as u64];
-    let mut expected = Vec::new();
-    for (n, size) in sizes.iter().enumerate() {
-        let name = format!("file {n}");
-        let file = std::fs::File::create(dir.path.join(&name)).unwrap();
-        file.set_len(*size).unwrap();
-        expected.push(name.into_bytes());
-    }
-    for threads in THREADS {
-        let out = pfind_command(&dir.path, &["-l", "-j", threads])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        let lines = split_records(&out.stdout, b'\n');
-        let cut: Vec<Vec<u8>> = lines.iter().map(|line| line[21..].to_vec()).collect();
-        assert_same_records(&format!("cut -c22-, -j {threads}"), &cut, &expected);
-        for line in &lines {
-            let (column, _) = line.split_at(21);
-            let size: u64 = String::from_utf8_lossy(column).trim().parse().unwrap();
-            assert!(sizes.contains(&size), "{line:?}");
-            assert_eq!(column[20], b' ');
-        }
-    }
-}
-
-/// Issue 20, defect 5: `-E` is never applied to a root (README), but a root that is a
-/// file, or a link taken as itself, was dropped when its name matched. A directory
-/// root was always walked; entries below any root are still excluded.
-#[test]
-fn exclude_never_drops_a_root() {
-    let env = TestEnv::new(&["dir/sub"], &["dir/f1", "dir/sub/f1", "dir/f2"]);
-    env.symlink("dir/f2", "lnk");
-    env.symlink("dir", "dirlink");
-    let cases: &[(&[&str], &[&str])] = &[
-        (&["dir/f1", "-E", "f1"], &["dir/f1"]),
-        (&["dir/f1", "-E", "f*", "-n", "f1"], &["dir/f1"]),
-        (&["lnk", "-t", "l", "-E", "lnk"], &["lnk"]),
-        (&["-L", "lnk", "-E", "lnk"], &["lnk"]),
-        (&["dir", "-E", "dir"], &["dir/f1", "dir/f2", "dir/sub/f1"]),
-        (&["dir", "-E", "f1"], &["dir/f2"]),
-        (&["dir", "dir/f1", "-E", "f1"], &["dir/f2", "dir/f1"]),
-        (
-            &["-L", "dirlink", "-E", "dirlink"],
-            &["dirlink/f1", "dirlink/f2", "dirlink/sub/f1"],
-        ),
-        (&["dir/sub", "-t", "d", "-E", "sub"], &[]),
-    ];
-    for &(args, want) in cases {
-        for threads in THREADS {
-            let out = env.run(&[args, &["-j", threads]].concat());
-            assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
-            assert_eq!(out.status.code(), Some(0), "{args:?}");
-            let want: Vec<Vec<u8>> = want.iter().map(|s| s.as_bytes().to_vec()).collect();
-            assert_same_records(
-                &format!("{args:?} -j {threads}"),
-                &split_records(&out.stdout, b'\n'),
-                &want,
-            );
-        }
-    }
-}
-
-/// Issue 20, defect 7: `-a` read the working directory before looking at the roots,
-/// so with the working directory removed even `pfind /abs/dir -a` failed. Only a
-/// relative root needs it: absolute roots are walked, a relative one is reported.
-#[test]
-fn absolute_paths_need_the_working_directory_only_for_relative_roots() {
-    let env = TestEnv::new(&["tree/sub"], &["tree/f", "tree/sub/g"]);
-    let tree = env.root().join("tree");
-    let tree = tree.to_str().unwrap();
-    let run_in_removed_dir = |args: &[&str]| {
-        Command::new("sh")
-            .current_dir(env.root())
-            .args([
-                "-c",
-                "mkdir gone && cd gone && rmdir ../gone && exec \"$0\" \"$@\"",
-            ])
-            .arg(env!("CARGO_BIN_EXE_pfind"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
-    let absolute = [format!("{tree}/f"), format!("{tree}/sub/g")];
-    for threads in THREADS {
-        let out = run_in_removed_dir(&[tree, "-a", "-j", threads]);
-        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
-        assert_eq!(out.status.code(), Some(0));
-        let want: Vec<Vec<u8>> = absolute.iter().map(|p| p.as_bytes().to_vec()).collect();
-        assert_same_records("absolute root", &split_records(&out.stdout, b'\n'), &want);
-        // A relative root cannot be made absolute: reported, and the others walked.
-        let out = run_in_removed_dir(&["relative", tree, "-a", "-j", threads]);
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr),
-            "pfind: relative: cannot read the working directory: No such file or directory\n"
-        );
-        assert_eq!(out.status.code(), Some(1));
-        assert_same_records("mixed roots", &split_records(&out.stdout, b'\n'), &want);
-    }
-    let out = run_in_removed_dir(&["-a"]);
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "pfind: .: cannot read the working directory: No such file or directory\n"
-    );
-    assert_eq!(out.status.code(), Some(1));
-    assert!(out.stdout.is_empty());
-}
-
 /// Sets a socket's buffer `option` (`SO_SNDBUF`, `SO_RCVBUF`) to `bytes`.
 fn set_socket_buffer(socket: &impl std::os::fd::AsRawFd, option: libc::c_int, bytes: libc::c_int) {
     // SAFETY: a valid socket, and a pointer to an int of the size given.
@@ -1325,7 +931,7 @@ fn a_tcp_reader_that_leaves_early_is_a_closed_pipe() {
             env.write(format!("dir_{d:02}/{}_{f:03}", "long_name_".repeat(8)), b"");
         }
     }
-    for threads in THREADS {
+    for threads in THREAD_COUNTS {
         let listener = TcpListener::bind("127.0.0.1:0").unwrap();
         set_socket_buffer(&listener, libc::SO_RCVBUF, 4096);
         let client = TcpStream::connect(listener.local_addr().unwrap()).unwrap();
@@ -1349,122 +955,6 @@ fn a_tcp_reader_that_leaves_early_is_a_closed_pipe() {
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
         assert_eq!(out.status.code(), Some(0), "-j {threads}");
     }
-}
-
-/// Issue 20, defect 9: `--help` and `--version` ignored write errors (status 0 into
-/// `/dev/full` or with stdout closed). Every write pfind makes reports its failure
-/// with status 1, but a reader that left is not a failure, there as anywhere.
-#[test]
-fn help_and_version_report_failed_writes() {
-    let in_shell = |script: &str, flag: &str| {
-        Command::new("sh")
-            .args(["-c", script, env!("CARGO_BIN_EXE_pfind"), flag])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
-    };
-    for flag in ["--help", "--version", "-h", "-V"] {
-        let out = in_shell("exec \"$0\" \"$1\" >/dev/full", flag);
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr),
-            "pfind: stdout: No space left on device\n",
-            "{flag}"
-        );
-        assert_eq!(out.status.code(), Some(1), "{flag}");
-        let out = in_shell("exec \"$0\" \"$1\" >&-", flag);
-        assert_eq!(
-            String::from_utf8_lossy(&out.stderr),
-            "pfind: stdout: Bad file descriptor\n",
-            "{flag}"
-        );
-        assert_eq!(out.status.code(), Some(1), "{flag}");
-        // A pipe whose reader is already gone.
-        let mut ends = [0; 2];
-        // SAFETY: `ends` has room for the two descriptors pipe() writes.
-        assert_eq!(unsafe { libc::pipe(ends.as_mut_ptr()) }, 0);
-        // SAFETY: both descriptors were just made by pipe() and are owned here.
-        let (read_end, write_end) = unsafe {
-            use std::os::fd::FromRawFd;
-            (
-                std::os::fd::OwnedFd::from_raw_fd(ends[0]),
-                std::os::fd::OwnedFd::from_raw_fd(ends[1]),
-            )
-        };
-        drop(read_end);
-        let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
-            .arg(flag)
-            .stdout(Stdio::from(write_end))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{flag}");
-        assert_eq!(out.status.code(), Some(0), "{flag}");
-    }
-    let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
-        .arg("--version")
-        .output()
-        .unwrap();
-    assert_eq!(
-        (out.stdout.starts_with(b"pfind "), out.status.code()),
-        (true, Some(0))
-    );
-}
-
-/// Issue 20, defect 6: a usage error quoted the value typed as it was, escape
-/// sequences included, so `--newer $'\e]0;PWNED\a'` set a terminal's title (clap
-/// strips them only when stderr is not a terminal, and then shows `''`). Usage errors
-/// are now escaped as walk errors are, on a terminal or not; one with nothing to
-/// escape is printed as clap prints it, in colour on a terminal.
-#[test]
-fn usage_errors_are_escaped() {
-    let env = TestEnv::new(&[], &[]);
-    let cases: &[(&[&[u8]], &str)] = &[
-        (
-            &[b".", b"--newer", b"\x1b]0;PWNED\x07"],
-            "error: invalid value '\\x1b]0;PWNED\\x07' for '--newer <FILE>': \
-             No such file or directory\n",
-        ),
-        (
-            &[b"--\x1b[2Jx"],
-            "error: unexpected argument '--\\x1b[2Jx' found\n",
-        ),
-        (
-            &[b"-S", b"1\xc2\x9b\n2"],
-            "error: invalid value '1\\xc2\\x9b\\n2' for '--size <SIZE>': ",
-        ),
-    ];
-    for &(args, first_line) in cases {
-        let args: Vec<&OsStr> = args.iter().map(|arg| OsStr::from_bytes(arg)).collect();
-        let out = env.run(&args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(stderr.starts_with(first_line), "{args:?}: {stderr}");
-        assert!(
-            !out.stderr.iter().any(|&b| b == 0x1b || b == 0x07),
-            "{args:?}: {stderr}"
-        );
-    }
-    // On a terminal (util-linux `script`), where clap would have written it raw.
-    let under_terminal = |command: &str| {
-        let out = Command::new("script")
-            .args(["-q", "-e", "-c", command, "/dev/null"])
-            .current_dir(env.root())
-            .env_remove("NO_COLOR")
-            .stdin(Stdio::null())
-            .output()
-            .expect("script (util-linux) is needed for this test");
-        assert_eq!(out.status.code(), Some(2), "{command}");
-        out.stdout
-    };
-    let pfind = env!("CARGO_BIN_EXE_pfind");
-    let shown = under_terminal(&format!(
-        "{pfind} . --newer \"$(printf '\\033]0;PWNED\\007')\""
-    ));
-    let text = String::from_utf8_lossy(&shown);
-    assert!(text.contains("'\\x1b]0;PWNED\\x07'"), "{text}");
-    assert!(!shown.contains(&0x07) && !shown.contains(&0x1b), "{text}");
-    // Nothing to escape: clap's own message, coloured.
-    let shown = under_terminal(&format!("{pfind} . --newer nowhere"));
-    assert!(shown.windows(4).any(|w| w == b"\x1b[1m"), "{shown:?}");
 }
 
 /// Issue 20, defect 8: under `ulimit -s 40`, `pfind --version` died of SIGSEGV
@@ -1495,7 +985,7 @@ fn a_small_stack_limit_still_runs() {
         let out = limited(&["--bogus"]);
         assert_eq!(out.status.code(), Some(2), "ulimit -s {kib}, --bogus");
         assert!(String::from_utf8_lossy(&out.stderr).starts_with("error: unexpected argument"));
-        for threads in THREADS {
+        for threads in THREAD_COUNTS {
             let out = limited(&["-j", threads]);
             assert_complete(
                 &format!("ulimit -s {kib}, -j {threads}"),
@@ -1687,74 +1177,8 @@ fn small_stack_and_address_space_limits_together() {
     eprintln!("small stack and address space: {said:?}");
 }
 
-/// Issue 28, item 11: `-L` checks each directory against those above it, which on a
-/// deep chain took time in the square of the depth (49.5 s for 100,000 levels); now
-/// every 64th and 4,096th directory holds the set of those above (`walker/loops.rs`).
-/// On a chain deep enough for both, links at the bottom back into the chain (just
-/// above, 1,300 levels up, and to the top by an absolute path) are loops, and one
-/// to a directory beside the chain is not, as `find -L` says on shallower chains.
-#[test]
-fn loops_at_the_bottom_of_a_deep_chain_are_found() {
-    let tmp = tempfile::tempdir().unwrap();
-    let _cleanup = RemoveOnDrop(tmp.path().join("c"));
-    std::fs::create_dir_all(tmp.path().join("beside")).unwrap();
-    std::fs::write(tmp.path().join("beside/g"), b"").unwrap();
-    let symlink_at = |dir: libc::c_int, target: &[u8], name: &[u8]| {
-        let (target, name) = (c_name(target), c_name(name));
-        // SAFETY: a valid descriptor and NUL-terminated strings.
-        let rc = unsafe { libc::symlinkat(target.as_ptr(), dir, name.as_ptr()) };
-        assert_eq!(rc, 0, "symlinkat");
-    };
-    let top = open_path(tmp.path());
-    let mut dir = mkdir_open(top, b"c");
-    close(top);
-    for level in 0..4200 {
-        if level % 500 == 0 {
-            touch_at(dir, b"f");
-        }
-        let next = mkdir_open(dir, b"d");
-        close(dir);
-        dir = next;
-    }
-    touch_at(dir, b"f");
-    symlink_at(dir, b"../../..", b"up");
-    symlink_at(dir, "../".repeat(1300).as_bytes(), b"far");
-    symlink_at(dir, tmp.path().join("c").as_os_str().as_bytes(), b"top");
-    symlink_at(
-        dir,
-        tmp.path().join("beside").as_os_str().as_bytes(),
-        b"beside",
-    );
-    close(dir);
-    // What `find -L` would say, were its paths not too long for it past 2,048
-    // levels: the files, and each link back into the chain as a loop.
-    let at = |level: usize| format!("c{}", "/d".repeat(level));
-    let bottom = at(4200);
-    let mut printed: Vec<String> = (0..4200)
-        .step_by(500)
-        .map(|level| format!("{}/f", at(level)))
-        .chain([format!("{bottom}/f"), format!("{bottom}/beside/g")])
-        .collect();
-    printed.sort();
-    let mut loops: Vec<String> = ["up", "far", "top"]
-        .map(|link| format!("{bottom}/{link}"))
-        .to_vec();
-    loops.sort();
-    let want = LoopRun {
-        printed,
-        loops,
-        status: Some(1),
-    };
-    for threads in THREADS {
-        let out = pfind_command(tmp.path(), &["-L", "c", "-j", threads])
-            .output()
-            .unwrap();
-        assert_eq!(loop_run(&out), want, "-j {threads}");
-    }
-}
-
 /// Writes `contents` to a new file `name` in the open directory `dir`.
-fn write_at(dir: libc::c_int, name: &[u8], contents: &[u8]) {
+pub(crate) fn write_at(dir: libc::c_int, name: &[u8], contents: &[u8]) {
     let name = c_name(name);
     // SAFETY: a valid descriptor, a NUL-terminated name, and a buffer of its length.
     unsafe {

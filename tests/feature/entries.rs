@@ -1,16 +1,21 @@
-//! The options beyond the core walk (issue 5): -t, -l, -s, --min-size/--max-size,
-//! -d/--min-depth, -L, -x, --max-results/-1 and -a, through the real binary at 1, 2
-//! and 16 threads.
+//! The filters on what an entry is (src/cli/entries.rs): `-t` kinds and families
+//! (sockets, pipes and devices against `find -type`), `-S` and its aliases
+//! `--min-size`/`--max-size`, `--changed-within`/`--changed-before` against
+//! `find -newermt`, `--newer` against `find -newer`, `--owner` against
+//! `find -user`/`-group`, the depth bounds (`-d`, `--min-depth`, `--exact-depth`) and
+//! `--prune`, with the messages for bad values; through the real binary at 1, 2 and
+//! 16 threads.
 
-mod testenv;
-
-use std::collections::BTreeSet;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use crate::names::{assert_usage_error, os, s, tree};
+use crate::testenv;
+use crate::testenv::{assert_same_records, pfind_command, split_records, TestEnv, THREAD_COUNTS};
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::PermissionsExt;
-use testenv::{assert_same_records, pfind_command, split_records, TestEnv, THREAD_COUNTS};
+use std::process::Command;
 
 /// Runs pfind at every thread count; returns (stdout lines, stderr, exit code) of each.
-fn run_all(env: &TestEnv, args: &[&str]) -> Vec<(Vec<Vec<u8>>, String, Option<i32>)> {
+pub(crate) fn run_all(env: &TestEnv, args: &[&str]) -> Vec<(Vec<Vec<u8>>, String, Option<i32>)> {
     THREAD_COUNTS
         .iter()
         .map(|threads| {
@@ -22,10 +27,6 @@ fn run_all(env: &TestEnv, args: &[&str]) -> Vec<(Vec<Vec<u8>>, String, Option<i3
             )
         })
         .collect()
-}
-
-fn records(paths: &[&str]) -> Vec<Vec<u8>> {
-    paths.iter().map(|p| p.as_bytes().to_vec()).collect()
 }
 
 fn chmod(env: &TestEnv, relative: &str, mode: u32) {
@@ -130,7 +131,7 @@ fn type_directory_and_symlink_print_like_files() {
     // A symbolic link given as a root is a candidate for -t l, not followed.
     env.assert_output(&["-t", "l", "link_dir"], &["link_dir"]);
     // Without -t l nothing prints it, and a warning says how to search it (issue
-    // 28; tests/cli.rs has every case).
+    // 28; walk.rs has every case).
     let out = env.run(&["link_dir"]);
     assert_eq!(out.stdout, b"");
     assert!(String::from_utf8_lossy(&out.stderr).contains("give it as link_dir/ or use -L"));
@@ -420,64 +421,6 @@ fn type_executable_checks_mode_bits() {
 }
 
 #[test]
-fn long_format_is_size_space_path() {
-    let env = TestEnv::new(&["d"], &["empty"]);
-    env.write("d/small", &[b'x'; 100]);
-    env.write("d/big", &vec![b'x'; 1_500_000]);
-    let want = [
-        "                   0 empty",
-        "                 100 d/small",
-        "             1500000 d/big",
-    ];
-    env.assert_output(&["-l"], &want);
-    env.assert_output(&["--long"], &want);
-    env.assert_output(&["-l", "-S", "+1k"], &want[2..]);
-    // -0 ends each record with NUL; the size column stays.
-    env.assert_records(&["-l", "-0"], 0, &records(&want));
-    env.assert_records(&["-0", "-l", "-n", "small"], 0, &records(&want[1..2]));
-    // Issue 30: sizes for a person on request, in a column of their own width.
-    let human = ["       0 B empty", "     100 B d/small", "   1.4 MiB d/big"];
-    env.assert_output(&["-l", "--human-readable"], &human);
-    env.assert_output(&["--human", "-l", "--sort", "size"], &human);
-    env.assert_records(&["-l", "--human", "-0"], 0, &records(&human));
-    // `cut -c12-` gives the paths back, as `cut -c22-` does for the byte column.
-    let paths: Vec<&str> = human.iter().map(|line| &line[11..]).collect();
-    assert_eq!(paths, ["empty", "d/small", "d/big"]);
-    for args in [&["--human-readable"][..], &["-l", "--human", "--json"]] {
-        let out = env.run(args);
-        assert_eq!(out.status.code(), Some(2), "{args:?}");
-    }
-}
-
-#[test]
-fn sum_size_prints_count_and_total() {
-    let env = TestEnv::new(&["ckpt/old"], &[]);
-    env.write("ckpt/a.pt", &vec![0; 1024 * 1024]);
-    env.write("ckpt/old/b.ckpt", &vec![0; 512 * 1024]);
-    env.write("ckpt/notes.txt", &[0; 10]);
-    for (args, want) in [
-        (
-            &["-s", "-t", "checkpoints"][..],
-            "2 matches, 1.5 MiB (1572864 bytes)",
-        ),
-        (&["--sum-size"], "3 matches, 1.5 MiB (1572874 bytes)"),
-        (&["-s", "-e", "txt"], "1 match, 10 B (10 bytes)"),
-        (&["-s", "-e", "none"], "0 matches, 0 B (0 bytes)"),
-    ] {
-        env.assert_output(args, &[want]);
-    }
-    for conflicting in [
-        &["-s", "-c"][..],
-        &["-s", "-l"],
-        &["-s", "-0"],
-        &["-c", "-l"],
-    ] {
-        let out = env.run(conflicting);
-        assert_eq!(out.status.code(), Some(2), "{conflicting:?}");
-    }
-}
-
-#[test]
 fn min_and_max_size_are_aliases_of_size() {
     let env = TestEnv::new(&["d"], &["empty"]);
     env.write("d/100b", &[b'x'; 100]);
@@ -544,268 +487,6 @@ fn max_depth_does_not_open_deeper_directories() {
     for (_, stderr, code) in run_all(&env, &["-L", "-d", "2"]) {
         assert_eq!(stderr, "pfind: d/up: filesystem loop detected\n");
         assert_eq!(code, Some(1));
-    }
-}
-
-#[test]
-fn follow_prints_link_targets_under_the_links_path() {
-    let env = TestEnv::new(&["real/sub", "other"], &["real/f", "real/sub/g", "other/h"]);
-    env.symlink("../real", "other/to_real");
-    env.symlink("real/f", "to_f");
-    env.symlink("missing", "dangling");
-    let want = &[
-        "real/f",
-        "real/sub/g",
-        "other/h",
-        "other/to_real/f",
-        "other/to_real/sub/g",
-        "to_f",
-    ];
-    env.assert_output(&["-L"], want);
-    env.assert_output(&["--follow", "-c"], &["6"]);
-    // A dangling link is still a link under -L, as with find -L.
-    env.assert_output(&["-L", "-t", "l"], &["dangling"]);
-    env.assert_output(
-        &["-L", "-t", "d"],
-        &[
-            "real",
-            "real/sub",
-            "other",
-            "other/to_real",
-            "other/to_real/sub",
-        ],
-    );
-    // -l sizes the target, not the link.
-    env.write("real/f", b"12345");
-    env.assert_output(
-        &["-L", "-l", "-n", "*f", "-d", "2"],
-        &["                   5 real/f", "                   5 to_f"],
-    );
-    // Roots are followed too.
-    env.assert_output(
-        &["-L", "other/to_real"],
-        &["other/to_real/f", "other/to_real/sub/g"],
-    );
-    env.assert_output(&["-L", "to_f"], &["to_f"]);
-    env.assert_output(
-        &["other/to_real/"],
-        &["other/to_real/f", "other/to_real/sub/g"],
-    );
-}
-
-#[test]
-fn follow_reports_each_loop_once_and_terminates() {
-    let env = TestEnv::new(&["d/e"], &["f", "d/g", "d/e/h"]);
-    env.symlink("..", "d/up"); // back to the root
-    env.symlink(".", "d/e/self_dir"); // the directory it is in
-    env.symlink("self_link", "self_link"); // a link to itself
-    env.symlink("../..", "d/e/up2");
-    for (lines, stderr, code) in run_all(&env, &["-L"]) {
-        assert_same_records("-L loops", &lines, &records(&["f", "d/g", "d/e/h"]));
-        let mut reported: Vec<&str> = stderr.lines().collect();
-        reported.sort();
-        assert_eq!(
-            reported,
-            [
-                "pfind: d/e/self_dir: filesystem loop detected",
-                "pfind: d/e/up2: filesystem loop detected",
-                "pfind: d/up: filesystem loop detected",
-                "pfind: self_link: Too many levels of symbolic links",
-            ]
-        );
-        assert_eq!(code, Some(1));
-    }
-    // A loop through the root itself, given with -L.
-    let looped = TestEnv::new(&[], &["x"]);
-    looped.symlink(".", "again");
-    for (lines, stderr, code) in run_all(&looped, &["-L", "."]) {
-        assert_eq!(lines, records(&["./x"]));
-        assert_eq!(stderr, "pfind: ./again: filesystem loop detected\n");
-        assert_eq!(code, Some(1));
-    }
-}
-
-#[test]
-fn follow_matches_find_minus_l_on_random_trees() {
-    // Random trees have links to files, to directories (ancestors or not) and dangling
-    // ones. A file reached through two links is printed under both paths, as find -L
-    // does; loops are cut where find cuts them.
-    for seed in [1u64, 5, 9] {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("root");
-        std::fs::create_dir(&root).unwrap();
-        testenv::random_tree(&root, seed, 250);
-        let find = std::process::Command::new("find")
-            .current_dir(tmp.path())
-            .args(["-L", "root", "-type", "f", "-print0"])
-            .output()
-            .expect("GNU find is needed for this test");
-        let expected = split_records(&find.stdout, 0);
-        for threads in ["1", "2", "16"] {
-            let out = pfind_command(tmp.path(), &["-L", "root", "-0", "-j", threads])
-                .output()
-                .unwrap();
-            let context = format!("seed {seed}, -j {threads}");
-            assert_same_records(&context, &split_records(&out.stdout, 0), &expected);
-            assert_eq!(out.status.code(), find.status.code(), "{context}");
-        }
-    }
-}
-
-#[test]
-fn one_file_system_without_mounts_changes_nothing() {
-    // Creating a mount needs privileges tests do not have, so the crossing itself is
-    // checked by a unit test of the device comparison (walker.rs) and, below, against
-    // /proc when it is a separate file system.
-    let env = TestEnv::new(&["a/b"], &["f", "a/g", "a/b/h"]);
-    env.assert_output(&["-x"], &["f", "a/g", "a/b/h"]);
-    env.assert_output(&["--one-file-system", "-t", "d"], &["a", "a/b"]);
-}
-
-#[test]
-fn one_file_system_stops_at_proc() {
-    let dev = |path: &str| std::fs::metadata(path).map(|m| std::os::unix::fs::MetadataExt::dev(&m));
-    if !std::path::Path::new("/proc/self").exists() || dev("/").ok() == dev("/proc").ok() {
-        eprintln!("skipped: /proc is not a separate file system here");
-        return;
-    }
-    let env = TestEnv::new(&[], &[]);
-    let listed = |extra: &[&str]| -> BTreeSet<Vec<u8>> {
-        let out = env.run(&[&["/", "-t", "d", "-d", "2"], extra].concat());
-        split_records(&out.stdout, b'\n').into_iter().collect()
-    };
-    let crossing = listed(&[]);
-    assert!(
-        crossing.contains(&b"/proc/self"[..]) || crossing.iter().any(|p| p.starts_with(b"/proc/1"))
-    );
-    let staying = listed(&["-x"]);
-    // The mount point itself is listed (as with find -xdev); nothing under it is.
-    assert!(staying.contains(&b"/proc"[..]));
-    assert!(
-        !staying.iter().any(|p| p.starts_with(b"/proc/")),
-        "-x entered /proc"
-    );
-}
-
-#[test]
-fn max_results_prints_exactly_n_lines_and_exits_0() {
-    let env = TestEnv::new(&[], &[]);
-    for d in 0..40 {
-        for f in 0..50 {
-            env.write(format!("d{d:02}/f{f:03}"), b"");
-        }
-    }
-    for (args, want) in [
-        (&["--max-results", "7"][..], 7),
-        (&["--max-results", "1"], 1),
-        (&["-1"], 1),
-        (&["--max-results", "100", "-t", "d"], 40),
-        (&["--max-results", "5000"], 2000),
-        (&["--max-results", "3", "-l"], 3),
-        // The last of -1 and --max-results wins, as in fd.
-        (&["-1", "--max-results", "3"], 3),
-        (&["--max-results", "3", "-1"], 1),
-    ] {
-        // Repeated: a race between workers would show up as an extra line.
-        for _ in 0..5 {
-            for (lines, stderr, code) in run_all(&env, args) {
-                assert_eq!(lines.len(), want, "{args:?}");
-                let distinct: BTreeSet<_> = lines.iter().collect();
-                assert_eq!(distinct.len(), want, "{args:?}: a line printed twice");
-                assert_eq!((stderr.as_str(), code), ("", Some(0)), "{args:?}");
-            }
-        }
-    }
-    for (lines, _, code) in run_all(&env, &["-c", "--max-results", "10"]) {
-        assert_eq!((lines, code), (vec![b"10".to_vec()], Some(0)));
-    }
-    // 0 is no limit, as in fd (issue 27).
-    for (lines, _, code) in run_all(&env, &["-c", "--max-results=0"]) {
-        assert_eq!((lines, code), (vec![b"2000".to_vec()], Some(0)));
-    }
-    for bad in [&["--max-results", "x"][..], &["--max-results", "-1"]] {
-        assert_eq!(env.run(bad).status.code(), Some(2), "{bad:?}");
-    }
-}
-
-#[test]
-fn max_results_counts_file_roots_too() {
-    let env = TestEnv::new(&["d"], &["a", "b", "d/c"]);
-    env.assert_output(&["a", "b", "d", "--max-results", "2"], &["a", "b"]);
-    env.assert_output(&["a", "d", "--max-results", "2"], &["a", "d/c"]);
-}
-
-#[test]
-fn absolute_paths_join_the_working_directory_once() {
-    let env = TestEnv::new(&["dir/sub"], &["dir/f", "dir/sub/g", "top"]);
-    let cwd = std::fs::canonicalize(env.root()).unwrap();
-    let cwd = std::str::from_utf8(cwd.as_os_str().as_bytes())
-        .unwrap()
-        .to_string();
-    let abs = |p: &str| format!("{cwd}/{p}");
-    let all = [abs("dir/f"), abs("dir/sub/g"), abs("top")];
-    let all: Vec<&str> = all.iter().map(String::as_str).collect();
-    env.assert_output(&["-a"], &all);
-    env.assert_output(&["-a", "."], &all); // no `/./`
-    env.assert_output(&["--absolute-path", "./"], &all);
-    let in_dir = [abs("dir/f"), abs("dir/sub/g")];
-    let in_dir: Vec<&str> = in_dir.iter().map(String::as_str).collect();
-    env.assert_output(&["-a", "dir"], &in_dir);
-    env.assert_output(&["-a", "dir//"], &in_dir);
-    env.assert_output(&["-a", "./dir/./"], &in_dir);
-    env.assert_output(&["-a", &abs("dir")], &in_dir); // already absolute
-    env.assert_output(&["-a", "top"], &[&abs("top")]); // a file root
-    env.assert_output(&["-a", "dir/sub/..", "-d", "1"], &[&abs("dir/sub/../f")]);
-    // A leading `..` is the working directory's parent (which has no link in it).
-    env.assert_output(&["-C", "dir/sub", "-a", "..", "-d", "1"], &[&abs("dir/f")]);
-    env.assert_output(
-        &["-C", "dir/sub", "-a", "./../..", "-d", "1"],
-        &[&abs("top")],
-    );
-    env.assert_output(&["-a", "-t", "d"], &[&abs("dir"), &abs("dir/sub")]);
-}
-
-/// fd's undo switches, for an alias or PFIND_OPTIONS that holds -L or -a: the last
-/// of each pair wins.
-#[test]
-fn no_follow_and_relative_path_undo_follow_and_absolute() {
-    let env = TestEnv::new(&["dir"], &["dir/f"]);
-    env.symlink("dir", "link");
-    let cwd = std::fs::canonicalize(env.root()).unwrap();
-    let abs = format!("{}/dir/f", cwd.to_str().unwrap());
-    env.assert_output(&["-L"], &["dir/f", "link/f"]);
-    env.assert_output(&["-L", "--no-follow"], &["dir/f"]);
-    env.assert_output(&["--no-follow", "-L"], &["dir/f", "link/f"]);
-    env.assert_output(&["-a", "dir"], &[&abs]);
-    env.assert_output(&["-a", "--relative-path", "dir"], &["dir/f"]);
-    env.assert_output(&["--relative-path", "-a", "dir"], &[&abs]);
-}
-
-#[test]
-fn help_is_grouped_and_lists_the_families() {
-    let out = TestEnv::new(&[], &[]).run(&["--help"]);
-    assert!(out.status.success());
-    let help = String::from_utf8_lossy(&out.stdout);
-    for needle in [
-        "Filters:",
-        "Ignore files:",
-        "Output:",
-        "Other:",
-        "--type",
-        "--long",
-        "--sum-size",
-        "--min-size",
-        "--max-size",
-        "--max-depth",
-        "--min-depth",
-        "--follow",
-        "--one-file-system",
-        "--max-results",
-        "--absolute-path",
-        "checkpoints  ckpt pt pth safetensors",
-        "images       jpg jpeg png webp bmp tiff gif",
-    ] {
-        assert!(help.contains(needle), "--help lacks {needle:?}:\n{help}");
     }
 }
 
@@ -894,68 +575,437 @@ fn prune_stops_below_directories_that_matched() {
 }
 
 #[test]
-fn base_directory_runs_as_if_started_there() {
-    let env = TestEnv::new(&["sub/dir", "other"], &["sub/dir/f", "sub/top", "other/g"]);
-    env.assert_output(&["-C", "sub"], &["dir/f", "top"]);
-    env.assert_output(&["--base-directory", "sub", "dir"], &["dir/f"]);
-    env.assert_output(&["-C", "sub", ".", "-t", "d"], &["./dir"]);
-    env.assert_output(&["-C", "sub/", "../other"], &["../other/g"]);
-    let sub = env.root().join("sub");
-    let absolute = |p: &str| sub.join(p).to_str().unwrap().to_string();
+fn size_filters() {
+    let env = TestEnv::new(&["d"], &["empty"]);
+    env.write("d/100b", &[b'x'; 100]);
+    env.write("d/1000b", &[b'x'; 1000]);
+    env.write("d/1024b", &[b'x'; 1024]);
+    env.write("d/5000b", &[b'x'; 5000]);
+    env.symlink("d/5000b", "link"); // a link is never sized, never printed
+    env.assert_output(&["-S", "+1k"], &["d/1000b", "d/1024b", "d/5000b"]);
+    env.assert_output(&["-S", "+1ki"], &["d/1024b", "d/5000b"]);
+    env.assert_output(&["-S", "-1k"], &["empty", "d/100b", "d/1000b"]);
+    env.assert_output(&["-S", "-0"], &["empty"]);
+    env.assert_output(&["-S", "1024b"], &["d/1024b"]);
     env.assert_output(
-        &["-C", "sub", "-a"],
-        &[&absolute("dir/f"), &absolute("top")],
+        &["-S", "+100b", "-S", "-1ki"],
+        &["d/100b", "d/1000b", "d/1024b"],
     );
-    // --newer's FILE is found there too.
-    env.write("sub/stamp", b"");
-    let out = env.run(&["-C", "sub", "--newer", "stamp"]);
-    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
-    assert_eq!(out.status.code(), Some(0));
-    // A missing root is named as typed, relative to DIR.
-    for (lines, stderr, code) in run_all(&env, &["-C", "sub", "dir", "nope"]) {
-        assert_eq!(lines, records(&["dir/f"]));
-        assert_eq!(
-            stderr,
-            "pfind: nope: No such file or directory (roots are directories to search; match \
-             names with -n GLOB or -e EXT)\n"
-        );
-        assert_eq!(code, Some(1));
-    }
-    let out = env.run(&["-C", "nowhere"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "error: invalid value 'nowhere' for '--base-directory <DIR>': No such file or \
-         directory\n\nFor more information, try '--help'.\n"
-    );
-    let out = env.run(&["-C", "sub/top"]);
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("Not a directory"));
+    env.assert_output(&["--size", "+1k", "-e", "x"], &[]);
 }
 
 #[test]
-fn strip_cwd_prefix_drops_the_dot_slash_of_a_root() {
-    let env = TestEnv::new(&["sub/dir"], &["sub/dir/f", "top"]);
-    env.assert_output(&[".", "--strip-cwd-prefix"], &["sub/dir/f", "top"]);
-    env.assert_output(
-        &["./", "--strip-cwd-prefix", "-t", "d"],
-        &["sub", "sub/dir"],
-    );
-    env.assert_output(&["./sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
-    env.assert_output(&[".//sub/", "--strip-cwd-prefix"], &["sub/dir/f"]);
-    env.assert_output(&["./top", "--strip-cwd-prefix"], &["top"]); // a file root
-    env.assert_output(&["sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
-    env.assert_output(&["--strip-cwd-prefix"], &["sub/dir/f", "top"]);
-    // Without it, as typed; with -a, absolute either way.
-    env.assert_output(&["."], &["./sub/dir/f", "./top"]);
-    let top = env.root().join("top");
-    env.assert_output(
-        &["./top", "-a", "--strip-cwd-prefix"],
-        &[top.to_str().unwrap()],
-    );
-    // Errors name the root as typed.
-    for (_, stderr, code) in run_all(&env, &["./nope", "--strip-cwd-prefix"]) {
-        assert_eq!(stderr, "pfind: ./nope: No such file or directory\n");
-        assert_eq!(code, Some(1));
+fn bad_values_exit_2_naming_the_value_and_the_option() {
+    let env = TestEnv::new(&[], &[]);
+    for (args, mentions) in [
+        (
+            &[&b"-S"[..], b"1.5k"][..],
+            &["'1.5k'", "decimal numbers are not accepted", "1500"][..],
+        ),
+        (&[b"--max-size", b"2.5mi"], &["'2.5mi'", "2621440"]),
+        (&[b"-S", b"1\xff"], &["--size", "not valid UTF-8"]),
+        (&[b"-t", b"\xff"], &["--type", "not valid UTF-8"]),
+        (&[b"-j", b"\xff"], &["--threads", "not valid UTF-8"]),
+        (&[b"-d", b"x"], &["--max-depth", "'x'"]),
+        (&[b"-e", b"."], &["--extension", "cannot be empty"]),
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(|a| os(a)).collect();
+        assert_usage_error(&env, &args, mentions);
     }
+}
+
+/// Sets the modification time of `relative` (a link's own with `-h`) with `touch -d
+/// WHEN` in the time zone `tz`, as a person would.
+fn touch(env: &TestEnv, tz: &str, when: &str, relative: &str) {
+    let status = Command::new("touch")
+        .env("TZ", tz)
+        .args(["-h", "-d", when])
+        .arg(env.root().join(relative))
+        .status()
+        .expect("touch");
+    assert!(status.success(), "touch -d {when} {relative}");
+}
+
+/// Asserts that `pfind . -0 PFIND_ARGS` prints what `find . FIND_ARGS` does, both in
+/// the time zone `tz`, at every thread count; returns how many paths that was.
+fn assert_like_find_in(env: &TestEnv, tz: &str, pfind_args: &[&str], find_args: &[&str]) -> usize {
+    let out = Command::new("find")
+        .current_dir(env.root())
+        .env("TZ", tz)
+        .arg(".")
+        .args(find_args)
+        .arg("-print0")
+        .output()
+        .expect("run find");
+    assert!(out.status.success(), "find {find_args:?}: {out:?}");
+    let expected = split_records(&out.stdout, 0);
+    for threads in THREAD_COUNTS {
+        let out = testenv::pfind_command(env.root(), &[".", "-0", "-j", threads])
+            .args(pfind_args)
+            .env("TZ", tz)
+            .output()
+            .unwrap();
+        let shown = format!("TZ={tz} pfind {pfind_args:?} -j {threads} against find {find_args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{shown}");
+        assert_eq!(out.status.code(), Some(0), "{shown}");
+        assert_same_records(&shown, &split_records(&out.stdout, 0), &expected);
+    }
+    expected.len()
+}
+
+#[test]
+fn changed_within_and_before_match_find_newermt() {
+    for tz in ["UTC", "Europe/Berlin", "America/New_York"] {
+        let env = TestEnv::new(&["d"], &[]);
+        // Files on both sides of each bound, exactly on them, and a nanosecond after.
+        let times = [
+            ("2026-11-01 08:29:59", "a_before"),
+            ("2026-11-01 08:30:00", "a_at"),
+            ("2026-11-01 08:30:00.000000001", "a_just_after"),
+            ("2026-11-01 08:30:01", "a_after"),
+            ("2026-11-01 00:00:00", "midnight"),
+            ("2026-10-31 23:59:59.999999999", "d/before_midnight"),
+            ("2026-07-01 12:00:00", "d/summer"),
+            ("2026-03-29 03:29:59", "d/spring"), // Berlin's clocks jumped 02:00 to 03:00
+            ("2026-03-29 03:30:00", "d/spring_at"),
+            ("2026-11-01 01:30:00", "d/fall"), // an overlap in New York
+            ("2027-01-01 00:00:00", "d/next_year"),
+        ];
+        for (when, name) in times {
+            env.write(name, b"");
+            touch(&env, tz, when, name);
+        }
+        let f = ["-type", "f"];
+        let mut total = 0;
+        for (pfind, find) in [
+            // Within: strictly after, as find -newermt.
+            (
+                &["--changed-within", "2026-11-01 08:30"][..],
+                &["-newermt", "2026-11-01 08:30"][..],
+            ),
+            (
+                &["--changed-within", "2026-11-01T08:30:00"],
+                &["-newermt", "2026-11-01 08:30:00"],
+            ),
+            (
+                &["--changed-within", "2026-11-01"],
+                &["-newermt", "2026-11-01"],
+            ),
+            (
+                &["--changed-within", "2026-07-01 12:00"],
+                &["-newermt", "2026-07-01 12:00"],
+            ),
+            (
+                &["--changed-within", "2026-11-01T07:30:00Z"],
+                &["-newermt", "2026-11-01 07:30:00Z"],
+            ),
+            // Before: strictly before, which find says as "not newer than a nanosecond
+            // earlier".
+            (
+                &["--changed-before", "2026-11-01 08:30"],
+                &["-not", "-newermt", "2026-11-01 08:29:59.999999999"],
+            ),
+            (
+                &["--changed-before", "2026-11-01"],
+                &["-not", "-newermt", "2026-10-31 23:59:59.999999999"],
+            ),
+            // A window.
+            (
+                &[
+                    "--changed-within",
+                    "2026-07-01",
+                    "--changed-before",
+                    "2026-11-01 08:30:01",
+                ],
+                &[
+                    "-newermt",
+                    "2026-07-01",
+                    "-not",
+                    "-newermt",
+                    "2026-11-01 08:30:00.999999999",
+                ],
+            ),
+            // Seconds since the epoch: 2026-11-01 07:30:00 UTC.
+            (
+                &["--changed-within", "@1793518200"],
+                &["-newermt", "@1793518200"],
+            ),
+            (
+                &["--changed-before", "@1793518200"],
+                &["-not", "-newermt", "@1793518199.999999999"],
+            ),
+        ] {
+            total += assert_like_find_in(&env, tz, pfind, &[&f[..], find].concat());
+        }
+        if tz == "Europe/Berlin" {
+            // 02:30 did not exist that day: find refuses it, pfind (the C library's
+            // mktime, as jiff's "compatible") moves it on by the gap, to 03:30.
+            total += assert_like_find_in(
+                &env,
+                tz,
+                &["--changed-within", "2026-03-29 02:30"],
+                &["-type", "f", "-newermt", "2026-03-29 03:30"],
+            );
+        }
+        // Directories too.
+        total += assert_like_find_in(
+            &env,
+            tz,
+            &["-t", "d", "--changed-before", "2026-11-01"],
+            &[
+                "-mindepth",
+                "1",
+                "-type",
+                "d",
+                "-not",
+                "-newermt",
+                "2026-10-31 23:59:59.999999999",
+            ],
+        );
+        assert!(
+            total > 40,
+            "TZ={tz}: too few matches to mean anything: {total}"
+        );
+    }
+}
+
+#[test]
+fn durations_count_back_from_now_like_find() {
+    for tz in ["UTC", "Europe/Berlin"] {
+        let env = TestEnv::new(&[], &[]);
+        // Far enough from every bound that the moments between find's and pfind's
+        // starts cannot matter.
+        let ages = [
+            "10 minutes ago",
+            "50 minutes ago",
+            "90 minutes ago",
+            "3 hours ago",
+            "20 hours ago",
+            "30 hours ago",
+            "40 hours ago",
+            "60 hours ago",
+            "4 days ago",
+            "6 days ago",
+            "8 days ago",
+            "40 days ago",
+            "400 days ago",
+        ];
+        for (i, age) in ages.iter().enumerate() {
+            let name = format!("f{i}");
+            env.write(&name, b"");
+            touch(&env, tz, age, &name);
+        }
+        let f = ["-type", "f"];
+        for (pfind, find) in [
+            ("30min", "30 minutes ago"),
+            ("1h", "1 hour ago"),
+            ("2h", "2 hours ago"),
+            ("1d", "1 day ago"),
+            ("1d12h", "1 day ago 12 hours ago"),
+            ("2 days", "2 days ago"),
+            ("3d", "3 days ago"),
+            ("1w", "1 week ago"),
+            ("1mo", "1 month ago"),
+            ("1y", "1 year ago"),
+        ] {
+            let within = assert_like_find_in(
+                &env,
+                tz,
+                &["--changed-within", pfind],
+                &[&f[..], &["-newermt", find]].concat(),
+            );
+            let before = assert_like_find_in(
+                &env,
+                tz,
+                &["--changed-before", pfind],
+                &[&f[..], &["-not", "-newermt", find]].concat(),
+            );
+            assert_eq!(within + before, ages.len(), "{pfind}");
+            assert!(
+                within > 0 && before > 0,
+                "{pfind}: {within} and {before}: a weak test"
+            );
+        }
+    }
+}
+
+#[test]
+fn newer_matches_find_newer() {
+    let env = TestEnv::new(&["tree/sub", "refs"], &[]);
+    let tz = "UTC";
+    for (when, name) in [
+        ("2026-01-01 00:00:00", "tree/old"),
+        ("2026-06-01 00:00:00", "tree/same"),
+        ("2026-06-01 00:00:00.000000001", "tree/sub/just_after"),
+        ("2026-06-02 00:00:00", "tree/sub/new"),
+        ("2026-12-01 00:00:00", "tree/newest"),
+        ("2026-06-01 00:00:00", "refs/stamp"),
+        ("2026-12-01 00:00:00", "refs/later"),
+    ] {
+        env.write(name, b"");
+        touch(&env, tz, when, name);
+    }
+    // A link whose own time differs from its target's: find -newer reads the link's
+    // own time, find -L -newer its target's.
+    env.symlink("later", "refs/link");
+    touch(&env, tz, "2026-03-01 00:00:00", "refs/link");
+    let tree = env.root().join("tree");
+    for (reference, follow) in [
+        ("../refs/stamp", false),
+        ("../refs/later", false),
+        ("../refs/link", false),
+        ("../refs/link", true),
+    ] {
+        let l: &[&str] = if follow { &["-L"] } else { &[] };
+        let out = Command::new("find")
+            .current_dir(&tree)
+            .args(l)
+            .args([".", "-type", "f", "-newer", reference, "-print0"])
+            .output()
+            .unwrap();
+        let expected = split_records(&out.stdout, 0);
+        for threads in THREAD_COUNTS {
+            let args = [l, &[".", "-0", "-j", threads, "--newer", reference]].concat();
+            let out = testenv::pfind_command(&tree, &args).output().unwrap();
+            let shown = format!("pfind {args:?}");
+            assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{shown}");
+            assert_same_records(&shown, &split_records(&out.stdout, 0), &expected);
+        }
+        // Nothing is newer than the newest file, which `later` (and the link's
+        // target) is as old as.
+        let nothing_newer = reference.ends_with("later") || follow;
+        assert_eq!(
+            expected.is_empty(),
+            nothing_newer,
+            "{reference} -L {follow}"
+        );
+    }
+}
+
+#[test]
+fn bad_times_exit_2_naming_the_value() {
+    let env = TestEnv::new(&[], &[]);
+    for (args, mentions) in [
+        (
+            &["--changed-within", "3x"][..],
+            &["'3x'", "--changed-within", "unknown unit"][..],
+        ),
+        (
+            &["--changed-before", "2026-13-01"],
+            &["--changed-before", "no month 13"],
+        ),
+        (
+            &["--changed-within", "1.5h"],
+            &["decimal numbers are not accepted"],
+        ),
+        (
+            &["--newer", "no/such/file"],
+            &["--newer", "'no/such/file'", "No such file"],
+        ),
+    ] {
+        let args: Vec<&OsStr> = args.iter().map(OsStr::new).collect();
+        assert_usage_error(&env, &args, mentions);
+    }
+}
+
+#[test]
+fn owner_matches_find_user_and_group() {
+    // SAFETY: geteuid only reads the process's credentials.
+    let euid = unsafe { libc::geteuid() };
+    if euid != 0 {
+        eprintln!("SKIPPED owner_matches_find_user_and_group: giving files to other users needs root (euid {euid})");
+        return;
+    }
+    let env = TestEnv::new(&["d", "e"], &[]);
+    let owned = [
+        ("f_root", 0, 0),
+        ("f_1234", 1234, 5678),
+        ("f_mixed", 1234, 0),
+        ("f_nobody", 65534, 65534),
+        ("d/f", 0, 5678),
+        ("d/g", 5678, 1234),
+        ("e/h", 1234, 1234),
+    ];
+    for (name, uid, gid) in owned {
+        env.write(name, b"");
+        std::os::unix::fs::chown(env.root().join(name), Some(uid), Some(gid)).unwrap();
+    }
+    std::os::unix::fs::chown(env.root().join("d"), Some(1234), Some(0)).unwrap();
+    env.symlink("f_root", "link");
+    std::os::unix::fs::lchown(env.root().join("link"), Some(1234), Some(5678)).unwrap();
+    let mut total = 0;
+    for (owner, find) in [
+        ("root", &["-user", "root"][..]),
+        ("0", &["-user", "0"]),
+        ("1234", &["-user", "1234"]),
+        (":5678", &["-group", "5678"]),
+        (":root", &["-group", "root"]),
+        ("1234:5678", &["-user", "1234", "-group", "5678"]),
+        ("1234:", &["-user", "1234"]),
+        ("!root", &["!", "-user", "root"]),
+        ("root:!root", &["-user", "root", "!", "-group", "root"]),
+        (":!0", &["!", "-group", "0"]),
+        (
+            "!1234:!1234",
+            &["!", "-user", "1234", "!", "-group", "1234"],
+        ),
+    ] {
+        let files = assert_like_find_in(
+            &env,
+            "UTC",
+            &["--owner", owner],
+            &[&["-type", "f"][..], find].concat(),
+        );
+        total += files;
+        // Directories and links have owners too.
+        total += assert_like_find_in(
+            &env,
+            "UTC",
+            &["--owner", owner, "-t", "d", "-t", "l"],
+            &[
+                &["-mindepth", "1", "(", "-type", "d", "-o", "-type", "l", ")"][..],
+                find,
+            ]
+            .concat(),
+        );
+    }
+    assert!(total > 30, "too few matches to mean anything: {total}");
+}
+
+#[test]
+fn unknown_owners_exit_2_naming_them() {
+    let env = TestEnv::new(&[], &[]);
+    for (owner, says) in [
+        ("nosuchuser", "unknown user 'nosuchuser'"),
+        (":nosuchgroup", "unknown group 'nosuchgroup'"),
+        ("root:nosuchgroup", "unknown group 'nosuchgroup'"),
+        ("!", "'!' must be followed by a user"),
+        (":!", "'!' must be followed by a group"),
+    ] {
+        assert_usage_error(&env, &[s("--owner"), s(owner)], &["--owner", says]);
+    }
+}
+
+/// fd's values that pfind refused before issue 27, with fd's meaning.
+#[test]
+fn fd_s_any_owner_and_unlimited_results() {
+    let env = tree();
+    let all = env.run(&["-0"]).stdout;
+    for args in [
+        &["--owner", ":"][..],
+        &["--owner", ""],
+        &["--max-results=0"],
+    ] {
+        for threads in THREAD_COUNTS {
+            let out = env.run(&[args, &["-0", "-j", threads]].concat());
+            assert_eq!(out.status.code(), Some(0), "{args:?}");
+            let mut got = testenv::split_records(&out.stdout, 0);
+            let mut want = testenv::split_records(&all, 0);
+            got.sort();
+            want.sort();
+            assert_eq!(got, want, "{args:?}");
+        }
+    }
+    // `!` alone still names nobody.
+    assert_eq!(env.run(&["--owner", "!"]).status.code(), Some(2));
 }

@@ -9,8 +9,8 @@
 //! points; each case also checks that pieces were listed where they must be, so
 //! that a walk that never cuts cannot pass for one that cuts exactly.
 
-mod testenv;
-
+use crate::testenv;
+use crate::testenv::{assert_same_records, is_root, library_walk, oracle_files};
 use pfind::os::dirent::ReaderKind;
 use pfind::output::OutputMode;
 use pfind::Config;
@@ -20,7 +20,6 @@ use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
-use testenv::{assert_same_records, is_root, library_walk, oracle_files};
 
 /// A filesystem mounted for a test, unmounted (and its image removed) on drop.
 struct Mounted {
@@ -319,7 +318,7 @@ fn a_directory_changing_during_the_walk_lists_its_unchanged_entries_once() {
 /// The walk checked against `find` on a million entries in one directory, through
 /// the real binary at its default and at 1, 2, 8 and 16 workers. Slow to build
 /// (about a minute on ext4), so run by hand:
-/// `cargo test --release --test giant -- --ignored`.
+/// `cargo test --release --test feature engine::giant -- --ignored`.
 #[test]
 #[ignore]
 fn a_million_entries_in_one_directory() {

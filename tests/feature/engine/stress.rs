@@ -4,19 +4,16 @@
 //! an early quiescence shows up as a failure instead of a flaky hang.
 //!
 //! Too long for every CI run, so ignored by default:
-//!     cargo test --release --test stress -- --ignored --nocapture
+//!     cargo test --release --test feature engine::stress -- --ignored --nocapture
 //! `PFIND_STRESS_WALKS` sets the number of walks (default 3000).
 
-mod testenv;
-
-use pfind::output::Output;
-use pfind::output::OutputMode;
+use crate::testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
+use pfind::output::{Output, OutputMode};
 use pfind::report::Reporter;
 use pfind::Config;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::mpsc;
 use std::time::Duration;
-use testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 
 #[test]
 #[ignore = "long: run with --ignored"]
@@ -78,7 +75,7 @@ fn thousands_of_walks_at_every_thread_count() {
 /// every such run still listed the whole directory after `head` had gone, which is
 /// how forty of them at once took 8.8 s on a 2-CPU machine.
 ///
-///     cargo test --release --test stress -- --ignored --nocapture early_stop
+///     cargo test --release --test feature engine::stress -- --ignored --nocapture early_stop
 /// `PFIND_STRESS_ENTRIES` (default 1,000,000) and `PFIND_STRESS_RUNS` (default 100).
 #[test]
 #[ignore = "long: run with --ignored"]

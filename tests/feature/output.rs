@@ -1,18 +1,23 @@
-//! The output options of issue 13 (`--format`, `--json`, `--sort`/`--reverse`, `-q`,
-//! `--color`, `--hyperlink`, `--generate`), through the real binary at 1, 2 and 16
-//! threads, on a tree of odd names (newline, invalid UTF-8, quotes, backslashes,
-//! control bytes and escape sequences), each against an independent oracle: GNU
-//! `find -printf`, `LC_ALL=C sort`, `jq` and Python's `json`, the shells' own syntax
-//! checks and `man`.
+//! How matches are printed (src/cli/output.rs): `-0` and odd names byte for byte,
+//! `-c`, `-l`, `-s` (exact beyond 64 bits), `--format` against GNU `find -printf`,
+//! `--json` against `jq` and Python's `json`, `--sort`/`--reverse` against
+//! `LC_ALL=C sort`, `-q`, `--color`, `--hyperlink`, `-a`, `--relative-path`, `-C`,
+//! `--strip-cwd-prefix`, `--path-separator`, `--max-results`/`-1`; records never split
+//! between workers; a closed pipe and a full device. Through the real binary at 1, 2
+//! and 16 threads, on a tree of odd names (newline, invalid UTF-8, quotes,
+//! backslashes, control bytes and escape sequences).
 
-mod testenv;
-
+use crate::entries::run_all;
+use crate::exec::{os, outputs, sorted_lines, tree};
+use crate::testenv;
+use crate::testenv::{assert_same_records, pfind_command, split_records, TestEnv, THREAD_COUNTS};
+use crate::walk::{mount, Mounted};
+use std::collections::BTreeSet;
 use std::ffi::OsStr;
-use std::io::Write;
-use std::os::unix::ffi::OsStrExt;
-use std::path::Path;
+use std::io::{Read, Write};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use testenv::{assert_same_records, pfind_command, split_records, TestEnv, THREAD_COUNTS};
 
 /// The names every directory of the odd tree holds.
 const ODD_NAMES: &[&[u8]] = &[
@@ -90,8 +95,6 @@ fn set_mtime(env: &TestEnv, relative: &[u8], secs: i64) {
     assert_eq!(rc, 0, "utimensat");
 }
 
-use std::os::unix::ffi::OsStringExt;
-
 /// Runs GNU find in the tree's root; its stdout.
 fn find(env: &TestEnv, args: &[&str]) -> Vec<u8> {
     let out = Command::new("find")
@@ -117,7 +120,11 @@ fn each_thread_count(env: &TestEnv, args: &[&str], mut check: impl FnMut(&str, &
 }
 
 /// Pipes `input` through a shell command; its stdout and success.
-fn pipe_through(command: &str, input: &[u8], env_vars: &[(&str, &str)]) -> (Vec<u8>, bool) {
+pub(crate) fn pipe_through(
+    command: &str,
+    input: &[u8],
+    env_vars: &[(&str, &str)],
+) -> (Vec<u8>, bool) {
     let mut child = Command::new("sh")
         .arg("-c")
         .arg(command)
@@ -432,7 +439,7 @@ fn quiet_answers_with_the_exit_status_only() {
         (&["-q", "t", "-e", "nothing"], 1, false),
         (&["-q", "t/sub dir", "-t", "d"], 1, false),
         // An error does not hide a match, nor make one. (`missing t` would be fd's
-        // PATTERN DIR, refused: tests/hints.rs.)
+        // PATTERN DIR, refused: hints.rs.)
         (&["-q", "t", "missing"], 0, true),
         (&["-q", "t", "missing", "-e", "nothing"], 1, true),
         (&["--quiet", "t", "-n", "plain.txt"], 0, false),
@@ -731,235 +738,6 @@ fn host_name() -> Vec<u8> {
     name.strip_suffix(b"\n").unwrap_or(&name).to_vec()
 }
 
-#[test]
-fn generated_completions_pass_their_shells_syntax_check() {
-    for (what, shell) in [("bash", "bash"), ("zsh", "zsh"), ("fish", "fish")] {
-        let out = pfind_command(Path::new("."), &["--generate", what])
-            .output()
-            .unwrap();
-        assert_eq!(out.status.code(), Some(0), "{what}");
-        assert!(
-            out.stdout.len() > 1000,
-            "{what}: {} bytes",
-            out.stdout.len()
-        );
-        let (_, ok) = pipe_through(&format!("{shell} -n"), &out.stdout, &[]);
-        assert!(
-            ok,
-            "{shell} -n rejects the {what} completions (is {shell} installed?)"
-        );
-        let text = String::from_utf8(out.stdout).unwrap();
-        for option in ["--max-results", "--json", "--sort", "--hyperlink"] {
-            assert!(
-                text.contains(option.trim_start_matches('-')),
-                "{what}: {option}"
-            );
-        }
-    }
-}
-
-/// The zsh half of [`completions_offer_closed_value_sets_in_each_shell`]: zsh
-/// completes only inside its line editor, so this runs an interactive `zsh -f` in a
-/// pseudo-terminal (`zpty`), with `compinit` and the generated `_pfind` on `fpath`,
-/// types `$2` and a Tab, and prints each candidate the completion system adds (a
-/// wrapper around `compadd`), one per line.
-const ZSH_CAPTURE: &str = r#"
-zmodload zsh/zpty
-zpty z zsh -f -i
-zpty -w z "PROMPT=; fpath=($1 \$fpath); autoload -Uz compinit; compinit -u -D"
-zpty -w z 'compadd () { local -a __hits; builtin compadd -O __hits "$@"; (( $#__hits )) && print -rl -- "<hit>"${^__hits}; builtin compadd "$@" }'
-zpty -w z "zstyle ':completion:*' list-prompt ''; zstyle ':completion:*' menu no"
-zpty -w z 'bindkey "^I" complete-word; print -r -- "<ready>"'
-zpty -r z line '*<ready>*'
-zpty -n -w z "$2"$'\t'
-zpty -w z $'\C-u print -r -- "<done>"'
-out=
-while zpty -r z line; do out+=$line; [[ $line == *'<done>'* ]] && break; done
-print -r -- "$out" | tr -d '\r' | grep -o '<hit>[^<]*' | sed 's/<hit>//'
-zpty -d z
-"#;
-
-/// The bash half: the generated function, called as bash's completion calls it
-/// for the line `$1`, prints what it offers.
-const BASH_CAPTURE: &str = r#"
-source ./pfind.bash
-line=$1
-read -ra words <<< "$line"
-[[ $line == *" " ]] && words+=("")
-COMP_WORDS=("${words[@]}"); COMP_CWORD=$(( ${#words[@]} - 1 ))
-COMP_LINE=$line; COMP_POINT=${#line}; COMPREPLY=()
-_pfind pfind "${words[-1]}" "${words[-2]}"
-printf '%s\n' "${COMPREPLY[@]}"
-"#;
-
-/// Issue 30: `-t <Tab>` completed file names in bash and zsh and nothing in fish.
-/// Each shell now offers the closed sets of values (`-t`'s kinds and families,
-/// `--sort`, `--color`, `--hyperlink`, `--generate`), checked by running the shell
-/// itself on the script pfind generates, in a directory whose file names must not
-/// be offered.
-#[test]
-fn completions_offer_closed_value_sets_in_each_shell() {
-    let env = TestEnv::new(&["zsh"], &["decoy_file"]);
-    for (what, file) in [
-        ("bash", "pfind.bash"),
-        ("zsh", "zsh/_pfind"),
-        ("fish", "pfind.fish"),
-    ] {
-        let out = pfind_command(env.root(), &["--generate", what])
-            .output()
-            .unwrap();
-        env.write(file, &out.stdout);
-    }
-    env.write("capture.zsh", ZSH_CAPTURE.as_bytes());
-    env.write("capture.bash", BASH_CAPTURE.as_bytes());
-    // zsh is driven through a pseudo-terminal: on a loaded machine the keys typed
-    // after the Tab can reach zsh before its completion has run, and zle then
-    // drops the completion. An empty answer is asked again (up to 5 times); a
-    // wrong one is not.
-    let offered_once = |shell: &str, line: &str| -> Vec<String> {
-        let mut command = Command::new("timeout");
-        command.arg("120").current_dir(env.root());
-        match shell {
-            "bash" => command.args(["bash", "capture.bash", line]),
-            "zsh" => command.args(["zsh", "-f", "capture.zsh", "zsh", line]),
-            _ => command.args([
-                "fish",
-                "--no-config",
-                "-c",
-                "source pfind.fish; complete -C $argv[1]",
-                line,
-            ]),
-        };
-        let out = command
-            .output()
-            .unwrap_or_else(|err| panic!("{shell}: {err}"));
-        assert!(out.status.success(), "{shell} {line:?}: {out:?}");
-        let mut words: Vec<String> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            // fish prints each value's description after a tab.
-            .map(|line| line.split('\t').next().unwrap().to_string())
-            .filter(|word| !word.is_empty())
-            .collect();
-        words.sort();
-        words.dedup();
-        words
-    };
-    let offered = |shell: &str, line: &str| -> Vec<String> {
-        let tries = if shell == "zsh" { 5 } else { 1 };
-        let mut words = Vec::new();
-        for _ in 0..tries {
-            words = offered_once(shell, line);
-            if !words.is_empty() {
-                break;
-            }
-        }
-        words
-    };
-    let sorted = |words: &[&str]| {
-        let mut words: Vec<String> = words.iter().map(|w| w.to_string()).collect();
-        words.sort();
-        words
-    };
-    for shell in ["bash", "zsh", "fish"] {
-        let types = offered(shell, "pfind -t ");
-        for word in [
-            "f",
-            "d",
-            "l",
-            "any",
-            "symlink",
-            "executable",
-            "images",
-            "logs",
-        ] {
-            assert!(
-                types.contains(&word.to_string()),
-                "{shell}: -t lacks {word}: {types:?}"
-            );
-        }
-        assert!(
-            !types.iter().any(|w| w.contains("decoy")),
-            "{shell}: {types:?}"
-        );
-        assert_eq!(offered(shell, "pfind -t sy"), ["symlink"], "{shell}");
-        assert_eq!(
-            offered(shell, "pfind --sort "),
-            sorted(&["path", "size", "mtime"]),
-            "{shell}"
-        );
-        for option in ["--color", "--hyperlink"] {
-            let line = format!("pfind {option} ");
-            assert_eq!(
-                offered(shell, &line),
-                sorted(&["auto", "always", "never"]),
-                "{shell}"
-            );
-        }
-        let generate = offered(shell, "pfind --generate ");
-        assert_eq!(generate, sorted(&["bash", "zsh", "fish", "man"]), "{shell}");
-    }
-}
-
-/// Issue 30: the manual page of a `cargo install` user is found with no setup
-/// when it is put in `~/.cargo/share/man/man1`: man-db looks in `../share/man`
-/// beside each directory on `PATH`, and `~/.cargo/bin` is one.
-#[test]
-fn the_manual_page_beside_cargos_bin_is_found_by_man() {
-    let env = TestEnv::new(&[".cargo/bin", ".cargo/share/man/man1"], &[]);
-    let page = pfind_command(env.root(), &["--generate", "man"])
-        .output()
-        .unwrap();
-    env.write(".cargo/share/man/man1/pfind.1", &page.stdout);
-    std::fs::copy(
-        env!("CARGO_BIN_EXE_pfind"),
-        env.root().join(".cargo/bin/pfind"),
-    )
-    .unwrap();
-    let path = format!("{}/.cargo/bin:/usr/bin:/bin", env.root().display());
-    let out = Command::new("man")
-        .args(["-w", "pfind"])
-        .env_remove("MANPATH")
-        .env("PATH", path)
-        .env("HOME", env.root())
-        .output()
-        .expect("man (man-db) is needed for this test");
-    let found = String::from_utf8_lossy(&out.stdout);
-    let want = env.root().join(".cargo/share/man/man1/pfind.1");
-    assert_eq!(found.trim_end(), want.to_str().unwrap(), "{out:?}");
-}
-
-#[test]
-fn man_page_renders_without_warnings() {
-    let out = pfind_command(Path::new("."), &["--generate", "man"])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0));
-    let page = out.stdout;
-    let (warnings, ok) = pipe_through(
-        "man --warnings -l - 2>&1 >/dev/null",
-        &page,
-        &[("MANWIDTH", "80")],
-    );
-    assert!(ok, "man failed (is man-db installed?)");
-    assert_eq!(String::from_utf8_lossy(&warnings), "", "man warnings");
-    let (rendered, ok) = pipe_through("man -l - | col -b", &page, &[("MANWIDTH", "80")]);
-    assert!(ok);
-    let rendered = String::from_utf8(rendered).unwrap();
-    for wanted in [
-        "NAME",
-        "SYNOPSIS",
-        "--max-results",
-        "--format",
-        "--generate",
-        "checkpoints",
-        // The full text of each option, as --help has it, not -h's summary.
-        "comma-separated",
-        "(AND)",
-    ] {
-        assert!(rendered.contains(wanted), "man page lacks {wanted}");
-    }
-}
-
 /// Counts the `stat`s of entries in one run, with strace.
 fn stat_calls(env: &TestEnv, args: &[&str]) -> usize {
     let out = Command::new("strace")
@@ -1072,4 +850,564 @@ fn max_results_bounds_every_format() {
             }
         });
     }
+}
+
+pub(crate) fn records(paths: &[&str]) -> Vec<Vec<u8>> {
+    paths.iter().map(|p| p.as_bytes().to_vec()).collect()
+}
+
+#[test]
+fn long_format_is_size_space_path() {
+    let env = TestEnv::new(&["d"], &["empty"]);
+    env.write("d/small", &[b'x'; 100]);
+    env.write("d/big", &vec![b'x'; 1_500_000]);
+    let want = [
+        "                   0 empty",
+        "                 100 d/small",
+        "             1500000 d/big",
+    ];
+    env.assert_output(&["-l"], &want);
+    env.assert_output(&["--long"], &want);
+    env.assert_output(&["-l", "-S", "+1k"], &want[2..]);
+    // -0 ends each record with NUL; the size column stays.
+    env.assert_records(&["-l", "-0"], 0, &records(&want));
+    env.assert_records(&["-0", "-l", "-n", "small"], 0, &records(&want[1..2]));
+    // Issue 30: sizes for a person on request, in a column of their own width.
+    let human = ["       0 B empty", "     100 B d/small", "   1.4 MiB d/big"];
+    env.assert_output(&["-l", "--human-readable"], &human);
+    env.assert_output(&["--human", "-l", "--sort", "size"], &human);
+    env.assert_records(&["-l", "--human", "-0"], 0, &records(&human));
+    // `cut -c12-` gives the paths back, as `cut -c22-` does for the byte column.
+    let paths: Vec<&str> = human.iter().map(|line| &line[11..]).collect();
+    assert_eq!(paths, ["empty", "d/small", "d/big"]);
+    for args in [&["--human-readable"][..], &["-l", "--human", "--json"]] {
+        let out = env.run(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+    }
+}
+
+#[test]
+fn sum_size_prints_count_and_total() {
+    let env = TestEnv::new(&["ckpt/old"], &[]);
+    env.write("ckpt/a.pt", &vec![0; 1024 * 1024]);
+    env.write("ckpt/old/b.ckpt", &vec![0; 512 * 1024]);
+    env.write("ckpt/notes.txt", &[0; 10]);
+    for (args, want) in [
+        (
+            &["-s", "-t", "checkpoints"][..],
+            "2 matches, 1.5 MiB (1572864 bytes)",
+        ),
+        (&["--sum-size"], "3 matches, 1.5 MiB (1572874 bytes)"),
+        (&["-s", "-e", "txt"], "1 match, 10 B (10 bytes)"),
+        (&["-s", "-e", "none"], "0 matches, 0 B (0 bytes)"),
+    ] {
+        env.assert_output(args, &[want]);
+    }
+    for conflicting in [
+        &["-s", "-c"][..],
+        &["-s", "-l"],
+        &["-s", "-0"],
+        &["-c", "-l"],
+    ] {
+        let out = env.run(conflicting);
+        assert_eq!(out.status.code(), Some(2), "{conflicting:?}");
+    }
+}
+
+#[test]
+fn max_results_prints_exactly_n_lines_and_exits_0() {
+    let env = TestEnv::new(&[], &[]);
+    for d in 0..40 {
+        for f in 0..50 {
+            env.write(format!("d{d:02}/f{f:03}"), b"");
+        }
+    }
+    for (args, want) in [
+        (&["--max-results", "7"][..], 7),
+        (&["--max-results", "1"], 1),
+        (&["-1"], 1),
+        (&["--max-results", "100", "-t", "d"], 40),
+        (&["--max-results", "5000"], 2000),
+        (&["--max-results", "3", "-l"], 3),
+        // The last of -1 and --max-results wins, as in fd.
+        (&["-1", "--max-results", "3"], 3),
+        (&["--max-results", "3", "-1"], 1),
+    ] {
+        // Repeated: a race between workers would show up as an extra line.
+        for _ in 0..5 {
+            for (lines, stderr, code) in run_all(&env, args) {
+                assert_eq!(lines.len(), want, "{args:?}");
+                let distinct: BTreeSet<_> = lines.iter().collect();
+                assert_eq!(distinct.len(), want, "{args:?}: a line printed twice");
+                assert_eq!((stderr.as_str(), code), ("", Some(0)), "{args:?}");
+            }
+        }
+    }
+    for (lines, _, code) in run_all(&env, &["-c", "--max-results", "10"]) {
+        assert_eq!((lines, code), (vec![b"10".to_vec()], Some(0)));
+    }
+    // 0 is no limit, as in fd (issue 27).
+    for (lines, _, code) in run_all(&env, &["-c", "--max-results=0"]) {
+        assert_eq!((lines, code), (vec![b"2000".to_vec()], Some(0)));
+    }
+    for bad in [&["--max-results", "x"][..], &["--max-results", "-1"]] {
+        assert_eq!(env.run(bad).status.code(), Some(2), "{bad:?}");
+    }
+}
+
+#[test]
+fn max_results_counts_file_roots_too() {
+    let env = TestEnv::new(&["d"], &["a", "b", "d/c"]);
+    env.assert_output(&["a", "b", "d", "--max-results", "2"], &["a", "b"]);
+    env.assert_output(&["a", "d", "--max-results", "2"], &["a", "d/c"]);
+}
+
+#[test]
+fn absolute_paths_join_the_working_directory_once() {
+    let env = TestEnv::new(&["dir/sub"], &["dir/f", "dir/sub/g", "top"]);
+    let cwd = std::fs::canonicalize(env.root()).unwrap();
+    let cwd = std::str::from_utf8(cwd.as_os_str().as_bytes())
+        .unwrap()
+        .to_string();
+    let abs = |p: &str| format!("{cwd}/{p}");
+    let all = [abs("dir/f"), abs("dir/sub/g"), abs("top")];
+    let all: Vec<&str> = all.iter().map(String::as_str).collect();
+    env.assert_output(&["-a"], &all);
+    env.assert_output(&["-a", "."], &all); // no `/./`
+    env.assert_output(&["--absolute-path", "./"], &all);
+    let in_dir = [abs("dir/f"), abs("dir/sub/g")];
+    let in_dir: Vec<&str> = in_dir.iter().map(String::as_str).collect();
+    env.assert_output(&["-a", "dir"], &in_dir);
+    env.assert_output(&["-a", "dir//"], &in_dir);
+    env.assert_output(&["-a", "./dir/./"], &in_dir);
+    env.assert_output(&["-a", &abs("dir")], &in_dir); // already absolute
+    env.assert_output(&["-a", "top"], &[&abs("top")]); // a file root
+    env.assert_output(&["-a", "dir/sub/..", "-d", "1"], &[&abs("dir/sub/../f")]);
+    // A leading `..` is the working directory's parent (which has no link in it).
+    env.assert_output(&["-C", "dir/sub", "-a", "..", "-d", "1"], &[&abs("dir/f")]);
+    env.assert_output(
+        &["-C", "dir/sub", "-a", "./../..", "-d", "1"],
+        &[&abs("top")],
+    );
+    env.assert_output(&["-a", "-t", "d"], &[&abs("dir"), &abs("dir/sub")]);
+}
+
+#[test]
+fn base_directory_runs_as_if_started_there() {
+    let env = TestEnv::new(&["sub/dir", "other"], &["sub/dir/f", "sub/top", "other/g"]);
+    env.assert_output(&["-C", "sub"], &["dir/f", "top"]);
+    env.assert_output(&["--base-directory", "sub", "dir"], &["dir/f"]);
+    env.assert_output(&["-C", "sub", ".", "-t", "d"], &["./dir"]);
+    env.assert_output(&["-C", "sub/", "../other"], &["../other/g"]);
+    let sub = env.root().join("sub");
+    let absolute = |p: &str| sub.join(p).to_str().unwrap().to_string();
+    env.assert_output(
+        &["-C", "sub", "-a"],
+        &[&absolute("dir/f"), &absolute("top")],
+    );
+    // --newer's FILE is found there too.
+    env.write("sub/stamp", b"");
+    let out = env.run(&["-C", "sub", "--newer", "stamp"]);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    assert_eq!(out.status.code(), Some(0));
+    // A missing root is named as typed, relative to DIR.
+    for (lines, stderr, code) in run_all(&env, &["-C", "sub", "dir", "nope"]) {
+        assert_eq!(lines, records(&["dir/f"]));
+        assert_eq!(
+            stderr,
+            "pfind: nope: No such file or directory (roots are directories to search; match \
+             names with -n GLOB or -e EXT)\n"
+        );
+        assert_eq!(code, Some(1));
+    }
+    let out = env.run(&["-C", "nowhere"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "error: invalid value 'nowhere' for '--base-directory <DIR>': No such file or \
+         directory\n\nFor more information, try '--help'.\n"
+    );
+    let out = env.run(&["-C", "sub/top"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("Not a directory"));
+}
+
+#[test]
+fn strip_cwd_prefix_drops_the_dot_slash_of_a_root() {
+    let env = TestEnv::new(&["sub/dir"], &["sub/dir/f", "top"]);
+    env.assert_output(&[".", "--strip-cwd-prefix"], &["sub/dir/f", "top"]);
+    env.assert_output(
+        &["./", "--strip-cwd-prefix", "-t", "d"],
+        &["sub", "sub/dir"],
+    );
+    env.assert_output(&["./sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&[".//sub/", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&["./top", "--strip-cwd-prefix"], &["top"]); // a file root
+    env.assert_output(&["sub", "--strip-cwd-prefix"], &["sub/dir/f"]);
+    env.assert_output(&["--strip-cwd-prefix"], &["sub/dir/f", "top"]);
+    // Without it, as typed; with -a, absolute either way.
+    env.assert_output(&["."], &["./sub/dir/f", "./top"]);
+    let top = env.root().join("top");
+    env.assert_output(
+        &["./top", "-a", "--strip-cwd-prefix"],
+        &[top.to_str().unwrap()],
+    );
+    // Errors name the root as typed.
+    for (_, stderr, code) in run_all(&env, &["./nope", "--strip-cwd-prefix"]) {
+        assert_eq!(stderr, "pfind: ./nope: No such file or directory\n");
+        assert_eq!(code, Some(1));
+    }
+}
+
+/// A small tree with a bit of everything the default walk must handle.
+pub(crate) fn mixed_tree() -> TestEnv {
+    let env = TestEnv::new(
+        &["a/b/c", "empty", ".hidden_dir", "photos"],
+        &[
+            "top.jpg",
+            "top.txt",
+            ".hidden.jpg",
+            ".jpg",
+            "a/one.JPG",
+            "a/b/two.png",
+            "a/b/c/three.jpeg",
+            ".hidden_dir/inner.txt",
+            "photos/IMG_0001.jpg",
+            "photos/IMG_0002.png",
+            "photos/notes.txt",
+        ],
+    );
+    env.symlink("top.jpg", "link_to_file.jpg");
+    env.symlink("a", "link_to_dir");
+    env.symlink("missing", "dangling.jpg");
+    env.mkfifo("a/fifo.jpg");
+    env
+}
+
+#[test]
+fn count_matches_the_printed_paths() {
+    let env = mixed_tree();
+    for (args, want) in [
+        (&["-c"][..], "11\n"),
+        (&["-c", "-e", "jpg"], "4\n"),
+        (&["--count", "-n", "IMG_*"], "2\n"),
+        (&["-c", "-E", "a"], "8\n"),
+        (&["-c", "-S", "+1"], "0\n"),
+        (&["-c", "-e", "gif"], "0\n"),
+    ] {
+        for threads in testenv::THREAD_COUNTS {
+            let out = env.run(&[args, &["-j", threads]].concat());
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                want,
+                "{args:?} -j {threads}"
+            );
+            assert!(out.status.success());
+        }
+    }
+}
+
+#[test]
+fn print0_and_odd_names_round_trip_byte_exact() {
+    let env = TestEnv::new(&[], &[]);
+    let names: Vec<&[u8]> = vec![
+        b"with space",
+        b"new\nline",
+        b"tab\there",
+        b"-leading-dash",
+        b"*?[]",
+        b"bad\xff\xfeutf8",
+        "ünïcödé".as_bytes(),
+        b"back\\slash",
+    ];
+    for name in &names {
+        std::fs::write(env.root().join(OsStr::from_bytes(name)), b"").unwrap();
+    }
+    let long = vec![b'n'; 255];
+    std::fs::write(env.root().join(OsStr::from_bytes(&long)), b"").unwrap();
+    let mut expected: Vec<Vec<u8>> = names.iter().map(|n| n.to_vec()).collect();
+    expected.push(long);
+    env.assert_records(&["-0"], 0, &expected);
+    env.assert_records(&["--print0"], 0, &expected);
+}
+
+#[test]
+fn closed_pipe_stops_quietly_with_status_0() {
+    // Enough output to fill the pipe many times over, so pfind is certainly still
+    // writing when the reader goes away.
+    let env = TestEnv::for_big_tree();
+    for d in 0..50 {
+        for f in 0..400 {
+            env.write(
+                format!("directory_{d:03}/a_fairly_long_file_name_{f:05}.txt"),
+                b"",
+            );
+        }
+    }
+    for threads in testenv::THREAD_COUNTS {
+        let mut child = pfind_command(env.root(), &["-j", threads])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdout = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        stdout.read_exact(&mut first).unwrap();
+        drop(stdout);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "-j {threads}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+    }
+}
+
+#[test]
+fn writing_to_a_full_device_is_an_error() {
+    let env = TestEnv::new(&[], &["a", "b"]);
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = pfind_command(env.root(), &["-j", "2"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: stdout: No space left on device\n"
+    );
+}
+
+#[test]
+fn records_are_never_split_between_workers() {
+    // Many workers, many directories, long lines: every line must come out whole.
+    let env = TestEnv::for_big_tree();
+    let mut expected = Vec::new();
+    for d in 0..64 {
+        for f in 0..200 {
+            let path = format!("d{d:02}/{}_{f:04}", "x".repeat(100));
+            env.write(&path, b"");
+            expected.push(path.into_bytes());
+        }
+    }
+    let out = env.run(&["-j", "16"]);
+    testenv::assert_same_records(
+        "many workers",
+        &split_records(&out.stdout, b'\n'),
+        &expected,
+    );
+}
+
+#[test]
+fn path_separator_replaces_the_slash_in_printed_paths() {
+    let env = tree();
+    for stdout in outputs(&env, &[b"-e", b"txt", b"--path-separator", b"\\", b"-0"]) {
+        let mut records = split_records(&stdout, 0);
+        records.sort();
+        let want: Vec<&[u8]> = vec![
+            b"-d\\-n.txt",
+            b"a\\drop.txt",
+            b"a\\keep.txt",
+            b"b\\x\xff.txt",
+        ];
+        assert_eq!(records, want);
+    }
+    for stdout in outputs(
+        &env,
+        &[b"a", b"-n", b"keep*", b"--path-separator", b"::", b"-l"],
+    ) {
+        assert_eq!(stdout, format!("{:>20} a::keep.txt\n", 5).as_bytes());
+    }
+    // Commands get the paths as they are, and their output is theirs.
+    for stdout in outputs(
+        &env,
+        &[
+            b"a",
+            b"-n",
+            b"keep*",
+            b"--path-separator",
+            b"-",
+            b"--exec",
+            b"cat",
+        ],
+    ) {
+        assert_eq!(stdout, b"keep\n");
+    }
+    let out = env.run(&["--path-separator", ":", "--format", "{}"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// `/` changes nothing, so it is taken with --format, --json and --hyperlink too, which
+/// refuse any other separator (fd's own tests pass `--path-separator=/` with --format).
+#[test]
+fn path_separator_slash_is_taken_with_every_output() {
+    let env = tree();
+    for output in [
+        &[b"--format", b"{//}|{/}".as_slice()][..],
+        &[b"--json"],
+        &[b"--hyperlink", b"always"],
+    ] {
+        let plain = [&[b"-e".as_slice(), b"txt"], output].concat();
+        let with_slash = [&plain[..], &[b"--path-separator", b"/"]].concat();
+        for (a, b) in outputs(&env, &plain).iter().zip(outputs(&env, &with_slash)) {
+            assert_eq!(sorted_lines(a), sorted_lines(&b), "{output:?}");
+        }
+        let other = [&plain[..], &[b"--path-separator", b"\\"]].concat();
+        let out = env.run(&os(&other));
+        assert_eq!(out.status.code(), Some(2), "{other:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("cannot be used with"), "{stderr}");
+    }
+}
+
+/// A directory on a file system whose files may be as large as a size can be
+/// (2^63 - 1 bytes, sparse): tmpfs. `/dev/shm` if it is one, else a tmpfs mounted
+/// for the test (as root). Removed, and unmounted first, when dropped.
+struct HugeFileDir {
+    // Dropped in this order: unmounted before the temporary directory is removed.
+    _mounted: Option<Mounted>,
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+/// A [`HugeFileDir`], or why there can be none here (printed by the caller).
+fn huge_file_dir() -> Result<HugeFileDir, String> {
+    let fits = |dir: &Path| {
+        let probe = dir.join("probe");
+        let fits = std::fs::File::create(&probe).is_ok_and(|f| f.set_len(i64::MAX as u64).is_ok());
+        let _ = std::fs::remove_file(&probe);
+        fits
+    };
+    if let Ok(dir) = tempfile::tempdir_in("/dev/shm") {
+        if fits(dir.path()) {
+            return Ok(HugeFileDir {
+                _mounted: None,
+                path: dir.path().to_path_buf(),
+                _dir: dir,
+            });
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("tmpfs");
+    std::fs::create_dir(&path).unwrap();
+    let mounted = mount(Path::new("tmpfs"), &path, "tmpfs", 0)?;
+    if !fits(&path) {
+        return Err("a tmpfs refused a file of 2^63 - 1 bytes".to_string());
+    }
+    Ok(HugeFileDir {
+        _mounted: Some(mounted),
+        path,
+        _dir: dir,
+    })
+}
+
+/// Issue 20, defect 3: `-s` added sizes in 64 bits, so two files of 2^63 - 1 bytes
+/// and one of 2 printed `3 matches, 0 B (0 bytes)`. The total is exact at any size.
+#[test]
+fn sum_size_is_exact_beyond_64_bits() {
+    let dir = match huge_file_dir() {
+        Ok(dir) => dir,
+        Err(reason) => {
+            eprintln!("SKIPPED sum_size_is_exact_beyond_64_bits: {reason}");
+            return;
+        }
+    };
+    for name in ["a", "b"] {
+        let file = std::fs::File::create(dir.path.join(name)).unwrap();
+        file.set_len(i64::MAX as u64).unwrap();
+    }
+    std::fs::write(dir.path.join("c"), b"xx").unwrap();
+    for threads in THREAD_COUNTS {
+        let out = pfind_command(&dir.path, &["-s", "-j", threads])
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "3 matches, 16.0 EiB (18446744073709551616 bytes)\n",
+            "-j {threads}"
+        );
+        assert_eq!(out.status.code(), Some(0));
+    }
+}
+
+/// Issue 20, defect 4: the `-l` column was 12 wide, so a size of 1 TB or more pushed
+/// the path right and `cut -c14-` cut into it. The column is now as wide as the
+/// largest size can be written (20 digits), so `cut -c22-` gives every path back.
+#[test]
+fn long_output_keeps_its_column_for_any_size() {
+    let dir = match huge_file_dir() {
+        Ok(dir) => dir,
+        Err(reason) => {
+            eprintln!("SKIPPED long_output_keeps_its_column_for_any_size: {reason}");
+            return;
+        }
+    };
+    let sizes = [0, 7, 999_999_999_999, 1_000_000_000_000, i64::MAX as u64];
+    let mut expected = Vec::new();
+    for (n, size) in sizes.iter().enumerate() {
+        let name = format!("file {n}");
+        let file = std::fs::File::create(dir.path.join(&name)).unwrap();
+        file.set_len(*size).unwrap();
+        expected.push(name.into_bytes());
+    }
+    for threads in THREAD_COUNTS {
+        let out = pfind_command(&dir.path, &["-l", "-j", threads])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(0));
+        let lines = split_records(&out.stdout, b'\n');
+        let cut: Vec<Vec<u8>> = lines.iter().map(|line| line[21..].to_vec()).collect();
+        assert_same_records(&format!("cut -c22-, -j {threads}"), &cut, &expected);
+        for line in &lines {
+            let (column, _) = line.split_at(21);
+            let size: u64 = String::from_utf8_lossy(column).trim().parse().unwrap();
+            assert!(sizes.contains(&size), "{line:?}");
+            assert_eq!(column[20], b' ');
+        }
+    }
+}
+
+/// Issue 20, defect 7: `-a` read the working directory before looking at the roots,
+/// so with the working directory removed even `pfind /abs/dir -a` failed. Only a
+/// relative root needs it: absolute roots are walked, a relative one is reported.
+#[test]
+fn absolute_paths_need_the_working_directory_only_for_relative_roots() {
+    let env = TestEnv::new(&["tree/sub"], &["tree/f", "tree/sub/g"]);
+    let tree = env.root().join("tree");
+    let tree = tree.to_str().unwrap();
+    let run_in_removed_dir = |args: &[&str]| {
+        Command::new("sh")
+            .current_dir(env.root())
+            .args([
+                "-c",
+                "mkdir gone && cd gone && rmdir ../gone && exec \"$0\" \"$@\"",
+            ])
+            .arg(env!("CARGO_BIN_EXE_pfind"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let absolute = [format!("{tree}/f"), format!("{tree}/sub/g")];
+    for threads in THREAD_COUNTS {
+        let out = run_in_removed_dir(&[tree, "-a", "-j", threads]);
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "", "-j {threads}");
+        assert_eq!(out.status.code(), Some(0));
+        let want: Vec<Vec<u8>> = absolute.iter().map(|p| p.as_bytes().to_vec()).collect();
+        assert_same_records("absolute root", &split_records(&out.stdout, b'\n'), &want);
+        // A relative root cannot be made absolute: reported, and the others walked.
+        let out = run_in_removed_dir(&["relative", tree, "-a", "-j", threads]);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stderr),
+            "pfind: relative: cannot read the working directory: No such file or directory\n"
+        );
+        assert_eq!(out.status.code(), Some(1));
+        assert_same_records("mixed roots", &split_records(&out.stdout, b'\n'), &want);
+    }
+    let out = run_in_removed_dir(&["-a"]);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "pfind: .: cannot read the working directory: No such file or directory\n"
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
 }

@@ -3,15 +3,15 @@
 //! each example of the first screen run on a git repository and compared with what
 //! `find` (or `git`) gives for the same question.
 
-mod testenv;
-
+use crate::testenv;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, SystemTime};
 
-const README: &str = include_str!("../README.md");
-const OPTIONS_IN_FULL: &str = include_str!("../docs/options.md");
+const README: &str = include_str!("../../README.md");
+
+const OPTIONS_IN_FULL: &str = include_str!("../../docs/options.md");
 
 /// The first screen: everything before the second-level heading after the
 /// examples.

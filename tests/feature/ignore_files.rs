@@ -3,15 +3,15 @@
 //! submodules, tracked files that rules match; pfind's files must be exactly the
 //! regular files `git ls-files --cached --others --exclude-standard` lists, at every
 //! thread count. Also the switches (`-H`, `-I`, `-u`, `-G`, last one wins),
-//! `.ignore`, `--ignore-file`, `PFIND_OPTIONS`, and what bad input gets.
+//! `.ignore`, `--ignore-file`, and what bad input gets (`PFIND_OPTIONS` is in
+//! other.rs).
 
-mod testenv;
-
+use crate::testenv;
+use crate::testenv::{assert_same_records, git_available, split_records, write};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use testenv::{assert_same_records, split_records};
 
 /// A temporary directory with its own `HOME` and `XDG_CONFIG_HOME`, so that neither
 /// git nor pfind reads the machine's configuration.
@@ -162,19 +162,6 @@ fn sorted_lines(out: &Output) -> Vec<Vec<u8>> {
     let mut lines = split_records(&out.stdout, b'\n');
     lines.sort();
     lines
-}
-
-fn git_available() -> bool {
-    let found = Command::new("git").arg("--version").output().is_ok();
-    if !found {
-        eprintln!("skipped: git is not installed, and it is the oracle here");
-    }
-    found
-}
-
-fn write(path: &Path, contents: &[u8]) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, contents).unwrap();
 }
 
 /// Asserts pfind `--ignore` in `dir` lists git's files, at several thread counts.
@@ -844,91 +831,6 @@ fn the_last_of_two_opposing_switches_wins() {
 }
 
 #[test]
-fn pfind_options_holds_options_only() {
-    let tmp = tempfile::tempdir().unwrap();
-    let mut command = Command::new(env!("CARGO_BIN_EXE_pfind"));
-    let out = command
-        .current_dir(tmp.path())
-        .env("PFIND_OPTIONS", "--ignore somewhere")
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert_eq!(
-        String::from_utf8_lossy(&out.stderr),
-        "pfind: PFIND_OPTIONS may hold options only, not the root 'somewhere'\n"
-    );
-}
-
-/// Issue 38, item 3: `--exec echo RUN` in the variable took the command line's words
-/// (`-n a`, and a root typed there) as its command's, and ran `echo RUN -n a ./file`
-/// on every file; with `-X rm`, files would have gone. Every option that takes the
-/// rest of the line is refused there, however it is spelled, and so is an option
-/// left without its value, which the command line's first word would have been.
-#[test]
-fn pfind_options_holds_no_command() {
-    let tmp = tempfile::tempdir().unwrap();
-    write(&tmp.path().join("file"), b"x");
-    write(&tmp.path().join("a"), b"x");
-    let run = |env: &str| {
-        let out = Command::new(env!("CARGO_BIN_EXE_pfind"))
-            .current_dir(tmp.path())
-            .env("PFIND_OPTIONS", env)
-            .args(["-n", "a", "."])
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8(out.stderr).unwrap();
-        (
-            out.status.code(),
-            String::from_utf8(out.stdout).unwrap(),
-            stderr,
-        )
-    };
-    let command = |typed: &str| {
-        format!(
-            "pfind: PFIND_OPTIONS may hold options only, not a command: '{typed}' would take \
-             the command line's words as its command's; give it on the command line\n"
-        )
-    };
-    for (env, typed) in [
-        ("--exec echo RUN", "--exec"),
-        ("--exec=echo RUN ;", "--exec=echo"),
-        ("--exec-dir echo", "--exec-dir"),
-        ("-X rm", "-X"),
-        ("-Xrm", "-Xrm"),
-        ("--exec-batch rm +", "--exec-batch"),
-        // After flags in one cluster, and after an option with its value.
-        ("-HX rm", "-HX"),
-        ("-d 3 -G -X rm", "-X"),
-    ] {
-        assert_eq!(run(env), (Some(2), String::new(), command(typed)), "{env}");
-    }
-    for (env, typed) in [
-        ("-d", "-d"),
-        ("-G -E", "-E"),
-        ("--ignore-file", "--ignore-file"),
-    ] {
-        let said = format!(
-            "pfind: PFIND_OPTIONS ends with '{typed}', whose value would be the command \
-             line's first word; give the option its value in PFIND_OPTIONS\n"
-        );
-        assert_eq!(run(env), (Some(2), String::new(), said), "{env}");
-    }
-    // Options with their values, and a value that looks like -X, still work.
-    for env in ["-d 3", "-d3 -G", "-n -X", "-j2", "--exec-dir-not-an-option"] {
-        let (status, stdout, stderr) = run(env);
-        if env.ends_with("option") {
-            assert_eq!(status, Some(2), "{env}: clap's own error: {stderr}");
-            continue;
-        }
-        assert_eq!(
-            (status, stdout.as_str(), stderr.as_str()),
-            (Some(0), "./a\n", ""),
-            "{env}"
-        );
-    }
-}
-
-#[test]
 fn bad_rule_files_and_indexes_are_warned_about_and_the_walk_goes_on() {
     if !git_available() {
         return;
@@ -1064,7 +966,7 @@ fn walk(dir: &Path) -> Vec<PathBuf> {
 
 /// A rule file that cannot be read (permission denied) is warned about once and the
 /// walk goes on with the other rules. As root, run without CAP_DAC_OVERRIDE (as
-/// tests/hard_inputs.rs does), so that the permission is really refused.
+/// engine/hard_inputs.rs does), so that the permission is really refused.
 #[test]
 fn an_unreadable_rule_file_is_warned_about() {
     let tmp = tempfile::tempdir().unwrap();

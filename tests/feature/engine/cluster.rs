@@ -3,8 +3,7 @@
 //! once each, ends (a hang fails the test by its deadline), and adds up the same
 //! totals; pieces of a giant directory travel between ranks.
 
-mod testenv;
-
+use crate::testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 use pfind::cluster::link::Link;
 use pfind::cluster::rank::{self, Ended};
 use pfind::cluster::transport::Memory;
@@ -14,7 +13,6 @@ use pfind::Config;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::mpsc;
 use std::time::Duration;
-use testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 
 /// Runs `config` on `ranks` ranks as threads; rank 0's output and end, and every
 /// rank's end. Panics if the ranks have not all ended within a minute.

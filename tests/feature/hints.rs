@@ -2,13 +2,12 @@
 //! through the real binary: every warning and every refusal, with its exact message
 //! and exit status, and the spellings that must keep working.
 
-mod testenv;
-
-use testenv::TestEnv;
+use crate::testenv;
+use crate::testenv::TestEnv;
 
 /// Runs pfind in `env` at every thread count and checks that each run printed the
 /// `stdout` lines (in any order), exactly `stderr`, and exited with `status`.
-fn assert_run(env: &TestEnv, args: &[&str], stdout: &[&str], stderr: &str, status: i32) {
+pub(crate) fn assert_run(env: &TestEnv, args: &[&str], stdout: &[&str], stderr: &str, status: i32) {
     for threads in testenv::THREAD_COUNTS {
         // `-j` first: anything after a `--` in `args` is a root.
         let full = [&["-j", threads], args].concat();
@@ -28,7 +27,7 @@ fn assert_run(env: &TestEnv, args: &[&str], stdout: &[&str], stderr: &str, statu
     }
 }
 
-fn source_tree() -> TestEnv {
+pub(crate) fn source_tree() -> TestEnv {
     TestEnv::new(
         &["src", "target/debug", ".git"],
         &[
@@ -221,60 +220,6 @@ fn patterns_that_cannot_be_what_was_meant_are_warned_about_and_run() {
     }
 }
 
-#[test]
-fn names_repeat_and_excludes_take_lists() {
-    let env = source_tree();
-    // -n is repeatable: any of the globs.
-    assert_run(
-        &env,
-        &["-n", "*.rs", "-n", "Makefile"],
-        &[
-            "src/main.rs",
-            "src/lib.rs",
-            "target/debug/out.rs",
-            "Makefile",
-        ],
-        "",
-        0,
-    );
-    // -E takes a comma list, as -e does (the issue's `-E target,.git`).
-    assert_run(
-        &env,
-        &["-E", "target,.git", "-E", "src"],
-        &["Makefile", "README.md", "a,b", "photo.jpg"],
-        "",
-        0,
-    );
-    // A comma that belongs to a glob is escaped; inside a set it needs nothing.
-    assert_run(&env, &["-n", "a,b"], &["a,b"], "", 0);
-    assert_run(
-        &env,
-        &["-E", "a\\,b,*.rs,.git,*.md", "-t", "f"],
-        &["Makefile", "photo.jpg"],
-        "",
-        0,
-    );
-    assert_run(
-        &env,
-        &["-E", "[,]*,a[,]*,*.md,*.rs,.git"],
-        &["Makefile", "photo.jpg"],
-        "",
-        0,
-    );
-    assert_run(
-        &env,
-        &["-E", "a,,b"],
-        &[],
-        "error: invalid value 'a,,b' for '--exclude <GLOB>': a list of globs has an empty \
-         one (write a comma in a glob as \\,)\n\nFor more information, try '--help'.\n",
-        2,
-    );
-    // -e: the same escape for a comma in an extension.
-    let env = TestEnv::new(&[], &["x.a,b", "y.a", "z.b"]);
-    assert_run(&env, &["-e", "a\\,b"], &["x.a,b"], "", 0);
-    assert_run(&env, &["-e", "a,b"], &["y.a", "z.b"], "", 0);
-}
-
 /// Asserts that pfind refuses `args` with exactly `message` (after `pfind: `),
 /// status 2, printing nothing on stdout.
 fn assert_refused(env: &TestEnv, args: &[&str], message: &str) {
@@ -439,7 +384,7 @@ fn fd_options_are_refused_with_the_pfind_spelling() {
             &["--older", "1d"],
             "'--older' is fd's option: use --changed-before WHEN",
         ),
-        // fd's -x CMD (pfind's -x is one file system): tests/exec.rs, which checks the
+        // fd's -x CMD (pfind's -x is one file system): exec.rs, which checks the
         // command line it suggests.
     ] {
         assert_refused(&env, args, message);

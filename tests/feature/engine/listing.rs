@@ -1,15 +1,13 @@
 //! The library walker driven directly: both directory readers and the `fstatat`
 //! fallback for `DT_UNKNOWN` must produce exactly the oracle's files.
 
-mod testenv;
-
+use crate::testenv;
+use crate::testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 use pfind::os::dirent::ReaderKind;
-use pfind::output::Output;
-use pfind::output::OutputMode;
+use pfind::output::{Output, OutputMode};
 use pfind::report::Reporter;
 use pfind::{Config, Summary};
 use std::os::unix::ffi::OsStrExt;
-use testenv::{assert_same_records, oracle_files, random_tree, split_records, Captured};
 
 /// The records `config` prints with `reader` and the walk's summary.
 fn walk(config: &Config, reader: ReaderKind) -> (Vec<Vec<u8>>, Summary) {
