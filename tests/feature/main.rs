@@ -26,6 +26,9 @@ mod hints;
 /// `--ignore` and its switches, `.ignore`, `.fdignore`, `--ignore-file`, `-H`, `-u`
 /// (src/cli/ignore_files.rs).
 mod ignore_files;
+/// `--index`, `--index-trust`, `--index-list`, `--index-drop`: the mutation
+/// harness against a walk, and every bad index (src/cli/index.rs, src/index).
+mod index;
 /// `-e`, `-n`, `-E`, `--ignore-contain`, `-p`, `--regex`, `--path-regex`,
 /// `--full-path`, `--and`, `-i`/`--case-sensitive` (src/cli/names.rs).
 mod names;

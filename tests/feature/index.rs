@@ -1,4 +1,4 @@
-//! The index (`--index`, issue 48): a search with it prints exactly what a fresh
+//! The index (`--index`, issue 48; src/cli/index.rs, src/index): a search with it prints exactly what a fresh
 //! walk prints, after every kind of change a tree can go through.
 //!
 //! The mutation harness changes a tree one random step at a time (files and
@@ -16,8 +16,7 @@
 //! Then each bad index: corrupt, truncated, foreign, not the user's, unreadable,
 //! a full disk while writing, the root replaced: a warning and a walk's answer.
 
-mod testenv;
-
+use crate::testenv;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -876,7 +875,7 @@ fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)
 }
 
 /// 10,000 steps on each of ext4, xfs, btrfs and tmpfs (root only):
-/// `cargo test --release --test index -- --ignored`.
+/// `cargo test --release --test feature index::ten_thousand -- --ignored`.
 #[test]
 #[ignore]
 fn ten_thousand_steps_on_every_filesystem() {
