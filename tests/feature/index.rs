@@ -716,16 +716,9 @@ fn a_full_disk_while_writing_is_a_warning() {
         eprintln!("skipped: mounting a tiny tmpfs needs root");
         return;
     }
-    let cache = tempfile::tempdir().unwrap();
-    let mounted = Command::new("mount")
-        .args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"])
-        .arg(cache.path())
-        .status()
-        .is_ok_and(|s| s.success());
-    if !mounted {
-        eprintln!("skipped: mount -t tmpfs failed");
+    let Some((cache, _)) = fresh_filesystem("tmpfs-64k") else {
         return;
-    }
+    };
     let env = testenv::TestEnv::new(&["a"], &["a/x"]);
     let args = vec!["--index".to_owned(), ".".to_owned()];
     let first = run(env.root(), cache.path(), &args, &[]);
@@ -854,6 +847,7 @@ fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)
     let image = tempfile::tempdir().unwrap();
     let script = match kind {
         "tmpfs" => "mount -t tmpfs -o size=256m tmpfs \"$1\"".to_owned(),
+        "tmpfs-64k" => "mount -t tmpfs -o size=64k tmpfs \"$1\"".to_owned(),
         // 128-byte inodes keep whole seconds.
         "ext4-coarse" => "truncate -s 64M \"$2/img\" && mkfs.ext4 -q -F -I 128 \"$2/img\" >/dev/null 2>&1 && mount -o loop \"$2/img\" \"$1\"".to_owned(),
         _ => format!(
