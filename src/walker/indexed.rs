@@ -4,14 +4,16 @@
 //! the plain visit and `-t e` take them from there too. Nothing else differs from
 //! a walk: the visitor, the ignore rules and the output are the same code.
 
-use super::job::{Dir, DirJob};
+use super::job::{Dir, DirJob, Inherited};
 use super::visit::Visitor;
-use super::{visit_gated_listing, Listing};
+use super::{queue_children, visit_gated_listing, Listing};
+use crate::config::Config;
 use crate::ignore::{DirRules, Gate};
 use crate::index::format::{key_after, Stamps};
 use crate::index::{IndexRun, Lookup, Recorder};
-use crate::os::dirent::{DirReader, RawEntry};
+use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
+use crate::queue::WorkerSlot;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -56,6 +58,72 @@ pub(super) fn list(
         }
         None => visit_listing(visitor, listing, job, dir, fd, crossing, listed),
     }
+}
+
+/// True when a walk under `config` (without ignore rules) needs no directory's
+/// descriptor besides opening its subdirectories: no `stat` of an entry (no size,
+/// time, owner, `-t x`/`e`, `-l`, links followed), no marker to look for, no
+/// device to compare. `--index-trust` then answers for a recorded directory
+/// without opening it, as locate answers from its database.
+pub(super) fn needs_no_descriptor(config: &Config) -> bool {
+    use EntryKind::*;
+    let kinds = [File, Dir, Symlink, Fifo, Socket, CharDevice, BlockDevice];
+    !config.follow
+        && !config.one_file_system
+        && !config.force_stat
+        && config.filter.ignore_contain.is_empty()
+        && !config.filter.types.empty_only
+        && !kinds.into_iter().any(|kind| config.needs_stat(kind))
+}
+
+/// `--index-trust` on a directory the index holds, when nothing needs its
+/// descriptor: its recorded entries visited and its subdirectories queued, with
+/// no system call. False (nothing done) when the index lacks it, or lacks a kind
+/// of one of its entries (which a `stat` would have to tell).
+pub(super) fn list_unopened(
+    listing: &mut Listing,
+    visitor: &mut Visitor<'_>,
+    index: &IndexRun,
+    job: &DirJob,
+    dir: &Dir<'_>,
+    slot: &WorkerSlot<DirJob>,
+) -> bool {
+    if job.piece().is_some() || job.print_if_empty() {
+        return false;
+    }
+    let Some(root) = index.root_key(job.siblings().root_identity()) else {
+        return false;
+    };
+    let key = key_after(root.key, &dir.prefix[dir.below_root()..]);
+    let Lookup::Use(record) = index.lookup(root, key, None, false) else {
+        return false;
+    };
+    if record
+        .kinds
+        .contains(&crate::index::format::kind_byte(EntryKind::Unknown))
+    {
+        return false;
+    }
+    listing.clear();
+    for (name, kind) in record.entries() {
+        listing.push(&RawEntry::from_name_with_nul(name, kind));
+    }
+    visitor.here.id = None;
+    visitor.enter(dir);
+    // No descriptor: nothing the visitor does here asks for one (see above).
+    let _ = visit_listing(visitor, listing, job, dir, -1, false, Ok(()));
+    if !visitor.children.is_empty() {
+        // Opened, if they must be, from the nearest open ancestor.
+        let inherited = Inherited {
+            anchor: job.anchor().cloned(),
+            anchor_is_parent: false,
+            id: None,
+            root_dev: job.root_dev(),
+            rules: None,
+        };
+        queue_children(visitor, dir, slot, inherited);
+    }
+    true
 }
 
 /// Puts the entries of `dir` (open as `fd`) in `listing`: the recorded ones if the

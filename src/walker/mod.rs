@@ -72,6 +72,9 @@ pub struct Walker<'a> {
     /// `--index`: where listings may come from and what this worker recorded.
     index: Option<&'a IndexRun>,
     recorder: Recorder,
+    /// `--index-trust` with nothing that needs a directory's descriptor (see
+    /// [`indexed::needs_no_descriptor`]): a recorded directory is not even opened.
+    trusted_unopened: bool,
     /// True while this is the first worker, walking before any other has started
     /// (`run_until_shareable`): a giant directory is cut for the workers to come.
     alone: bool,
@@ -131,13 +134,20 @@ impl<'a> Walker<'a> {
             listing: Listing::default(),
             index: None,
             recorder: Recorder::default(),
+            trusted_unopened: false,
             alone: false,
         }
     }
 
     /// The walker, taking listings from `index` where it can (`--index`).
+    /// Given after [`Self::with_gate`].
     pub fn with_index(mut self, index: Option<&'a IndexRun>) -> Walker<'a> {
         self.index = index;
+        self.trusted_unopened = index.is_some_and(|index| {
+            index.trusting()
+                && self.gate.is_none()
+                && indexed::needs_no_descriptor(self.visitor.config)
+        });
         self
     }
 
@@ -306,6 +316,13 @@ impl<'a> Walker<'a> {
         } = self;
         let config = visitor.config;
         let dir = job.enter(path, &config.filter);
+        if self.trusted_unopened {
+            if let Some(index) = *index {
+                if indexed::list_unopened(listing, visitor, index, job, &dir, slot) {
+                    return;
+                }
+            }
+        }
         let opened = match job.piece() {
             None => dir.open(config.follow),
             Some(piece) => {
