@@ -251,7 +251,10 @@ impl Root {
 /// name), else from the root (see the module comment). Unless `follow`, no symbolic
 /// link below the root is followed. Running out of descriptors is waited out, not
 /// reported, as long as an anchor can be given up or another worker closes a
-/// directory in time.
+/// directory in time. Forced inline: the walker's loop is compiled twice (with
+/// and without the index) and LLVM then made it a call, 1.07M instructions on
+/// `/usr -j1 -c` (callgrind).
+#[inline(always)]
 pub fn open_dir(
     path: &[u8],
     anchor: Option<&Anchor>,
@@ -270,6 +273,7 @@ pub fn open_dir(
     }
 }
 
+#[inline(always)]
 fn open_once(
     path: &[u8],
     anchor: Option<&Anchor>,

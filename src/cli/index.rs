@@ -39,8 +39,8 @@ pub struct IndexArgs {
     #[arg(long = "index-list")]
     pub index_list: bool,
 
-    /// Remove the index of each ROOT (default .) and exit.
-    #[arg(long = "index-drop", conflicts_with = "index_list")]
+    /// Remove the index of each ROOT (default .) and exit (--index-list first).
+    #[arg(long = "index-drop")]
     pub index_drop: bool,
 }
 

@@ -276,10 +276,9 @@ impl<'a> Walker<'a> {
             visitor.flush();
         }
         let pool = self.visitor.pool;
-        // Timed only while the pool may still take more workers: two clock reads.
         if self.watch_disk && pool.can_grow() {
             let started = Instant::now();
-            self.walk_dir(job, slot);
+            self.walk_listed(job, slot);
             let waited = self.visitor.disk_watch.waited(started.elapsed());
             match pool.latency_tally() {
                 // On a network filesystem every blocked interval is counted, and the
@@ -290,7 +289,7 @@ impl<'a> Walker<'a> {
                 None => {}
             }
         } else {
-            self.walk_dir(job, slot);
+            self.walk_listed(job, slot);
         }
         pool.finish_dir();
         let visitor = &mut self.visitor;
@@ -303,7 +302,40 @@ impl<'a> Walker<'a> {
         }
     }
 
-    fn walk_dir(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+    /// Walks the directory of `job`: [`Self::walk_dir`], compiled once without the
+    /// index and once with it, so that a walk without it runs the code it ran
+    /// before the index existed: one test of an `Option` in `walk_dir` cost the
+    /// default walk 10 instructions a directory (callgrind, `/usr -j1 -c`).
+    #[inline(always)]
+    fn walk_listed(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        match self.index {
+            None => self.walk_dir::<false>(job, slot),
+            Some(_) => self.walk_indexed(job, slot),
+        }
+    }
+
+    /// [`Self::walk_dir`] with the index, after `--index-trust` has had its chance
+    /// to answer without opening the directory.
+    #[inline(never)]
+    fn walk_indexed(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        if !(self.trusted_unopened && self.list_unopened(job, slot)) {
+            self.walk_dir::<true>(job, slot)
+        }
+    }
+
+    /// `--index-trust`: the directory answered from the index without opening it,
+    /// if it can be (see [`indexed::list_unopened`]).
+    fn list_unopened(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) -> bool {
+        let Some(index) = self.index else {
+            return false;
+        };
+        let dir = job.enter(&mut self.path, &self.visitor.config.filter);
+        indexed::list_unopened(&mut self.listing, &mut self.visitor, index, job, &dir, slot)
+    }
+
+    /// Opens the directory of `job`, lists it (`INDEXED`: with the index) and
+    /// queues its subdirectories.
+    fn walk_dir<const INDEXED: bool>(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
         let Walker {
             reader,
             path,
@@ -316,13 +348,6 @@ impl<'a> Walker<'a> {
         } = self;
         let config = visitor.config;
         let dir = job.enter(path, &config.filter);
-        if self.trusted_unopened {
-            if let Some(index) = *index {
-                if indexed::list_unopened(listing, visitor, index, job, &dir, slot) {
-                    return;
-                }
-            }
-        }
         let opened = match job.piece() {
             None => dir.open(config.follow),
             Some(piece) => {
@@ -379,7 +404,7 @@ impl<'a> Walker<'a> {
         // `--index` (one test of an `Option`), then `-t e` and a network filesystem,
         // out of line: in any other place the branch cost the plain listing of a
         // local walk more (see `list_out_of_line`).
-        let listed = if let Some(index) = *index {
+        let listed = if let Some(index) = index.filter(|_| INDEXED) {
             let (gate, rules) = (*gate, &mut rules);
             let here = indexed::Here {
                 job,
