@@ -49,14 +49,54 @@ pub(super) fn list(
     } = here;
     let stop = visitor.pool.stop_flag();
     let listed = fill(reader, listing, index, job, dir, fd, stop);
-    match gate {
-        Some(gate) => {
+    match (gate, listed) {
+        (Some(gate), listed) => {
+            // The rules want the whole listing (its rule files' names) first.
+            let listed = listed.map(|record| {
+                if let Some(record) = record {
+                    push_all(listing, &record);
+                }
+            });
             let (listed, here) =
                 visit_gated_listing(gate, job, dir, fd, listing, visitor, crossing, listed);
             *rules = here;
             listed
         }
-        None => visit_listing(visitor, listing, job, dir, fd, crossing, listed),
+        (None, Ok(Some(record))) => {
+            let entries = record
+                .entries()
+                .map(|(name, kind)| RawEntry::from_name_with_nul(name, kind));
+            visit_entries(
+                visitor,
+                entries,
+                record.kinds.len(),
+                job,
+                dir,
+                fd,
+                crossing,
+                Ok(()),
+            )
+        }
+        (None, listed) => {
+            let listed = listed.map(|_| ());
+            visit_entries(
+                visitor,
+                listing.iter(),
+                listing.entries.len(),
+                job,
+                dir,
+                fd,
+                crossing,
+                listed,
+            )
+        }
+    }
+}
+
+/// Copies the entries of `record` into `listing`.
+fn push_all(listing: &mut Listing, record: &crate::index::format::Record<'_>) {
+    for (name, kind) in record.entries() {
+        listing.push(&RawEntry::from_name_with_nul(name, kind));
     }
 }
 
@@ -81,7 +121,6 @@ pub(super) fn needs_no_descriptor(config: &Config) -> bool {
 /// no system call. False (nothing done) when the index lacks it, or lacks a kind
 /// of one of its entries (which a `stat` would have to tell).
 pub(super) fn list_unopened(
-    listing: &mut Listing,
     visitor: &mut Visitor<'_>,
     index: &IndexRun,
     job: &DirJob,
@@ -104,14 +143,22 @@ pub(super) fn list_unopened(
     {
         return false;
     }
-    listing.clear();
-    for (name, kind) in record.entries() {
-        listing.push(&RawEntry::from_name_with_nul(name, kind));
-    }
     visitor.here.id = None;
     visitor.enter(dir);
     // No descriptor: nothing the visitor does here asks for one (see above).
-    let _ = visit_listing(visitor, listing, job, dir, -1, false, Ok(()));
+    let entries = record
+        .entries()
+        .map(|(name, kind)| RawEntry::from_name_with_nul(name, kind));
+    let _ = visit_entries(
+        visitor,
+        entries,
+        record.kinds.len(),
+        job,
+        dir,
+        -1,
+        false,
+        Ok(()),
+    );
     if !visitor.children.is_empty() {
         // Opened, if they must be, from the nearest open ancestor.
         let inherited = Inherited {
@@ -126,20 +173,21 @@ pub(super) fn list_unopened(
     true
 }
 
-/// Puts the entries of `dir` (open as `fd`) in `listing`: the recorded ones if the
-/// index has them and they may be used, otherwise the kernel's, then recorded.
-fn fill(
+/// The entries of `dir` (open as `fd`): the recorded ones if the index has them
+/// and they may be used (returned, `listing` left empty), otherwise the kernel's,
+/// put in `listing` and recorded.
+fn fill<'i>(
     reader: &mut DirReader,
     listing: &mut Listing,
-    (index, recorder): (&IndexRun, &mut Recorder),
+    (index, recorder): (&'i IndexRun, &mut Recorder),
     job: &DirJob,
     dir: &Dir<'_>,
     fd: RawFd,
     stop: &AtomicBool,
-) -> io::Result<()> {
+) -> io::Result<Option<crate::index::format::Record<'i>>> {
     listing.clear();
     let Some(root) = index.root_key(job.siblings().root_identity()) else {
-        return read_into(reader, listing, fd, stop);
+        return read_into(reader, listing, fd, stop).map(|()| None);
     };
     let key = key_after(root.key, &dir.prefix[dir.below_root()..]);
     let listed_at = SystemTime::now();
@@ -148,19 +196,14 @@ fn fill(
     if !index.trusting() {
         // A directory whose stamps cannot be read is listed, and not recorded.
         let Ok(stat) = fstat(fd) else {
-            return read_into(reader, listing, fd, stop);
+            return read_into(reader, listing, fd, stop).map(|()| None);
         };
         let now = Stamps::of(&stat);
         trusted = recorder.stamps_trusted(now.dev, fd);
         stamps = Some(now);
     }
     let stamps = match index.lookup(root, key, stamps, trusted) {
-        Lookup::Use(record) => {
-            for (name, kind) in record.entries() {
-                listing.push(&RawEntry::from_name_with_nul(name, kind));
-            }
-            return Ok(());
-        }
+        Lookup::Use(record) => return Ok(Some(record)),
         Lookup::List(Some(stamps)) => stamps,
         // The trusted mode with no record: its stamps, to record the listing.
         Lookup::List(None) => match fstat(fd) {
@@ -169,7 +212,7 @@ fn fill(
                 trusted = recorder.stamps_trusted(now.dev, fd);
                 now
             }
-            Err(_) => return read_into(reader, listing, fd, stop),
+            Err(_) => return read_into(reader, listing, fd, stop).map(|()| None),
         },
     };
     let listed = read_into(reader, listing, fd, stop);
@@ -185,7 +228,7 @@ fn fill(
             (kinds, &listing.names),
         );
     }
-    listed
+    listed.map(|()| None)
 }
 
 /// The kernel's listing of `fd`, into `listing`.
@@ -202,11 +245,15 @@ fn read_into(
     })
 }
 
-/// Hands the entries of `listing` (the whole listing of `dir`, open as `fd`) to the
-/// visitor, as the plain walk does; with `-t e`, the directory itself if empty.
-fn visit_listing(
+/// Hands `entries` (`count` of them: the whole listing of `dir`, open as `fd`)
+/// to the visitor, as the plain walk does; with `-t e`, the directory itself if
+/// it is empty. `listed` is how its reading ended.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn visit_entries<'e>(
     visitor: &mut Visitor<'_>,
-    listing: &Listing,
+    entries: impl Iterator<Item = RawEntry<'e>>,
+    count: usize,
     job: &DirJob,
     dir: &Dir<'_>,
     fd: RawFd,
@@ -214,29 +261,22 @@ fn visit_listing(
     listed: io::Result<()>,
 ) -> io::Result<()> {
     let pool = visitor.pool;
-    visitor.found.examined += listing.entries.len() as u64;
+    visitor.found.examined += count as u64;
     // With `-t e`, a directory at the depth limit, or a mount point under `-x`, is
     // listed only to see whether it is empty (as `list_out_of_line`).
     let visit_entries =
         !job.print_if_empty() || (dir.depth < visitor.config.filter.max_depth && !crossing);
     if visit_entries {
         let stop = pool.stop_flag();
-        let mut start = 0;
-        for (i, &(len, kind)) in listing.entries.iter().enumerate() {
+        for (i, entry) in entries.enumerate() {
             // As between two batches of a listing: `-1` or a closed pipe ends it.
             if i % 1024 == 1023 && stop.load(Ordering::Relaxed) {
                 break;
             }
-            let end = start + len as usize;
-            visitor.visit(
-                dir,
-                fd,
-                RawEntry::from_name_with_nul(&listing.names[start..end], kind),
-            );
-            start = end;
+            visitor.visit(dir, fd, entry);
         }
     }
-    if job.print_if_empty() && listed.is_ok() && listing.entries.is_empty() && !pool.is_stopped() {
+    if job.print_if_empty() && listed.is_ok() && count == 0 && !pool.is_stopped() {
         visitor.match_empty_dir(dir, fd);
     }
     listed

@@ -97,6 +97,17 @@ struct Listing {
 }
 
 impl Listing {
+    /// Its entries, as the listing gave them.
+    fn iter(&self) -> impl Iterator<Item = RawEntry<'_>> {
+        let mut start = 0;
+        self.entries.iter().map(move |&(len, kind)| {
+            let end = start + len as usize;
+            let entry = RawEntry::from_name_with_nul(&self.names[start..end], kind);
+            start = end;
+            entry
+        })
+    }
+
     fn clear(&mut self) {
         self.names.clear();
         self.entries.clear();
@@ -330,7 +341,7 @@ impl<'a> Walker<'a> {
             return false;
         };
         let dir = job.enter(&mut self.path, &self.visitor.config.filter);
-        indexed::list_unopened(&mut self.listing, &mut self.visitor, index, job, &dir, slot)
+        indexed::list_unopened(&mut self.visitor, index, job, &dir, slot)
     }
 
     /// Opens the directory of `job`, lists it (`INDEXED`: with the index) and
