@@ -815,6 +815,40 @@ fn the_trusted_mode_answers_from_the_index_and_says_so() {
     assert!(out.contains("later") && !out.contains("a/b/y"), "{out}");
 }
 
+/// A search below an indexed root uses that root's index: no index of its own
+/// is made, the answer is the walk's, and the trusted mode answers from it too.
+#[test]
+fn a_search_below_an_indexed_root_uses_its_index() {
+    let (env, cache, _) = indexed_tree();
+    std::fs::write(env.root().join("a/b/new"), b"").unwrap();
+    for sub in ["a", "a/b", "./a/"] {
+        let args = vec!["--index".to_owned(), sub.to_owned()];
+        let indexed = run(env.root(), cache.path(), &args, &[]);
+        let walked = run(env.root(), cache.path(), &args[1..], &[]);
+        assert_eq!(
+            sorted_lines(&indexed.stdout),
+            sorted_lines(&walked.stdout),
+            "{sub}"
+        );
+        assert!(indexed.stderr.is_empty(), "{indexed:?}");
+        assert_eq!(
+            std::fs::read_dir(cache.path().join("pfind"))
+                .unwrap()
+                .count(),
+            1
+        );
+    }
+    let trusted = run(
+        env.root(),
+        cache.path(),
+        &["--index-trust".to_owned(), "a".to_owned()],
+        &[],
+    );
+    let out = String::from_utf8_lossy(&trusted.stdout);
+    assert!(out.contains("a/b/new") && out.contains("a/x"), "{out}");
+    assert!(String::from_utf8_lossy(&trusted.stderr).contains("answered from an index"));
+}
+
 /// `--index-list` shows the index of each root searched; `--index-drop` removes it.
 #[test]
 fn indexes_are_listed_and_dropped() {
@@ -892,7 +926,8 @@ fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)
     Some((point, image))
 }
 
-/// 10,000 steps on each of ext4, xfs, btrfs and tmpfs (root only):
+/// 10,000 steps (PFIND_INDEX_STEPS) on each of ext4, xfs, btrfs and tmpfs
+/// (PFIND_INDEX_FS; root only):
 /// `cargo test --release --test feature index::ten_thousand -- --ignored`.
 #[test]
 #[ignore]
@@ -905,7 +940,10 @@ fn ten_thousand_steps_on_every_filesystem() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(10_000);
-    for kind in ["ext4", "xfs", "btrfs", "tmpfs"] {
+    // PFIND_INDEX_FS=xfs,tmpfs runs those alone.
+    let kinds =
+        std::env::var("PFIND_INDEX_FS").unwrap_or_else(|_| "ext4,xfs,btrfs,tmpfs".to_owned());
+    for kind in kinds.split(',') {
         let Some((point, _image)) = fresh_filesystem(kind) else {
             continue;
         };
