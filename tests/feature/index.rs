@@ -424,6 +424,12 @@ fn run(cwd: &Path, cache: &Path, args: &[String], env: &[(&str, &str)]) -> Outpu
     command.output().unwrap()
 }
 
+/// [`run`] with `args` as string slices and nothing added to the environment.
+fn run_str(cwd: &Path, cache: &Path, args: &[&str]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    run(cwd, cache, &args, &[])
+}
+
 fn sorted_lines(out: &[u8]) -> Vec<&[u8]> {
     let mut lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
     lines.sort_unstable();
@@ -805,12 +811,7 @@ fn the_trusted_mode_answers_from_the_index_and_says_so() {
     assert_eq!(String::from_utf8_lossy(&stale.stderr).lines().count(), 1);
     let long = trust(&["-l"]);
     assert_eq!(long.status.code(), Some(1), "a/b is opened, and is gone");
-    let checked = run(
-        env.root(),
-        cache.path(),
-        &["--index".to_owned(), ".".to_owned()],
-        &[],
-    );
+    let checked = run_str(env.root(), cache.path(), &["--index", "."]);
     let out = String::from_utf8_lossy(&checked.stdout);
     assert!(out.contains("later") && !out.contains("a/b/y"), "{out}");
 }
@@ -838,12 +839,7 @@ fn a_search_below_an_indexed_root_uses_its_index() {
             1
         );
     }
-    let trusted = run(
-        env.root(),
-        cache.path(),
-        &["--index-trust".to_owned(), "a".to_owned()],
-        &[],
-    );
+    let trusted = run_str(env.root(), cache.path(), &["--index-trust", "a"]);
     let out = String::from_utf8_lossy(&trusted.stdout);
     assert!(out.contains("a/b/new") && out.contains("a/x"), "{out}");
     assert!(String::from_utf8_lossy(&trusted.stderr).contains("answered from an index"));
