@@ -246,6 +246,14 @@ impl Root {
     }
 }
 
+/// `lstat` of `name` (one name, no `/`) in the directory `anchor` holds open, or
+/// `None` if it has been given up: the index checks a directory's stamps there
+/// without opening it (`walker/indexed.rs`).
+pub fn lstat_in(anchor: &Anchor, name: &std::ffi::CStr) -> Option<io::Result<libc::stat>> {
+    let lease = anchor.lease()?;
+    Some(crate::os::stat::lstat_at(lease.0.fd, name))
+}
+
 /// Opens the directory printed as `path` for listing: relative to `anchor` if it is
 /// still open (`from_parent` when that is the directory's parent, so the rest is one
 /// name), else from the root (see the module comment). Unless `follow`, no symbolic

@@ -283,6 +283,12 @@ impl IndexRun {
         }
     }
 
+    /// The record of the directory of key `key` in `root`'s file, unchecked: what
+    /// a caller looks at before it decides how to check it.
+    pub fn recorded(&self, root: RootKey, key: u64) -> Option<format::Record<'_>> {
+        self.files[root.file].old.as_ref()?.find(key)
+    }
+
     /// Takes what a worker recorded, once its walk is over.
     pub fn collect(&self, recorder: Recorder) {
         if !recorder.spans.is_empty() {
@@ -414,6 +420,15 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// Whether the directory times of device `dev` are trusted, if this worker
+    /// has asked already (see [`Self::stamps_trusted`]).
+    pub fn known_trust(&self, dev: u64) -> Option<bool> {
+        self.devices
+            .iter()
+            .find(|(d, _)| *d == dev)
+            .map(|&(_, trusted)| trusted)
+    }
+
     /// Whether the directory times of device `dev` (a directory on it open as
     /// `fd`) are trusted: one `fstatfs` per device per worker.
     pub fn stamps_trusted(&mut self, dev: u64, fd: std::os::fd::RawFd) -> bool {

@@ -173,6 +173,70 @@ pub(super) fn list_unopened(
     true
 }
 
+/// `--index` on a directory whose record holds no subdirectory, when nothing
+/// needs its descriptor (see [`needs_no_descriptor`]): its stamps are read with
+/// one `lstat` in its parent, which its job holds open as its anchor (one name,
+/// so no link can lead elsewhere; a mount over it shows its own device), and if
+/// they are those recorded, its entries are visited without opening it. One
+/// system call where opening, checking and closing it took three; a directory
+/// with subdirectories is opened, since they are opened from it. False (nothing
+/// done) when it cannot be answered so.
+pub(super) fn list_leaf_unopened(
+    visitor: &mut Visitor<'_>,
+    (index, recorder): (&IndexRun, &Recorder),
+    job: &DirJob,
+    dir: &Dir<'_>,
+) -> bool {
+    if job.piece().is_some() || job.print_if_empty() || !job.anchor_is_parent() {
+        return false;
+    }
+    let (Some(anchor), Some(name)) = (job.anchor(), job.name_cstr()) else {
+        return false;
+    };
+    let Some(root) = index.root_key(job.siblings().root_identity()) else {
+        return false;
+    };
+    let key = key_after(root.key, &dir.prefix[dir.below_root()..]);
+    let Some(record) = index.recorded(root, key) else {
+        return false;
+    };
+    let branches = [EntryKind::Dir, EntryKind::Unknown].map(crate::index::format::kind_byte);
+    if record.kinds.iter().any(|kind| branches.contains(kind)) {
+        return false;
+    }
+    let Some(Ok(stat)) = crate::descriptors::lstat_in(anchor, name) else {
+        return false;
+    };
+    // Anything but a directory now: opening it says what, as a walk would.
+    if EntryKind::from_mode(stat.st_mode) != EntryKind::Dir {
+        return false;
+    }
+    let stamps = Stamps::of(&stat);
+    // Only a device whose filesystem this worker has already asked about.
+    let Some(trusted) = recorder.known_trust(stamps.dev) else {
+        return false;
+    };
+    let Lookup::Use(record) = index.lookup(root, key, Some(stamps), trusted) else {
+        return false;
+    };
+    visitor.here.id = None;
+    visitor.enter(dir);
+    let entries = record
+        .entries()
+        .map(|(name, kind)| RawEntry::from_name_with_nul(name, kind));
+    let _ = visit_entries(
+        visitor,
+        entries,
+        record.kinds.len(),
+        job,
+        dir,
+        -1,
+        false,
+        Ok(()),
+    );
+    true
+}
+
 /// The entries of `dir` (open as `fd`): the recorded ones if the index has them
 /// and they may be used (returned, `listing` left empty), otherwise the kernel's,
 /// put in `listing` and recorded.

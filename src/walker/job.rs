@@ -280,6 +280,20 @@ impl DirJob {
         self
     }
 
+    /// The directory's name and its NUL, as a C string (`None` for a root, whose
+    /// name is a path).
+    pub(super) fn name_cstr(&self) -> Option<&std::ffi::CStr> {
+        if self.from.is_root {
+            return None;
+        }
+        std::ffi::CStr::from_bytes_until_nul(&self.from.bytes[self.name_start..]).ok()
+    }
+
+    /// True when [`Self::anchor`] is the directory's parent, held open.
+    pub(super) fn anchor_is_parent(&self) -> bool {
+        self.from.anchor_is_parent
+    }
+
     /// The directory's name as found in its parent (a root: as typed).
     pub(super) fn name(&self) -> &[u8] {
         let names = &self.from.bytes[self.name_start..];

@@ -75,6 +75,9 @@ pub struct Walker<'a> {
     /// `--index-trust` with nothing that needs a directory's descriptor (see
     /// [`indexed::needs_no_descriptor`]): a recorded directory is not even opened.
     trusted_unopened: bool,
+    /// `--index` with nothing that needs a directory's descriptor: a recorded
+    /// directory without subdirectories is checked with one `lstat` and not opened.
+    leaf_unopened: bool,
     /// True while this is the first worker, walking before any other has started
     /// (`run_until_shareable`): a giant directory is cut for the workers to come.
     alone: bool,
@@ -146,6 +149,7 @@ impl<'a> Walker<'a> {
             index: None,
             recorder: Recorder::default(),
             trusted_unopened: false,
+            leaf_unopened: false,
             alone: false,
         }
     }
@@ -154,11 +158,12 @@ impl<'a> Walker<'a> {
     /// Given after [`Self::with_gate`].
     pub fn with_index(mut self, index: Option<&'a IndexRun>) -> Walker<'a> {
         self.index = index;
-        self.trusted_unopened = index.is_some_and(|index| {
-            index.trusting()
-                && self.gate.is_none()
-                && indexed::needs_no_descriptor(self.visitor.config)
-        });
+        let unopened = index.is_some()
+            && self.gate.is_none()
+            && indexed::needs_no_descriptor(self.visitor.config);
+        let trusting = index.is_some_and(IndexRun::trusting);
+        self.trusted_unopened = unopened && trusting;
+        self.leaf_unopened = unopened && !trusting;
         self
     }
 
@@ -329,9 +334,24 @@ impl<'a> Walker<'a> {
     /// to answer without opening the directory.
     #[inline(never)]
     fn walk_indexed(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
-        if !(self.trusted_unopened && self.list_unopened(job, slot)) {
+        let answered = match (self.trusted_unopened, self.leaf_unopened) {
+            (true, _) => self.list_unopened(job, slot),
+            (false, true) => self.list_leaf_unopened(job),
+            (false, false) => false,
+        };
+        if !answered {
             self.walk_dir::<true>(job, slot)
         }
+    }
+
+    /// `--index`: a directory without subdirectories answered from the index after
+    /// one `lstat` (see [`indexed::list_leaf_unopened`]).
+    fn list_leaf_unopened(&mut self, job: &DirJob) -> bool {
+        let Some(index) = self.index else {
+            return false;
+        };
+        let dir = job.enter(&mut self.path, &self.visitor.config.filter);
+        indexed::list_leaf_unopened(&mut self.visitor, (index, &self.recorder), job, &dir)
     }
 
     /// `--index-trust`: the directory answered from the index without opening it,
