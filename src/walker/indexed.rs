@@ -10,7 +10,7 @@ use super::{queue_children, visit_gated_listing, Listing};
 use crate::config::Config;
 use crate::ignore::{DirRules, Gate};
 use crate::index::format::{key_after, Stamps};
-use crate::index::{IndexRun, Lookup, Recorder};
+use crate::index::{IndexRun, Lookup, Recorder, RootKey};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
 use crate::queue::WorkerSlot;
@@ -130,10 +130,9 @@ pub(super) fn list_unopened(
     if job.piece().is_some() || job.print_if_empty() {
         return false;
     }
-    let Some(root) = index.root_key(job.siblings().root_identity()) else {
+    let Some((root, key)) = key_of(index, job, dir) else {
         return false;
     };
-    let key = key_after(root.key, &dir.prefix[dir.below_root()..]);
     let Lookup::Use(record) = index.lookup(root, key, None, false) else {
         return false;
     };
@@ -143,22 +142,7 @@ pub(super) fn list_unopened(
     {
         return false;
     }
-    visitor.here.id = None;
-    visitor.enter(dir);
-    // No descriptor: nothing the visitor does here asks for one (see above).
-    let entries = record
-        .entries()
-        .map(|(name, kind)| RawEntry::from_name_with_nul(name, kind));
-    let _ = visit_entries(
-        visitor,
-        entries,
-        record.kinds.len(),
-        job,
-        dir,
-        -1,
-        false,
-        Ok(()),
-    );
+    visit_unopened(visitor, &record, job, dir);
     if !visitor.children.is_empty() {
         // Opened, if they must be, from the nearest open ancestor.
         let inherited = Inherited {
@@ -193,10 +177,9 @@ pub(super) fn list_leaf_unopened(
     let (Some(anchor), Some(name)) = (job.anchor(), job.name_cstr()) else {
         return false;
     };
-    let Some(root) = index.root_key(job.siblings().root_identity()) else {
+    let Some((root, key)) = key_of(index, job, dir) else {
         return false;
     };
-    let key = key_after(root.key, &dir.prefix[dir.below_root()..]);
     let Some(record) = index.recorded(root, key) else {
         return false;
     };
@@ -219,22 +202,31 @@ pub(super) fn list_leaf_unopened(
     let Lookup::Use(record) = index.lookup(root, key, Some(stamps), trusted) else {
         return false;
     };
+    visit_unopened(visitor, &record, job, dir);
+    true
+}
+
+/// The file and key of `dir`'s record, if its root has an index.
+fn key_of(index: &IndexRun, job: &DirJob, dir: &Dir<'_>) -> Option<(RootKey, u64)> {
+    let root = index.root_key(job.siblings().root_identity())?;
+    Some((root, key_after(root.key, &dir.prefix[dir.below_root()..])))
+}
+
+/// Visits the entries `record` holds for `dir`, which is not open: nothing the
+/// visitor does for them asks for its descriptor (see [`needs_no_descriptor`]).
+fn visit_unopened(
+    visitor: &mut Visitor<'_>,
+    record: &crate::index::format::Record<'_>,
+    job: &DirJob,
+    dir: &Dir<'_>,
+) {
     visitor.here.id = None;
     visitor.enter(dir);
     let entries = record
         .entries()
         .map(|(name, kind)| RawEntry::from_name_with_nul(name, kind));
-    let _ = visit_entries(
-        visitor,
-        entries,
-        record.kinds.len(),
-        job,
-        dir,
-        -1,
-        false,
-        Ok(()),
-    );
-    true
+    let count = record.kinds.len();
+    let _ = visit_entries(visitor, entries, count, job, dir, -1, false, Ok(()));
 }
 
 /// The entries of `dir` (open as `fd`): the recorded ones if the index has them
