@@ -23,6 +23,7 @@ from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
 from .datasets import SHAPES, SIZE_ORDER, ensure_dataset
+from .defaults import default_binary, default_data_dir, pfind_missing, unwritable_data_dir
 from .filesystems import DEFAULT_FS_DIR, DEFAULT_IMAGE_GIB, FS_TYPES, SBIN_DIRS, FsError, Mounter, Place, fs_unavailable, has_cold_state, home_place
 from .machine import available_cpus, filesystem_of, git_revision, machine_info
 from .plan import DATASET, HOME, TREE, CellPlan, Selection, SweepPlan, datasets_needed, default_cold_sizes, default_fs_sizes, describe_plan, plan_cells, plan_places, split_sweep_target
@@ -79,7 +80,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     )
     g = p.add_argument_group("what to measure")
     g.add_argument("--quick", action="store_true", help="a first look in under a minute: " + " ".join(QUICK) + " (options given besides it win)")
-    g.add_argument("--pfind", default="./target/release/pfind", help="pfind binary to measure (default: %(default)s)")
+    g.add_argument("--pfind", help="pfind binary to measure (default: this clone's target/release/pfind, else pfind on PATH)")
     g.add_argument("--pfind-args", default="", help="extra arguments for pfind, e.g. --pfind-args='-j 2'")
     g.add_argument("--sizes", nargs="+", choices=SIZE_ORDER, default=SIZE_ORDER, metavar="SIZE", help="datasets timed warm on the data directory: " + " ".join(SIZE_ORDER) + " (default: all)")
     g.add_argument("--scenarios", nargs="+", choices=SCENARIO_ORDER, default=SCENARIO_ORDER, metavar="SCENARIO", help="scenarios timed warm: " + " ".join(SCENARIO_ORDER) + " (default: all)")
@@ -157,7 +158,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--cluster-delay", type=float, default=cluster.DEFAULT_DELAY_MS, metavar="MS", help="each request is held this long (default: %(default)s)")
     g.add_argument("--cluster-cap", type=int, default=cluster.DEFAULT_CAP, metavar="N", help="at most N requests held at once per mount, a client's slots for requests in flight (latencyfs -m) (default: %(default)s)")
     g.add_argument("--cluster-runs", type=int, default=cluster.DEFAULT_RUNS, metavar="N", help="runs per command, interleaved; figures are medians (default: %(default)s)")
-    g.add_argument("--pfind-mpi", default=cluster.DEFAULT_PFIND_MPI, metavar="PATH", help=f"the pfind-mpi binary ({cluster.BUILD_PFIND_MPI}) (default: %(default)s)")
+    g.add_argument("--pfind-mpi", metavar="PATH", help=f"the pfind-mpi binary ({cluster.BUILD_PFIND_MPI}) (default: this clone's target/release/pfind-mpi, else pfind-mpi on PATH)")
     g.add_argument("--io500-pfind", metavar="PATH", help="with --cluster: also time IO500's pfind (github.com/VI4IO/pfind) at each --cluster-ranks, its ranks on one mount")
     g.add_argument("--dfind", metavar="PATH", help="with --cluster: also time mpiFileUtils' dfind at each --cluster-ranks, its ranks on one mount")
 
@@ -175,7 +176,7 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--spec", metavar="PATH", help="with --startup: also time the spec's own crate (pfind 0.1.0 from crates.io, installed under another name)")
 
     g = p.add_argument_group("files and output")
-    g.add_argument("--data-dir", type=Path, default=Path("/tmp/pfind_ds"), help="dataset cache (default: %(default)s)")
+    g.add_argument("--data-dir", type=Path, default=default_data_dir(), help="dataset cache (default: /tmp/pfind_ds as root, /tmp/pfind_ds-USER for any other user: here %(default)s)")
     g.add_argument("--gen-jobs", type=int, default=available_cpus(), help="processes writing large datasets (default: CPUs available)")
     g.add_argument("--output", type=Path, help=f"JSON report path (default: {DEFAULT_OUTPUT}, or {DEFAULT_OUTPUT.replace('.json', '-2.json')} and so on if it exists: an earlier report is never replaced unless named here)")
     g.add_argument("--dry-run", action="store_true", help="print the cells that would be timed, and what is skipped and why, then exit")
@@ -192,6 +193,12 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     if args.output.is_dir() or not args.output.resolve().parent.is_dir():
         p.error(f"{args.output}: not a path a report can be written to (--output names a file in an existing directory)")
     args.pfind_extra = shlex.split(args.pfind_args)
+    # Which pfind is timed when --pfind is not given: said by main, first.
+    args.pfind_said = None
+    if args.pfind is None:
+        found, line = default_binary("pfind", here)
+        args.pfind = found or str(here / "target" / "release" / "pfind")
+        args.pfind_said = line if found else None
     if args.skip_oswalk:
         args.tools = [t for t in args.tools if t != "oswalk"]
     if args.floor and "floor" not in args.tools:
@@ -553,7 +560,7 @@ def run_latency_fs(args) -> int:
             return 2
     pfind_path = named_program(args.pfind)
     if pfind_path is None:
-        log(f"benchmark.py: pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
+        log(f"benchmark.py: {pfind_missing(args.pfind)}")
         return 2
     peers = {}
     for name in ("find",) + latency_fs.PEERS:
@@ -625,7 +632,12 @@ def run_cluster(args, argv: Optional[list[str]] = None) -> int:
         missing.append("GNU find is needed to count the files (apt-get install findutils)")
     pfind_path = named_program(args.pfind)
     if pfind_path is None:
-        missing.append(f"pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
+        missing.append(pfind_missing(args.pfind))
+    if args.pfind_mpi is None:
+        found, line = default_binary("pfind-mpi", Path(__file__).resolve().parent.parent)
+        args.pfind_mpi = found or cluster.DEFAULT_PFIND_MPI
+        if found:
+            log(line)
     pfind_mpi = named_program(args.pfind_mpi)
     if pfind_mpi is None:
         missing.append(f"pfind-mpi binary {args.pfind_mpi} not found; build it with `{cluster.BUILD_PFIND_MPI}` (needs an MPI library, e.g. apt-get install openmpi-bin libopenmpi-dev clang libclang-dev)")
@@ -731,7 +743,7 @@ def hyperfine_and_pfind(args) -> tuple[Optional[str], Optional[str]]:
         return None, None
     pfind_path = named_program(args.pfind)
     if pfind_path is None:
-        log(f"benchmark.py: pfind binary {args.pfind} not found; run `cargo build --release --locked` first")
+        log(f"benchmark.py: {pfind_missing(args.pfind)}")
         return None, None
     return hyperfine, pfind_path
 
@@ -820,6 +832,8 @@ def run_giant_modes(args, argv: Optional[list[str]] = None) -> int:
         return 0
     if not plans:
         log("benchmark.py: nothing to time (see the skipped lines above)")
+        return 2
+    if any(where == HOME and any(p.fs == fs for p in plans) for fs, where in places) and data_dir_refused(args):
         return 2
 
     def time_commands(named, cache, env=None):
@@ -934,6 +948,8 @@ def run_startup(args) -> int:
     if why:
         log(f"floor: {why}")
     commands = startup_commands(args, peers, floor)
+    if data_dir_refused(args):
+        return 2
     with tempfile.TemporaryDirectory(prefix="pfind-bench-empty-") as empty:
         roots = {"empty": empty}
         for name in startup.TREES[1:]:
@@ -947,12 +963,23 @@ def run_startup(args) -> int:
     return 0
 
 
+def data_dir_refused(args) -> bool:
+    """True, once said in one line, when datasets cannot be made in --data-dir
+    (issue 51: a directory another user made was a PermissionError traceback)."""
+    why = unwritable_data_dir(args.data_dir)
+    if why:
+        log(why)
+    return why is not None
+
+
 def main(argv: Optional[list[str]] = None) -> int:
     args = parse_args(argv)
     if args.plot:
         return plot_report(args.plot, args.assets_dir, args.plot_size, args.plot_format, args.plot_fs_scenario, args.plot_fs_size)
     if args.make_realistic:
         return make_realistic_tree(args)
+    if args.pfind_said:
+        log(args.pfind_said)
     if args.cluster is not None:
         return run_cluster(args, argv)
     if args.latency_fs:
@@ -1021,6 +1048,8 @@ def main(argv: Optional[list[str]] = None) -> int:
     # for) is not made at all.
     needed = datasets_needed(cells_plan, sweeps_plan)
     places = [(fs, where) for fs, where in places if fs in needed]
+    if any(where == HOME for _, where in places) and data_dir_refused(args):
+        return 2
     with contextlib.ExitStack() as stack:
         mounter = None
         if any(where != HOME for _, where in places) or FIRST_PATH in extras:

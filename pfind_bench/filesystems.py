@@ -1,7 +1,7 @@
 """The filesystems the datasets are measured on (--fs): which can be used here,
 and creating, mounting and always unmounting the ones the harness makes itself.
 
-The data directory (--data-dir, /tmp/pfind_ds by default) is measured on whatever
+The data directory (--data-dir, /tmp/pfind_ds by default as root, see defaults.py) is measured on whatever
 filesystem holds it; naming that filesystem in --fs means the data directory
 itself.  Every other filesystem gets a sparse image file under --fs-dir
 (/var/tmp/pfind_fs by default), formatted once and loop-mounted at

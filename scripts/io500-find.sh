@@ -11,7 +11,8 @@
 # is empty: pfind is one process. With pfind-mpi (PFIND=pfind-mpi), it is the
 # launcher (`mpirun -np 8`, `srun -n 8`): every rank runs this script, each one
 # pfind-mpi rank, and rank 0 alone prints the line. Set PFIND to the binary to use
-# (default: pfind on PATH, else this repository's target/release/pfind).
+# (default: pfind on PATH, else this repository's target/release/pfind; which one
+# is said on stderr).
 #
 # Exit status: pfind's (IO500 marks a run invalid when it is not 0); 2 when the
 # arguments are not the find expression above.
@@ -38,12 +39,17 @@ name=$7
 # -S +N and -N (at least, at most) are not, so only the exact form is taken.
 [[ $size =~ ^[0-9]+c$ ]] || usage "only -size Nc (exactly N bytes) is supported, got '$size'"
 
+# Under pfind-mpi, ranks other than 0 print nothing: they end with its status.
+rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}}
 if [ -z "${PFIND:-}" ]; then
-    if command -v pfind >/dev/null; then
-        PFIND=pfind
+    if PFIND=$(command -v pfind); then
+        why="on PATH"
     else
         PFIND=${0%/*}/../target/release/pfind
+        why="this repository's build: no pfind on PATH"
     fi
+    # Which one is run, once (issue 51); IO500 reads stdout's last line only.
+    [ "$rank" != 0 ] || echo "io500-find.sh: pfind: $PFIND ($why)" >&2
 fi
 
 # One process besides the shell: pfind's count (stdout) and its statistics and
@@ -64,8 +70,6 @@ while IFS= read -r line; do
         *) printf '%s\n' "$line" >&2 ;;
     esac
 done <<<"$output"
-# Under pfind-mpi, ranks other than 0 print nothing: they end with its status.
-rank=${OMPI_COMM_WORLD_RANK:-${PMIX_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}}
 [ "$rank" = 0 ] || exit "$status"
 [ -n "$found" ] && [ -n "$scanned" ] || exit $((status == 0 ? 1 : status))
 echo "MATCHED $found/$scanned"

@@ -16,10 +16,23 @@ trap 'rm -rf "$logs"' EXIT
 verbose=${PFIND_TEST_VERBOSE:-}
 
 # Builds with `cargo "$@"`, printing cargo's lines for each crate it compiles as it
-# goes (issue 41); the whole output goes to $logs/build, printed on a failure.
+# goes (issue 41); the whole output goes to $logs/build, printed on a failure. The
+# filter is the shell's own loop, not awk: Debian's default awk (mawk) holds its
+# input until the end, and the build looked silent for minutes (issue 51).
 build() {
-    cargo "$@" 2>&1 | tee "$logs/build" | awk '/^ *(Compiling|Finished) / { print "  " $1 " " $2 " " $3; fflush() }'
+    cargo "$@" 2>&1 | tee "$logs/build" | progress
     [ "${PIPESTATUS[0]}" -eq 0 ]
+}
+# Prints "  Compiling NAME VERSION" and "  Finished PROFILE" for cargo's lines on
+# stdin, each as soon as it is read.
+progress() {
+    local line verb what rest
+    while IFS= read -r line; do
+        if [[ $line =~ ^\ *(Compiling|Finished)\  ]]; then
+            read -r verb what rest <<<"$line"
+            echo "  $verb $what ${rest%% *}"
+        fi
+    done
 }
 
 echo "== build"

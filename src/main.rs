@@ -91,6 +91,16 @@ fn run() -> ExitStatus {
         reporter.warning(&warning);
     }
     let (config, misses) = cli.into_config_and_misses();
+    // fd's habits, said before the walk (issue 51): `pfind *.txt` expanded by the
+    // shell, with no filter, prints those files alone; `pfind main` is fd's pattern.
+    if config.filter.files_match_by_kind() {
+        if let Some(hint) = cli::hints::files_as_roots(&config.roots, &cli::hints::System) {
+            reporter.warning(&hint);
+        }
+    }
+    if config.roots.len() == 1 {
+        reporter.one_root_given();
+    }
     if let Some(separator) = config.printed_path_separator() {
         output.separate_paths(separator);
     }

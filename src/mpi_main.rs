@@ -31,6 +31,8 @@ const RANK_THREADS: usize = 8;
 const USAGE: u8 = 2;
 
 fn main() {
+    // Its messages and --version say pfind-mpi, not pfind (issue 51).
+    pfind::report::name_program("pfind-mpi");
     // SAFETY: setting a signal's disposition has no memory-safety requirements;
     // pfind ignores SIGPIPE too, so that a closed pipe is an error that ends the walk.
     unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
@@ -78,10 +80,16 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
             }
             return USAGE;
         }
-        // `--help`, `--version` and usage errors, printed once.
+        // `--help`, `--version` and usage errors, printed once, without styles:
+        // under Open MPI's launcher rank 0's stdout is a pseudo-terminal even when
+        // the launcher's is a pipe, and clap took it for a terminal (issue 51).
         Err(Usage::Clap(stop)) => {
             if first {
-                let _ = stop.print();
+                let text = stop.render().to_string();
+                let _ = match stop.use_stderr() {
+                    true => std::io::stderr().write_all(text.as_bytes()),
+                    false => std::io::stdout().write_all(text.as_bytes()),
+                };
                 let _ = std::io::stdout().flush();
             }
             return if stop.use_stderr() { USAGE } else { 0 };
@@ -89,7 +97,7 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
     };
     if cli.other.generate.is_some() {
         if first {
-            reporter.refusal(b"completions and the man page are pfind's: run `pfind --gen-completions`/`--gen-man`");
+            reporter.refusal(b"completions and the man page are pfind's: run `pfind --generate bash|zsh|fish|man`");
         }
         return USAGE;
     }

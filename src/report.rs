@@ -33,6 +33,9 @@ pub struct Reporter {
     errored: AtomicBool,
     /// The hint about roots and patterns has been given (it is given once).
     hinted: AtomicBool,
+    /// One root was typed: if it is missing and reads as a name, the hint spells the
+    /// command that matches it (see [`Reporter::one_root_given`]).
+    one_root: AtomicBool,
     /// Say nothing: for the walks that count what a nearby spelling of an empty
     /// search would find (`cli::near`), whose errors the first walk has said.
     silent: bool,
@@ -47,6 +50,33 @@ const PATTERN_ROOT_HINT: &str =
     "roots are directories to search; match names with -n GLOB, or with --regex RE for a \
      regular expression";
 
+/// The start of the hint for a missing root that was the only one and reads as a
+/// name, before the command to type.
+const TYPE_HINT: &str = "roots are directories to search; match names with -n GLOB";
+
+/// The `-n` glob a missing root `word` probably meant, as fd would match it: a glob
+/// as typed (`'*.txt'`), a plain word anywhere in the name (`main`: `*main*`); `None`
+/// for a word with a sign of a regular expression (`foo.*`: the hint points at
+/// `--regex`), a
+/// quote, a space or bytes that are not UTF-8, which a plain `'...'` cannot carry
+/// as typed.
+fn name_glob(word: &[u8]) -> Option<String> {
+    let text = std::str::from_utf8(word).ok()?;
+    let regex = text.contains(".*") || text.chars().any(|c| "^$\\|(){}+".contains(c));
+    if regex
+        || text
+            .chars()
+            .any(|c| c == '\'' || c.is_whitespace() || c.is_control())
+    {
+        return None;
+    }
+    if text.contains(['*', '?', '[']) {
+        Some(text.to_string())
+    } else {
+        Some(format!("*{text}*"))
+    }
+}
+
 impl Reporter {
     pub fn new() -> Reporter {
         Reporter::default()
@@ -58,6 +88,13 @@ impl Reporter {
             silent: true,
             ..Reporter::default()
         }
+    }
+
+    /// Says that the command line named one root: `pfind main` is most often fd's
+    /// `fd main`, and the hint for it, if missing, is then the command to type,
+    /// `pfind -n '*main*'` (issue 51), as for fd's `PATTERN DIR` (`cli::hints`).
+    pub fn one_root_given(&self) {
+        self.one_root.store(true, Ordering::Relaxed);
     }
 
     /// Reports a problem with `path` and remembers that the run had an error.
@@ -75,10 +112,13 @@ impl Reporter {
             err.kind() == io::ErrorKind::NotFound && !root.is_empty() && !root.contains(&b'/');
         if looks_like_a_pattern && !self.hinted.swap(true, Ordering::Relaxed) {
             let wildcards = root.iter().any(|b| b"*?[]^$\\|(){}+".contains(b));
-            let hint = if wildcards {
-                PATTERN_ROOT_HINT
-            } else {
-                ROOT_HINT
+            let typed = (self.one_root.load(Ordering::Relaxed))
+                .then(|| name_glob(root))
+                .flatten();
+            let hint = match typed {
+                Some(glob) => format!("{TYPE_HINT}: pfind -n '{glob}'"),
+                None if wildcards => PATTERN_ROOT_HINT.to_string(),
+                None => ROOT_HINT.to_string(),
             };
             return self.message(root, &format!("{cause} ({hint})"));
         }
@@ -102,7 +142,7 @@ impl Reporter {
     /// Prints `pfind: MESSAGE`: why a command line is not run (see `cli::hints`). The
     /// caller exits with [`ExitStatus::Usage`].
     pub fn refusal(&self, message: &[u8]) {
-        let mut line = b"pfind: ".to_vec();
+        let mut line = prefix();
         escape(message, &mut line);
         line.push(b'\n');
         let _ = io::stderr().lock().write_all(&line);
@@ -114,7 +154,8 @@ impl Reporter {
         if self.silent {
             return;
         }
-        let mut line = b"pfind: warning: ".to_vec();
+        let mut line = prefix();
+        line.extend_from_slice(b"warning: ");
         escape(message, &mut line);
         line.push(b'\n');
         let _ = io::stderr().lock().write_all(&line);
@@ -144,9 +185,31 @@ pub fn describe(err: &io::Error) -> String {
     }
 }
 
+/// The program's name, which starts every message: `pfind` unless [`name_program`]
+/// said otherwise.
+static PROGRAM: OnceLock<&'static str> = OnceLock::new();
+
+/// Names the program in its messages and its `--version` (`pfind-mpi`: issue 51, it
+/// said `pfind`); called once, first thing in `main`.
+pub fn name_program(name: &'static str) {
+    let _ = PROGRAM.set(name);
+}
+
+/// The name messages start with (see [`name_program`]).
+pub fn program() -> &'static str {
+    PROGRAM.get().copied().unwrap_or("pfind")
+}
+
+/// `PROGRAM: `, the start of every line this module prints.
+fn prefix() -> Vec<u8> {
+    let mut line = program().as_bytes().to_vec();
+    line.extend_from_slice(b": ");
+    line
+}
+
 /// One message, `pfind: SUBJECT: cause` and a newline, with both parts escaped.
 fn message_line(subject: &[u8], cause: &str) -> Vec<u8> {
-    let mut line = b"pfind: ".to_vec();
+    let mut line = prefix();
     if subject.is_empty() {
         line.extend_from_slice(b"''");
     }
@@ -286,6 +349,23 @@ fn thread_label(name: Option<&str>, is_main: bool) -> &str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_root_reads_as_the_glob_fd_would_match() {
+        for (word, glob) in [
+            ("main", Some("*main*")),
+            ("*.txt", Some("*.txt")),
+            ("IMG_????.jpg", Some("IMG_????.jpg")),
+            ("foo.*", None),
+            ("^test", None),
+            ("a|b", None),
+            ("it's", None),
+            ("two words", None),
+        ] {
+            assert_eq!(name_glob(word.as_bytes()).as_deref(), glob, "{word}");
+        }
+        assert_eq!(name_glob(b"\xff"), None);
+    }
 
     #[test]
     fn describe_drops_the_os_error_suffix() {

@@ -128,7 +128,7 @@ fn totals_and_statuses_are_agreed_by_all_ranks() {
         let stderr = String::from_utf8_lossy(&out.stderr);
         let said = stderr
             .lines()
-            .filter(|line| line.starts_with("pfind: no-such-root"))
+            .filter(|line| line.starts_with("pfind-mpi: no-such-root"))
             .count();
         assert_eq!(said, 1, "{ranks} ranks: {stderr}");
         // -q: a match is status 0, none is 1, on every rank.
@@ -146,7 +146,7 @@ fn totals_and_statuses_are_agreed_by_all_ranks() {
         assert_eq!(
             stderr
                 .lines()
-                .filter(|line| line.starts_with("pfind: -L"))
+                .filter(|line| line.starts_with("pfind-mpi: -L"))
                 .count(),
             1,
             "{stderr}"
@@ -233,4 +233,65 @@ fn io500s_external_find_runs_through_the_launcher() {
         );
         assert_eq!(String::from_utf8_lossy(&out.stdout), line, "{ranks} ranks");
     }
+}
+
+/// Issue 51: pfind-mpi names itself (`--version`, every message), its help under
+/// mpirun is plain text in a pipe (rank 0's stdout is a pseudo-terminal there), and
+/// docs/cluster.md's one-machine line counts what pfind counts.
+#[test]
+fn pfind_mpi_names_itself_and_its_help_is_plain_under_mpirun() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    std::fs::write(base.join("file"), b"").unwrap();
+    let out = mpi_run(base, 1, &["--version"]);
+    let version = String::from_utf8_lossy(&out.stdout);
+    assert!(version.starts_with("pfind-mpi "), "{version}");
+    for args in [&["-h"][..], &["--help"]] {
+        let out = mpi_run(base, 1, args);
+        assert_eq!(out.status.code(), Some(0));
+        assert!(out.stdout.starts_with(b"Find files fast"), "{args:?}");
+        assert!(!out.stdout.contains(&0x1b), "{args:?}: escapes in the pipe");
+    }
+    let out = mpi_run(base, 1, &["--bogus"]);
+    let error = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        error.starts_with("error: unexpected argument '--bogus' found"),
+        "{error}"
+    );
+    assert!(!error.contains('\x1b'), "{error}");
+    let out = mpi_run(base, 2, &["nosuch/root"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with("pfind-mpi: nosuch/root: No such file or directory\n"),
+        "{stderr}"
+    );
+    let out = mpi_run(base, 1, &["--generate", "man"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(
+            "pfind-mpi: completions and the man page are pfind's: run `pfind --generate"
+        ),
+        "{stderr}"
+    );
+
+    let cluster = include_str!("../docs/cluster.md");
+    let line = (cluster.lines())
+        .find(|line| line.starts_with("mpirun") && line.contains("# one machine"))
+        .expect("docs/cluster.md's one-machine line");
+    let words: Vec<&str> = line
+        .split(" #")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let at = words.iter().position(|w| *w == "pfind-mpi").unwrap();
+    let np = words.iter().position(|w| *w == "-np").unwrap();
+    let ranks: usize = words[np + 1].parse().unwrap();
+    let out = mpi_run(base, ranks, &words[at + 1..]);
+    assert_eq!(out.status.code(), Some(0), "{line}");
+    assert_eq!(
+        out.stdout,
+        pfind_run(base, &words[at + 1..]).stdout,
+        "{line}"
+    );
 }

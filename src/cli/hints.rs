@@ -58,6 +58,8 @@ pub trait Paths {
     fn is_command(&self, word: &OsStr) -> bool;
     /// True when `path` is a directory, or a symbolic link to one.
     fn is_dir(&self, path: &OsStr) -> bool;
+    /// True when `path` is a regular file (not a link to one).
+    fn is_file(&self, path: &OsStr) -> bool;
 }
 
 /// The real file system and `PATH`.
@@ -70,6 +72,10 @@ impl Paths for System {
 
     fn is_dir(&self, path: &OsStr) -> bool {
         std::fs::metadata(path).is_ok_and(|meta| meta.is_dir())
+    }
+
+    fn is_file(&self, path: &OsStr) -> bool {
+        std::fs::symlink_metadata(path).is_ok_and(|meta| meta.is_file())
     }
 
     fn is_command(&self, word: &OsStr) -> bool {
@@ -566,6 +572,55 @@ pub fn pattern_before_roots(roots: &[OsString], paths: &impl Paths) -> Option<Ve
     Some(line.into_bytes())
 }
 
+/// fd's unquoted `fd *.txt`, typed as `pfind *.txt`: the shell made the pattern into
+/// the names of the files it matches here, and pfind, as find, prints those files
+/// and nothing below (issue 51). Asked by `main` when no filter was given (a filter
+/// on file roots, `pfind notes.txt -e txt`, is meant); the walk still runs. When
+/// there are two roots or more and every one is a regular file (one file, or a
+/// link, is named on purpose as often: `pfind file -l`, `pfind -L link`): the line
+/// that says so, with the command that matches names below the roots' directory,
+/// quoted so the shell leaves it alone: the extension the roots share (`pfind -n
+/// '*.txt'`), else a placeholder.
+pub fn files_as_roots(roots: &[OsString], paths: &impl Paths) -> Option<Vec<u8>> {
+    if roots.len() < 2 || !roots.iter().all(|root| paths.is_file(root)) {
+        return None;
+    }
+    // (its directory, its name)
+    fn split(root: &OsString) -> (&[u8], &[u8]) {
+        let bytes = root.as_bytes();
+        match bytes.iter().rposition(|&b| b == b'/') {
+            Some(at) => (&bytes[..at], &bytes[at + 1..]),
+            None => (&b""[..], bytes),
+        }
+    }
+    let (dir, _) = split(&roots[0]);
+    let same_dir = roots.iter().all(|root| split(root).0 == dir);
+    // `.txt` of `a.txt` (not of `.profile`)
+    fn extension(root: &OsString) -> Option<&[u8]> {
+        let name = split(root).1;
+        let dot = name.iter().rposition(|&b| b == b'.').filter(|&at| at > 0)?;
+        Some(&name[dot..])
+    }
+    let shared = extension(&roots[0]).filter(|ext| roots.iter().all(|r| extension(r) == Some(ext)));
+    let glob = match shared {
+        Some(ext) => shell_word(&[b"*", ext].concat()),
+        None => "'GLOB'".to_string(),
+    };
+    let mut command = String::from("pfind ");
+    if same_dir && !dir.is_empty() {
+        command.push_str(&shell_word(dir));
+        command.push(' ');
+    }
+    command.push_str("-n ");
+    command.push_str(&glob);
+    let line = format!(
+        "every root is a file, as when the shell expands an unquoted pattern: pfind prints \
+         these files only, not the matching ones below them; to match names, quote the \
+         pattern: {command}"
+    );
+    Some(line.into_bytes())
+}
+
 /// `'WORD' is WHOSE: ADVICE`, for the spelling `typed`.
 fn say(typed: &str, hint: &Hint) -> Vec<u8> {
     format!("'{typed}' is {}: {}", hint.whose, hint.advice).into_bytes()
@@ -592,6 +647,9 @@ mod tests {
         }
         fn is_dir(&self, path: &OsStr) -> bool {
             self.exists(path) && !path.as_bytes().contains(&b'.')
+        }
+        fn is_file(&self, path: &OsStr) -> bool {
+            self.exists(path) && !self.is_dir(path)
         }
     }
 
@@ -667,6 +725,49 @@ mod tests {
         }
         for word in ["-newerxy", "-newerm", "-newermtt"] {
             assert!(refused(&[word]).is_none(), "{word}");
+        }
+    }
+
+    #[test]
+    fn files_as_roots_get_the_quoted_pattern() {
+        // In the fake, a name with a dot is a file, one without a directory.
+        let fake = Fake {
+            existing: &[
+                "a.txt",
+                "b.txt",
+                "c.md",
+                "src",
+                "src/x.rs",
+                "src/y.rs",
+                "docs/z.rs",
+                "Makefile",
+            ],
+            commands: &[],
+        };
+        let said = |words: &[&str]| {
+            let roots: Vec<OsString> = words.iter().map(OsString::from).collect();
+            files_as_roots(&roots, &fake).map(|line| {
+                let line = String::from_utf8(line).unwrap();
+                line[line.find("quote the pattern: ").unwrap() + 19..].to_string()
+            })
+        };
+        let typed = |want: &str| Some(want.to_string());
+        assert_eq!(said(&["a.txt", "b.txt"]), typed("pfind -n '*.txt'"));
+        assert_eq!(
+            said(&["src/x.rs", "src/y.rs"]),
+            typed("pfind src -n '*.rs'")
+        );
+        assert_eq!(said(&["src/x.rs", "docs/z.rs"]), typed("pfind -n '*.rs'"));
+        assert_eq!(said(&["a.txt", "c.md"]), typed("pfind -n 'GLOB'"));
+        // A directory among them, a missing one, one file alone, or none: no hint.
+        for words in [
+            &["a.txt", "src"][..],
+            &["a.txt", "nope.txt"],
+            &["a.txt"],
+            &["src"],
+            &[],
+        ] {
+            assert_eq!(said(words), None, "{words:?}");
         }
     }
 

@@ -122,6 +122,10 @@ pub enum Usage {
 /// parses the rest; then `-C`'s directory is entered and `--newer`'s file read, in
 /// that order and only then, so that the file is found where the roots are.
 pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
+    parse_words(args).map_err(Usage::tidy)
+}
+
+fn parse_words(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     let mut args: Vec<OsString> = args.into_iter().collect();
     // The options alone: what only help shows is added if clap is to print (below).
     let command = Cli::command();
@@ -359,6 +363,27 @@ fn unfinished_in_defaults(defaults: &[OsString], command: &clap::Command) -> Opt
     None
 }
 
+impl Usage {
+    /// clap's error without what only cluttered its end (issue 51): the generic
+    /// usage line (`Usage: pfind --count [ROOT]...`, which says no more than the
+    /// error did) and, for an unknown option, the tip to pass it after `--` as a
+    /// value (`-- --bogus`: a root named like an option is hardly ever meant). A
+    /// similar option's name ("a similar argument exists") stays.
+    fn tidy(self) -> Usage {
+        use clap::error::{ContextKind, ErrorKind};
+        match self {
+            Usage::Clap(mut err) if err.use_stderr() => {
+                err.remove(ContextKind::Usage);
+                if err.kind() == ErrorKind::UnknownArgument {
+                    err.remove(ContextKind::Suggested);
+                }
+                Usage::Clap(err)
+            }
+            other => other,
+        }
+    }
+}
+
 impl From<values::Refused> for Usage {
     /// A group's refusal as a usage error that reads as clap's other errors do,
     /// made by clap's own machinery: a value through a value parser that refuses
@@ -439,7 +464,9 @@ const SHORT_HELP_OPTIONS: &[&str] = &[
 /// The whole definition (with the text after `--help`'s options), as the manual, the
 /// completions and clap's errors are made from it.
 pub fn definition() -> clap::Command {
-    Cli::command().after_long_help(after_long_help())
+    // The name `--version` and help give: pfind-mpi's own in pfind-mpi (issue 51).
+    let name = crate::report::program();
+    Cli::command().name(name).after_long_help(after_long_help())
 }
 
 /// The command line's definition, with `-h`'s summary: [`SHORT_ABOUT`], then the

@@ -475,7 +475,7 @@ fn what_pfind_means_still_works() {
         &["-x", "nosuchcommand"],
         &[],
         "pfind: nosuchcommand: No such file or directory (roots are directories to \
-         search; match names with -n GLOB or -e EXT)\n",
+         search; match names with -n GLOB: pfind -n '*nosuchcommand*')\n",
         1,
     );
     // What clap knows better still comes from clap: a typo gets its suggestion.
@@ -831,5 +831,179 @@ fn every_habit_that_finds_nothing_is_told_what_would_find_something() {
     for args in [&["-q", "-n", "Cargo"][..], &["-n", "nothing_like_it"]] {
         let out = env.run(args);
         assert_eq!(String::from_utf8_lossy(&out.stderr), "", "{args:?}");
+    }
+}
+
+// fd's habit of a pattern first (issue 51), through the real binary: `pfind *.txt`
+// as the shell expands it (every root a file, no filter) and `pfind main` (one
+// missing root that reads as a name) end with the command that was probably meant,
+// quoted; the right spellings get no hint.
+
+fn fd_pattern_tree() -> TestEnv {
+    TestEnv::new(
+        &["src", "docs"],
+        &[
+            "a.txt",
+            "b.txt",
+            "notes.md",
+            "src/main.rs",
+            "src/lib.rs",
+            "src/c.txt",
+            "docs/d.txt",
+        ],
+    )
+}
+
+/// (stdout lines sorted, stderr, exit status) of pfind `args` in `env`, the same at
+/// every thread count.
+fn run_everywhere(env: &TestEnv, args: &[&str]) -> (Vec<String>, String, Option<i32>) {
+    let mut seen = None;
+    for threads in testenv::THREAD_COUNTS {
+        let out = env.run(&[&["-j", threads], args].concat());
+        let mut lines: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_string)
+            .collect();
+        lines.sort();
+        let got = (
+            lines,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            out.status.code(),
+        );
+        if let Some(first) = &seen {
+            assert_eq!(first, &got, "{args:?} at -j {threads}");
+        }
+        seen = Some(got);
+    }
+    seen.unwrap()
+}
+
+const FILES_HINT: &str = "pfind: warning: every root is a file, as when the shell expands an \
+     unquoted pattern: pfind prints these files only, not the matching ones below them; to \
+     match names, quote the pattern: ";
+
+#[test]
+fn an_expanded_pattern_prints_its_files_and_the_quoted_command() {
+    let env = fd_pattern_tree();
+    // What the shell makes of `pfind *.txt` here.
+    let (lines, stderr, code) = run_everywhere(&env, &["a.txt", "b.txt"]);
+    assert_eq!(
+        lines,
+        ["a.txt", "b.txt"],
+        "the files themselves, as find prints them"
+    );
+    assert_eq!(stderr, format!("{FILES_HINT}pfind -n '*.txt'\n"));
+    assert_eq!(code, Some(0));
+    // `pfind src/*.rs`: the directory goes before the pattern.
+    let (_, stderr, _) = run_everywhere(&env, &["src/lib.rs", "src/main.rs"]);
+    assert_eq!(stderr, format!("{FILES_HINT}pfind src -n '*.rs'\n"));
+    // No extension shared: a placeholder, still quoted.
+    let (_, stderr, _) = run_everywhere(&env, &["a.txt", "notes.md"]);
+    assert_eq!(stderr, format!("{FILES_HINT}pfind -n 'GLOB'\n"));
+}
+
+#[test]
+fn one_missing_root_that_reads_as_a_name_gets_the_glob_to_type() {
+    let env = fd_pattern_tree();
+    let (lines, stderr, code) = run_everywhere(&env, &["main"]);
+    assert!(lines.is_empty());
+    assert_eq!(
+        stderr,
+        "pfind: main: No such file or directory (roots are directories to search; match \
+         names with -n GLOB: pfind -n '*main*')\n"
+    );
+    assert_eq!(code, Some(1));
+    let (_, stderr, _) = run_everywhere(&env, &["*.rs"]);
+    assert_eq!(
+        stderr,
+        "pfind: *.rs: No such file or directory (roots are directories to search; match \
+         names with -n GLOB: pfind -n '*.rs')\n"
+    );
+}
+
+#[test]
+fn the_right_spellings_get_no_hint() {
+    let env = fd_pattern_tree();
+    for (args, want) in [
+        // A filter on file roots is meant.
+        (&["a.txt", "-e", "txt"][..], &["a.txt"][..]),
+        (&["a.txt", "b.txt", "-n", "a*"], &["a.txt"]),
+        // A directory root, alone or among files.
+        (&["src"], &["src/main.rs", "src/lib.rs", "src/c.txt"]),
+        // One file named alone is as often meant (`pfind file -l`).
+        (&["a.txt"], &["a.txt"]),
+        (&["a.txt", "docs"], &["a.txt", "docs/d.txt"]),
+        // The quoted pattern, as the hints say.
+        (&["-n", "*main*"], &["src/main.rs"]),
+        (&["src", "-n", "*.rs"], &["src/main.rs", "src/lib.rs"]),
+    ] {
+        let (lines, stderr, code) = run_everywhere(&env, args);
+        let mut want: Vec<String> = want.iter().map(|s| s.to_string()).collect();
+        want.sort();
+        assert_eq!(
+            (lines, stderr.as_str(), code),
+            (want, "", Some(0)),
+            "{args:?}"
+        );
+    }
+    // A missing root among others is a path the user meant, as before: no command.
+    let (_, stderr, _) = run_everywhere(&env, &["src", "nope/x"]);
+    assert_eq!(stderr, "pfind: nope/x: No such file or directory\n");
+}
+
+// docs/messages.md against the binary (issue 51): it said pfind lacked fd's
+// `--hidden`, `-H`, `-I` and `-u` long after they became options. Every refusal
+// it quotes for a find or fd option is the one pfind prints, and every fd option
+// it lists as missing is refused.
+
+const MESSAGES: &str = include_str!("../../docs/messages.md");
+
+fn refusal_of(option: &str) -> (String, Option<i32>) {
+    let out = testenv::pfind_command(std::path::Path::new("."), &[option])
+        .output()
+        .unwrap();
+    (
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+        out.status.code(),
+    )
+}
+
+#[test]
+fn every_quoted_refusal_of_an_option_is_what_pfind_prints() {
+    let mut seen = 0;
+    for line in MESSAGES.lines() {
+        let Some(rest) = line.strip_prefix("pfind: '-") else {
+            continue;
+        };
+        let option = format!("-{}", &rest[..rest.find('\'').unwrap()]);
+        if !line.contains("is find's") && !line.contains("is fd's") {
+            continue;
+        }
+        seen += 1;
+        assert_eq!(
+            refusal_of(&option),
+            (format!("{line}\n"), Some(2)),
+            "{option}"
+        );
+    }
+    assert!(seen >= 5, "only {seen} refusals quoted");
+}
+
+#[test]
+fn the_fd_options_said_to_be_missing_are_refused() {
+    let start = MESSAGES
+        .find("options that pfind does not have (")
+        .expect("the list of fd's options pfind does not have");
+    let list = &MESSAGES[start..];
+    let list = &list[..list.find(';').unwrap()];
+    let options: Vec<&str> = list.split('`').skip(1).step_by(2).collect();
+    assert!(options.len() >= 4, "{options:?}");
+    for option in options {
+        let (stderr, code) = refusal_of(option);
+        assert_eq!(code, Some(2), "{option}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("pfind: '{option}' is fd's option")),
+            "{option}: {stderr}"
+        );
     }
 }

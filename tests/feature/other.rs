@@ -6,8 +6,8 @@
 //! start with a dash, failed writes of `--help` and `--version`, and
 //! `PFIND_OPTIONS`.
 
-use crate::testenv::write;
 use crate::output::pipe_through;
+use crate::testenv::write;
 use crate::testenv::{pfind_command, TestEnv};
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -396,9 +396,10 @@ fn help_and_errors_after_other_options_are_made_from_the_whole_definition() {
     assert_eq!(out.status.code(), Some(2));
     let error = String::from_utf8_lossy(&out.stderr);
     assert!(error.contains("unexpected argument '--no-such'"), "{error}");
-    assert!(
-        error.contains("Usage: pfind [OPTIONS] [ROOT]..."),
-        "{error}"
+    // Issue 51: without clap's generic usage line and its `-- --no-such` tip.
+    assert_eq!(
+        error,
+        "error: unexpected argument '--no-such' found\n\nFor more information, try '--help'.\n"
     );
     let man = pfind_command(std::path::Path::new("."), &["--generate", "man"])
         .output()
@@ -900,4 +901,49 @@ fn man_page_renders_without_warnings() {
     ] {
         assert!(rendered.contains(wanted), "man page lacks {wanted}");
     }
+}
+
+// Usage errors end cleanly (issue 51): no clap usage line after them
+// (`Usage: pfind --count [ROOT]...` said nothing the error had not) and no tip to
+// pass an unknown option after `--` as a value (`-- --bogus`); a similar option's
+// name, which helps, stays.
+
+fn stderr_of(args: &[&str]) -> String {
+    let out = pfind_command(std::path::Path::new("."), args)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{args:?}");
+    String::from_utf8(out.stderr).unwrap()
+}
+
+#[test]
+fn clap_errors_end_with_the_pointer_to_help() {
+    let end = "\n\nFor more information, try '--help'.\n";
+    for (args, first) in [
+        (
+            &["--bogus"][..],
+            "error: unexpected argument '--bogus' found",
+        ),
+        (&["-Z"], "error: unexpected argument '-Z' found"),
+        (
+            &["-c", "-l"],
+            "error: the argument '--count' cannot be used with '--long'",
+        ),
+        (
+            &["-0", "--json"],
+            "error: the argument '--print0' cannot be used with '--json'",
+        ),
+        (
+            &["--reverse"],
+            "error: the following required arguments were not provided:\n  --sort <KEY>",
+        ),
+    ] {
+        assert_eq!(stderr_of(args), format!("{first}{end}"), "{args:?}");
+    }
+    let typo = stderr_of(&["--extention", "rs"]);
+    assert!(
+        typo.contains("tip: a similar argument exists: '--extension'"),
+        "{typo}"
+    );
+    assert!(!typo.contains("Usage:") && !typo.contains("'-- "), "{typo}");
 }

@@ -7,6 +7,7 @@ runs twice."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import unittest
 from pathlib import Path
@@ -236,6 +237,52 @@ class TestScriptTests(TempDirTest):
         self.assertRegex(out, r"tests/oracle.rs \(portable\) +1 passed, 1 failed")
         self.assertIn("missing (1)", out)
         self.assertLess(out.index("== the portable path"), out.index("missing (1)"))
+
+    def streams_while_building(self, awk: str | None) -> tuple[bool, str]:
+        """Runs test.sh with a cargo whose build prints a line, then waits for the
+        test to say go: (whether that line reached test.sh's stdout while cargo was
+        still waiting, all test.sh printed). ``awk`` is put first on PATH as awk."""
+        bin_dir = self.tmp / "bin"
+        bin_dir.mkdir()
+        go, gave_up = self.tmp / "go", self.tmp / "gave-up"
+        # The wait is bounded (100 x 0.1 s) so that a filter holding its input ends
+        # the test instead of hanging it; the marker says it was reached.
+        wait = f'i=0; until [ -e "{go}" ]; do i=$((i+1)); [ $i -gt 100 ] && {{ : >"{gave_up}"; break; }}; sleep 0.1; done'
+        (bin_dir / "cargo").write_text(
+            "#!/bin/sh\n"
+            f'case "$*" in *--no-run*) echo "   Compiling libc v0.2.170" >&2; {wait}; echo "    Finished \\`test\\` profile [unoptimized] target(s) in 9s" >&2; exit 0;; esac\n'
+            "exit 0\n"
+        )
+        (bin_dir / "python3").write_text("#!/bin/sh\necho 'Ran 0 tests in 0.0s' >&2\n")
+        for name in ("cargo", "python3"):
+            (bin_dir / name).chmod(0o755)
+        if awk:
+            (bin_dir / "awk").symlink_to(awk)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        env.pop("PFIND_TEST_VERBOSE", None)
+        with subprocess.Popen(["bash", str(REPO / "scripts" / "test.sh")], env=env, stdout=subprocess.PIPE, text=True) as script:
+            seen = []
+            for line in script.stdout:
+                seen.append(line)
+                if "Compiling libc" in line:
+                    break
+            streamed = not gave_up.exists()
+            go.touch()
+            rest = script.stdout.read()
+        return streamed, "".join(seen) + rest
+
+    def test_the_build_streams_while_cargo_is_still_building(self):
+        # Issue 51: under mawk, Debian's default awk, the build's lines came all at
+        # once after minutes of silence.
+        streamed, out = self.streams_while_building(None)
+        self.assertTrue(streamed, out)
+        self.assertIn("  Finished `test` profile\n", out)
+
+    @unittest.skipUnless(shutil.which("mawk"), "needs mawk (apt-get install mawk), which holds its input")
+    def test_the_build_streams_with_mawk_as_awk(self):
+        streamed, out = self.streams_while_building(shutil.which("mawk"))
+        self.assertTrue(streamed, out)
+        self.assertEqual(out.splitlines()[-1], "tests: 0 passed, 0 failed")
 
     def test_a_build_error_is_shown_and_fails(self):
         bin_dir = self.tmp / "bin"
