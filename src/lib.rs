@@ -33,6 +33,11 @@
 //!   [`memory`] bounds the workers by the address-space limit.
 //! * [`ignore`] decides which entries ignore files leave out (`--ignore`), as git
 //!   does: rules per directory shared by its subtree, git's index for tracked files.
+//! * [`index`] remembers a tree (`--index`): each directory's entries and stamps,
+//!   read back for a directory whose stamps have not changed, so that a repeat walk
+//!   lists only what changed; `index/format.rs` is the file's bytes and
+//!   `index/store.rs` where the files live; `walker/indexed.rs` takes listings
+//!   from it.
 //! * [`filter`] says what "matches" means: names, extensions, globs, paths, `-t`
 //!   kinds and families, sizes, depth, times, owners; and which of them need a `stat`.
 //!   The glob engine is `filter/glob.rs` (patterns, compiling, matching) over
@@ -69,6 +74,7 @@ pub mod exec;
 pub mod filter;
 pub mod generate;
 pub mod ignore;
+pub mod index;
 pub mod memory;
 pub mod os;
 pub mod output;

@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::descriptors;
 use crate::exec::{Exec, Mode};
 use crate::ignore::Gate;
+use crate::index::{IndexMode, IndexRun};
 use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::fstype;
@@ -169,6 +170,8 @@ fn run_walk(
     let mut root_entries = Vec::new();
     let root_path = config.filter.root_path();
     let mut remote = config.assume_network;
+    // `--index`: each root directory and its `stat`, to find its index by.
+    let mut index_roots = Vec::new();
     let gate = config
         .ignore
         .is_active()
@@ -218,6 +221,9 @@ fn run_walk(
                 remote = remote
                     || CString::new(rank_root::opened(root))
                         .is_ok_and(|path| fstype::is_remote(&path));
+                if config.index != IndexMode::Off && peers.is_none() {
+                    index_roots.push((root.to_vec(), stat));
+                }
                 let mut job = DirJob::root(&printed, root_path).identified(&stat);
                 if let Some(gate) = &gate {
                     job = job.with_rules(gate.root_rules(root, reporter));
@@ -286,6 +292,9 @@ fn run_walk(
         progress.queue_roots(root_dirs.len() as u64);
         progress.count_examined(config.stats || config.count_examined);
     }
+    // pfind-mpi's ranks do not use the index (docs/design.md says how they could).
+    let index =
+        (!index_roots.is_empty()).then(|| IndexRun::open(config.index, &index_roots, reporter));
     let listing_buffer = config.listing_buffer.unwrap_or_else(|| {
         let stats_each = config.force_stat || config.needs_stat(EntryKind::File);
         match stats_each {
@@ -305,6 +314,7 @@ fn run_walk(
             &shallow,
         )
         .with_gate(gate.as_ref())
+        .with_index(index.as_ref())
     };
     let plan = WalkPlan {
         threads,
@@ -314,6 +324,7 @@ fn run_walk(
         limit: limit.as_ref(),
         shallow: &shallow,
         gate: gate.as_ref(),
+        index: index.as_ref(),
         root_entries: &root_entries,
         output,
         reporter,
@@ -321,7 +332,11 @@ fn run_walk(
     // A shared walk goes on until the other processes agree it is over, and may
     // begin with no directory here: the peers' thread holds the pool meanwhile.
     let Some(peers) = peers else {
-        return walk_pool(config, &pool, first_slot, root_dirs, make_walker, plan);
+        let summary = walk_pool(config, &pool, first_slot, root_dirs, make_walker, plan);
+        if let Some(index) = index {
+            index.finish(reporter);
+        }
+        return summary;
     };
     // Queued before the peers' thread starts, which takes an empty pool for an
     // idle rank.
@@ -351,6 +366,7 @@ struct WalkPlan<'a> {
     limit: Option<&'a MatchLimit>,
     shallow: &'a ShallowFirst,
     gate: Option<&'a Gate>,
+    index: Option<&'a IndexRun>,
     root_entries: &'a [RootEntry],
     output: &'a Output,
     reporter: &'a Reporter,
@@ -374,6 +390,7 @@ fn walk_pool<'a>(
         limit,
         shallow,
         gate,
+        index,
         root_entries,
         output,
         reporter,
@@ -434,6 +451,7 @@ fn walk_pool<'a>(
         match DirReader::try_new(reader, listing_buffer) {
             Some(buffer) => Walker::new(config, pool, output, reporter, buffer, limit, shallow)
                 .with_gate(gate)
+                .with_index(index)
                 .run(slot),
             None => Summary::default(),
         }
