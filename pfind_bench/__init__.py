@@ -10,7 +10,7 @@ order of a listing and a cold walk's first path (--early-quit, --shallow-order,
 --first-path); ignore_view times the developer's view of git trees against git's
 own answer (--ignore-view), on trees realistic makes (--make-realistic); giant
 and io500_tree time giant directories and IO500's find phase (--giant,
---io500-tree); report
+--io500-tree); index_mode times the index (--index); report
 assembles the JSON report and prints the tables; charts
 draws them (--plot).
 
@@ -27,6 +27,8 @@ draws them (--plot).
     realistic.py    --make-realistic: a clone with build output, packages, untracked files
     latency_fs.py   --latency-fs: latencyfs mounts, the commands, measure_on, the table
     giant.py        --giant: one directory of N mdtest-named files, its commands, cells, table
+    index_mode.py   --index: pfind --index's building run, repeats, trusted queries, plocate
+    touch_dirs.py   --index: a share of a tree's directories changed between runs (standalone)
     io500_tree.py   --io500-tree: mdtest easy/hard tree, IO500's find phase, its count checks
     sshfs.py        --sshfs: the harness's own sshd on 127.0.0.1, sshfs mounts of it
     startup.py      --startup: small trees and an empty directory, runs interleaved

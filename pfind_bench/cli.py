@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Optional
 
-from . import cluster, early_quit, first_path, giant, ignore_view, io500_tree, latency_fs, order, sshfs, startup
+from . import cluster, early_quit, first_path, giant, ignore_view, index_mode, io500_tree, latency_fs, order, sshfs, startup
 from .charts import plot_report
 from .common import NAME_GLOB, log, named_program, tool_version, unique, which, write_json_atomic
 from .correctness import correctness_check
@@ -161,6 +161,14 @@ def parse_args(argv: Optional[list[str]] = None) -> argparse.Namespace:
     g.add_argument("--pfind-mpi", metavar="PATH", help=f"the pfind-mpi binary ({cluster.BUILD_PFIND_MPI}) (default: this clone's target/release/pfind-mpi, else pfind-mpi on PATH)")
     g.add_argument("--io500-pfind", metavar="PATH", help="with --cluster: also time IO500's pfind (github.com/VI4IO/pfind) at each --cluster-ranks, its ranks on one mount")
     g.add_argument("--dfind", metavar="PATH", help="with --cluster: also time mpiFileUtils' dfind at each --cluster-ranks, its ranks on one mount")
+
+    g = p.add_argument_group("remembering a tree (docs/benchmarks.md, 'The index')")
+    g.add_argument("--index", action="store_true", help="only time pfind --index on each target (its building run, repeats with --index-changes of the directories changed, --index-trust queries) beside a fresh walk, fd, bfs and plocate (its database built for the target), in each --cache mode, then exit; the targets: --index-tree, --index-git, --index-giant, --index-latency (default: /usr)")
+    g.add_argument("--index-tree", action="append", default=[], metavar="PATH", help="with --index: a tree to search (repeatable)")
+    g.add_argument("--index-git", action="append", default=[], metavar="REPO", help="with --index: a git work tree, searched with --ignore (repeatable)")
+    g.add_argument("--index-giant", action="store_true", help="with --index: one directory of 1m entries on the data directory (made as --giant makes it)")
+    g.add_argument("--index-latency", metavar="SOURCE", help="with --index: SOURCE through latencyfs, every request held 1 ms, one mount for all its runs")
+    g.add_argument("--index-changes", nargs="+", type=float, default=list(index_mode.DEFAULT_CHANGES), metavar="PERCENT", help="with --index: the repeat cells, each with this share of the directories changed before every run (default: %(default)s)")
 
     g = p.add_argument_group("start-up on small trees (issue 42)")
     g.add_argument("--startup", action="store_true", help="only time every tool listing an empty directory, small and deep, runs interleaved (pfind, --spec, bfs, fd, find, floor), then exit")
@@ -740,6 +748,49 @@ def hyperfine_and_pfind(args) -> tuple[Optional[str], Optional[str]]:
     return hyperfine, pfind_path
 
 
+def run_index(args, argv: Optional[list[str]] = None) -> int:
+    """--index: the index's cells (see index_mode), their table and a report; with
+    --dry-run, the cells and the skips, and nothing built, mounted or written."""
+    started = time.monotonic()
+    cold_why = cold_cache_unavailable() if COLD in args.cache else None
+    targets = index_mode.targets_of(args)
+    cells, skips = index_mode.plan(targets, args.cache, args.index_changes, cold_why)
+    pfind_path = named_program(args.pfind)
+    tools = index_mode.find_tools(pfind_path or args.pfind)
+    skips += [f"index: {name}: {why}" for name, why in tools.skipped.items()]
+    if args.index_latency and (why := latency_fs.fuse_unavailable()):
+        skips.append(f"index {args.index_latency}: {why}")
+    lines = index_mode.describe(cells)
+    if say_plan(lines, skips, args.dry_run):
+        return 0
+    hyperfine, pfind_path = hyperfine_and_pfind(args)
+    if pfind_path is None:
+        return 2
+    if args.index_giant:
+        giant.ensure_giant(args.data_dir, 1_000_000, args.gen_jobs)
+
+    def time_commands(named, prepare, cache):
+        settings = cache_settings(args, cache) | {"prepare": prepare}
+        results, orders = time_in_passes(hyperfine, named, output=args.hyperfine_output, passes=args.passes, **settings)
+        return results
+
+    def mount_latency(source):
+        return latency_fs.LatencyMount(latency_fs.build_latencyfs(), source, 1000)
+
+    section = index_mode.run(args, hyperfine, pfind_path, time_commands, cold_why, None if args.index_latency is None else mount_latency)
+    report = {
+        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "index": section,
+        "machine": machine_info(args.data_dir),
+        "config": timing_config(args, argv, hyperfine, args.cache) | {"duration_seconds": round(time.monotonic() - started, 1)},
+    }
+    print("the index, ms: median\n" + index_mode.table(section["cells"]), flush=True)
+    log(index_mode.summary_line(section))
+    write_json_atomic(args.output, report)
+    log(f"wrote {args.output}")
+    return 0
+
+
 GIANT, IO500_TREE = "giant", "io500-tree"
 
 
@@ -935,6 +986,8 @@ def main(argv: Optional[list[str]] = None) -> int:
         return run_latency_fs(args)
     if args.giant is not None or args.io500_tree:
         return run_giant_modes(args, argv)
+    if args.index:
+        return run_index(args, argv)
     if args.startup:
         return run_startup(args)
     started = time.monotonic()

@@ -8,6 +8,7 @@
 use crate::exec::Exec;
 use crate::filter::Filter;
 use crate::ignore::IgnoreOptions;
+use crate::index::IndexMode;
 use crate::os::dirent::EntryKind;
 use crate::os::stat::{CacheUse, Fields};
 use crate::output::format::{Format, SortOrder};
@@ -29,6 +30,9 @@ pub struct Config {
     /// Which ignore files are read, and whether hidden entries are left out
     /// (`--ignore`, `--no-hidden`, `--ignore-file`, ...); by default nothing is.
     pub ignore: IgnoreOptions,
+    /// `--index`, `--index-trust`: listings from the index of each root (see
+    /// [`crate::index`]); off by default.
+    pub index: IndexMode,
     /// Follow symbolic links, inside the tree and as roots (`-L`).
     pub follow: bool,
     /// Do not list directories on another device than their root (`-x`).
@@ -135,6 +139,7 @@ impl Config {
             implicit_root,
             filter: Filter::default(),
             ignore: IgnoreOptions::default(),
+            index: IndexMode::Off,
             follow: false,
             one_file_system: false,
             max_results: None,

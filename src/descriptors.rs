@@ -246,12 +246,27 @@ impl Root {
     }
 }
 
+/// `lstat` of `name` (one name, no `/`) in the directory `anchor` holds open, or
+/// `None` if it has been given up: the index checks a directory's stamps there
+/// without opening it (`walker/indexed.rs`).
+pub fn lstat_in(
+    anchor: &Anchor,
+    name: &std::ffi::CStr,
+    fields: crate::os::stat::Fields,
+) -> Option<io::Result<crate::os::stat::Stat>> {
+    let lease = anchor.lease()?;
+    Some(crate::os::stat::lstat_at(lease.0.fd, name, fields))
+}
+
 /// Opens the directory printed as `path` for listing: relative to `anchor` if it is
 /// still open (`from_parent` when that is the directory's parent, so the rest is one
 /// name), else from the root (see the module comment). Unless `follow`, no symbolic
 /// link below the root is followed. Running out of descriptors is waited out, not
 /// reported, as long as an anchor can be given up or another worker closes a
-/// directory in time.
+/// directory in time. Forced inline: the walker's loop is compiled twice (with
+/// and without the index) and LLVM then made it a call, 1.07M instructions on
+/// `/usr -j1 -c` (callgrind).
+#[inline(always)]
 pub fn open_dir(
     path: &[u8],
     anchor: Option<&Anchor>,
@@ -268,6 +283,7 @@ pub fn open_dir(
     }
 }
 
+#[inline(always)]
 fn open_once(
     path: &[u8],
     anchor: Option<&Anchor>,

@@ -6,7 +6,8 @@
 //! definitions); [`scheduler`] runs a walk over the [`roots`], with [`threads`]
 //! deciding its workers, [`queue`] their pool, [`memory`] and [`descriptors`]
 //! bounding them; each [`walker`] lists directories and tests their entries
-//! against the [`filter`] and the [`ignore`] rules; matches go to the [`output`] or
+//! against the [`filter`] and the [`ignore`] rules, or reads them from the
+//! [`index`] of an earlier walk; matches go to the [`output`] or
 //! to a command ([`exec`]); [`cluster`] shares one walk between processes; [`os`]
 //! is what is asked of the operating system; [`progress`] counts how far a walk
 //! has got; [`report`], [`stack`], [`alloc`], [`decimal`] and [`probe`] sit at the
@@ -25,6 +26,7 @@ pub mod exec;
 pub mod filter;
 pub mod generate;
 pub mod ignore;
+pub mod index;
 pub mod memory;
 pub mod os;
 pub mod output;

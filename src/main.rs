@@ -84,6 +84,9 @@ fn run() -> ExitStatus {
         output.deliver(&generate::render(what), &reporter);
         return reporter.exit_status();
     }
+    if cli.index.index_list || cli.index.index_drop {
+        return index_command(&cli, &output, &reporter);
+    }
     for warning in cli.warnings() {
         reporter.warning(&warning);
     }
@@ -140,6 +143,27 @@ fn progress_every(asked: bool) -> Option<std::time::Duration> {
     // SAFETY: `isatty` only reads the descriptor's state.
     let terminal = unsafe { libc::isatty(2) } == 1;
     (asked && terminal).then_some(std::time::Duration::from_secs(2))
+}
+
+/// `--index-list` and `--index-drop`: what they print, or one error line.
+fn index_command(cli: &cli::Cli, output: &Output, reporter: &Reporter) -> ExitStatus {
+    let done = if cli.index.index_list {
+        pfind::index::list_text()
+    } else {
+        let roots = match cli.roots.as_slice() {
+            [] => vec![std::ffi::OsString::from(".")],
+            roots => roots.to_vec(),
+        };
+        pfind::index::drop_roots(&roots)
+            .map(|lines| lines.iter().map(|line| format!("{line}\n")).collect())
+    };
+    match done {
+        Ok(text) => {
+            output.deliver(text.as_bytes(), reporter);
+        }
+        Err(why) => reporter.error("--index", &std::io::Error::other(why)),
+    }
+    reporter.exit_status()
 }
 
 /// Where clap stops the run instead of returning options: `--help` and `--version`,

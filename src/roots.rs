@@ -13,6 +13,7 @@
 
 use crate::config::Config;
 use crate::ignore::Gate;
+use crate::index::IndexMode;
 use crate::os::dirent::EntryKind;
 use crate::os::fstype;
 use crate::os::path::WorkingDir;
@@ -55,6 +56,8 @@ pub struct SortedRoots {
     pub entries: Vec<RootEntry>,
     /// In a shared walk, the root directories the peers make jobs against.
     pub shared: Roots,
+    /// `--index`: each root directory and its `stat`, to find its index by.
+    pub index: Vec<(Vec<u8>, Stat)>,
     /// True when a root directory is on a network filesystem (or the walk assumes
     /// one).
     pub remote: bool,
@@ -74,6 +77,7 @@ pub fn sort_roots(
         dirs: Vec::new(),
         entries: Vec::new(),
         shared: Roots::default(),
+        index: Vec::new(),
         remote: config.assume_network,
     };
     let mut working_dir = WorkingDir::default();
@@ -111,6 +115,9 @@ pub fn sort_roots(
                 roots.remote = roots.remote
                     || CString::new(rank_root::opened(root))
                         .is_ok_and(|path| fstype::is_remote(&path));
+                if config.index != IndexMode::Off && !shared {
+                    roots.index.push((root.to_vec(), stat));
+                }
                 let mut job = DirJob::root(&printed, root_path).identified(&stat);
                 if let Some(gate) = gate {
                     job = job.with_rules(gate.root_rules(root, reporter));

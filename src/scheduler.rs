@@ -5,6 +5,7 @@ use crate::config::Config;
 use crate::descriptors;
 use crate::exec::{Exec, Mode};
 use crate::ignore::Gate;
+use crate::index::IndexRun;
 use crate::memory;
 use crate::os::dirent::{DirReader, EntryKind, ReaderKind, DIRENT_BUFFER_SIZE};
 use crate::os::stat_many;
@@ -160,6 +161,9 @@ fn run_walk(
         progress.queue_roots(roots.dirs.len() as u64);
         progress.count_examined(config.stats || config.count_examined);
     }
+    // pfind-mpi's ranks do not use the index (docs/design.md says how they could).
+    let index =
+        (!roots.index.is_empty()).then(|| IndexRun::open(config.index, &roots.index, reporter));
     let listing_buffer = listing_buffer(config);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, listing_buffer);
@@ -173,6 +177,7 @@ fn run_walk(
             &shallow,
         )
         .with_gate(gate.as_ref())
+        .with_index(index.as_ref())
     };
     let plan = WalkPlan {
         threads,
@@ -182,12 +187,19 @@ fn run_walk(
         limit: limit.as_ref(),
         shallow: &shallow,
         gate: gate.as_ref(),
+        index: index.as_ref(),
         root_entries: &roots.entries,
         output,
         reporter,
     };
     match peers {
-        None => walk_pool(config, &pool, first_slot, roots.dirs, make_walker, plan),
+        None => {
+            let summary = walk_pool(config, &pool, first_slot, roots.dirs, make_walker, plan);
+            if let Some(index) = index {
+                index.finish(reporter);
+            }
+            summary
+        }
         Some(peers) => {
             let dirs = if starts_with_roots {
                 roots.dirs
@@ -272,6 +284,7 @@ struct WalkPlan<'a> {
     limit: Option<&'a MatchLimit>,
     shallow: &'a ShallowFirst,
     gate: Option<&'a Gate>,
+    index: Option<&'a IndexRun>,
     root_entries: &'a [RootEntry],
     output: &'a Output,
     reporter: &'a Reporter,
@@ -337,6 +350,7 @@ fn walk_pool<'a>(
                 plan.shallow,
             )
             .with_gate(plan.gate)
+            .with_index(plan.index)
             .run(slot),
             None => Summary::default(),
         }

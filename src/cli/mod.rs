@@ -3,7 +3,8 @@
 //!
 //! [`Cli`] is put together from the groups, flattened in the order `--help`, the
 //! completions and the manual list them: [`names`] and [`entries`] (the filters),
-//! [`ignore_files`], [`walk`] (`-L`, `-x`, shown with the filters), [`output`],
+//! [`ignore_files`], [`walk`] (`-L`, `-x`, shown with the filters), [`index`],
+//! [`output`],
 //! [`exec`] (the commands, shown with the output) and [`other`]. Each group's file
 //! holds its options' definitions (the `///` comments are the `--help` text), the
 //! parsers of their values, what is checked once they are all read, its part of
@@ -24,6 +25,7 @@ mod exec;
 mod expanded;
 pub mod hints;
 mod ignore_files;
+mod index;
 mod names;
 pub mod near;
 mod other;
@@ -86,6 +88,10 @@ pub struct Cli {
     /// `-L`, `--no-follow`, `-x` (see `cli/walk.rs`).
     #[command(flatten)]
     pub walk: walk::WalkArgs,
+
+    /// `--index`, `--index-trust`, `--index-list`, ... (see `cli/index.rs`).
+    #[command(flatten)]
+    pub index: index::IndexArgs,
 
     /// `-l`, `-c`, `--format`, `--json`, `--sort`, `-a`, ... (see `cli/output.rs`).
     #[command(flatten)]
@@ -620,6 +626,7 @@ impl Cli {
         config.exec = self.exec.exec;
         config.ignore = self.ignore.options;
         self.walk.resolve(&mut config);
+        self.index.resolve(&mut config);
         self.output.resolve(&mut config);
         self.other.resolve(&mut config);
         (config, misses)

@@ -1,6 +1,8 @@
-//! Whether a directory is on a network or FUSE filesystem, where every directory
-//! operation is a round trip to a server and the walk wants as many in flight as
-//! the latency asks for (`threads::MAX_WORKERS_ON_NETWORK`). One `statfs`.
+//! What kind of filesystem a directory is on, one `statfs` each: a network or FUSE
+//! one, where every directory operation is a round trip to a server and the walk
+//! wants as many in flight as the latency asks for (`threads::MAX_WORKERS_ON_NETWORK`);
+//! and one whose directory times say when an entry was added, removed or renamed,
+//! which the index relies on (`index`).
 
 use std::ffi::CStr;
 
@@ -40,6 +42,47 @@ pub fn is_remote(path: &CStr) -> bool {
     REMOTE_MAGIC.contains(&kind)
 }
 
+/// `f_type` of the local filesystems whose directory mtime and ctime change with
+/// every entry added, removed or renamed, to the nanosecond or the second: the
+/// index checks a directory's listing against them. Any other (FAT's 2-second
+/// times, exFAT, NFS and FUSE whose times are the server's, procfs and sysfs whose
+/// directories change without them) is listed again every time.
+#[cfg(target_os = "linux")]
+const STAMPED_MAGIC: &[i64] = &[
+    0xEF53,      // ext2, ext3, ext4
+    0x5846_5342, // XFS
+    0x9123_683E, // Btrfs
+    0x0102_1994, // tmpfs
+    0x8584_58F6, // ramfs
+    0xF2F5_2010, // F2FS
+    0x2FC1_2FC1, // ZFS
+    0xCA45_1A4E, // bcachefs
+];
+
+/// True when the directory open as `fd` is on a filesystem of [`STAMPED_MAGIC`].
+#[cfg(target_os = "linux")]
+pub fn stamps_trusted(fd: std::os::fd::RawFd) -> bool {
+    if cfg!(feature = "portable") {
+        return false;
+    }
+    let mut buf = std::mem::MaybeUninit::<libc::statfs>::uninit();
+    // SAFETY: `buf` is a writable statfs; a bad descriptor is an error return.
+    if unsafe { libc::fstatfs(fd, buf.as_mut_ptr()) } != 0 {
+        return false;
+    }
+    // SAFETY: fstatfs returned 0, so the struct is initialised.
+    let stat = unsafe { buf.assume_init() };
+    #[allow(clippy::unnecessary_cast)]
+    let kind = stat.f_type as i64;
+    STAMPED_MAGIC.contains(&kind)
+}
+
+/// Elsewhere no filesystem is known to keep its directory times.
+#[cfg(not(target_os = "linux"))]
+pub fn stamps_trusted(_fd: std::os::fd::RawFd) -> bool {
+    false
+}
+
 #[cfg(not(target_os = "linux"))]
 pub fn is_remote(_path: &CStr) -> bool {
     false
@@ -56,5 +99,13 @@ mod tests {
         let path = std::ffi::CString::new(dir.as_os_str().as_encoded_bytes()).unwrap();
         assert!(!is_remote(&path));
         assert!(!is_remote(c"/nonexistent/pfind"));
+    }
+
+    #[test]
+    fn proc_is_never_trusted_and_a_bad_descriptor_neither() {
+        let proc_dir = std::fs::File::open("/proc").unwrap();
+        use std::os::fd::AsRawFd;
+        assert!(!stamps_trusted(proc_dir.as_raw_fd()));
+        assert!(!stamps_trusted(-1));
     }
 }

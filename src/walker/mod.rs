@@ -18,6 +18,7 @@
 //! directories on the path that loops are checked against.
 
 mod emit;
+mod indexed;
 mod job;
 mod listings;
 mod loops;
@@ -33,6 +34,7 @@ pub use wire::{Roots, Unmade, WireJob, WirePiece};
 use crate::config::Config;
 use crate::descriptors::Anchor;
 use crate::ignore::{Decision, DirRules, Gate, Listed, Marks};
+use crate::index::{IndexRun, Recorder};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
 use crate::os::stat::{lstat_at, Fields, Stat};
@@ -65,6 +67,15 @@ pub struct Walker<'a> {
     /// left out, and the copy of each listing it is applied to.
     gate: Option<&'a Gate>,
     listing: Listing,
+    /// `--index`: where listings may come from and what this worker recorded.
+    index: Option<&'a IndexRun>,
+    recorder: Recorder,
+    /// `--index-trust` with nothing that needs a directory's descriptor (see
+    /// [`indexed::needs_no_descriptor`]): a recorded directory is not even opened.
+    trusted_unopened: bool,
+    /// `--index` with nothing that needs a directory's descriptor: a recorded
+    /// directory without subdirectories is checked with one `lstat` and not opened.
+    leaf_unopened: bool,
     /// True while this is the first worker, walking before any other has started
     /// (`run_until_shareable`): a giant directory is cut for the workers to come.
     alone: bool,
@@ -87,6 +98,17 @@ struct Listing {
 }
 
 impl Listing {
+    /// Its entries, as the listing gave them.
+    fn iter(&self) -> impl Iterator<Item = RawEntry<'_>> {
+        let mut start = 0;
+        self.entries.iter().map(move |&(len, kind)| {
+            let end = start + len as usize;
+            let entry = RawEntry::from_name_with_nul(&self.names[start..end], kind);
+            start = end;
+            entry
+        })
+    }
+
     fn clear(&mut self) {
         self.names.clear();
         self.entries.clear();
@@ -122,8 +144,25 @@ impl<'a> Walker<'a> {
             visitor: Visitor::new(config, pool, output, reporter, limit, shallow, watch_disk),
             gate: None,
             listing: Listing::default(),
+            index: None,
+            recorder: Recorder::default(),
+            trusted_unopened: false,
+            leaf_unopened: false,
             alone: false,
         }
+    }
+
+    /// The walker, taking listings from `index` where it can (`--index`).
+    /// Given after [`Self::with_gate`].
+    pub fn with_index(mut self, index: Option<&'a IndexRun>) -> Walker<'a> {
+        self.index = index;
+        let unopened = index.is_some()
+            && self.gate.is_none()
+            && indexed::needs_no_descriptor(self.visitor.config);
+        let trusting = index.is_some_and(IndexRun::trusting);
+        self.trusted_unopened = unopened && trusting;
+        self.leaf_unopened = unopened && !trusting;
+        self
     }
 
     /// The walker, leaving out what `gate` decides to skip.
@@ -162,6 +201,9 @@ impl<'a> Walker<'a> {
             self.walk_one(&job, slot);
         }
         self.visitor.flush();
+        if let Some(index) = self.index {
+            index.collect(std::mem::take(&mut self.recorder));
+        }
         if let Some(run) = self.visitor.formatted.take().and_then(|r| r.into_kept()) {
             let mut run = run;
             run.sort();
@@ -292,10 +334,9 @@ impl<'a> Walker<'a> {
             visitor.flush();
         }
         let pool = self.visitor.pool;
-        // Timed only while the pool may still take more workers: two clock reads.
         if self.watch_disk && pool.can_grow() {
             let started = Instant::now();
-            self.walk_dir(job, slot);
+            self.walk_listed(job, slot);
             let waited = self.visitor.disk_watch.waited(started.elapsed());
             match pool.latency_tally() {
                 // On a network filesystem every blocked interval is counted, and the
@@ -306,7 +347,7 @@ impl<'a> Walker<'a> {
                 None => {}
             }
         } else {
-            self.walk_dir(job, slot);
+            self.walk_listed(job, slot);
         }
         if self.visitor.config.progress {
             self.visitor.publish_progress();
@@ -322,16 +363,63 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// Lists the directory of `job`: opens it, sees what holds for all its entries,
-    /// lists it the way it asks for (see the branches), then queues the
-    /// subdirectories found.
-    fn walk_dir(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+    /// Walks the directory of `job`: [`Self::walk_dir`], compiled once without the
+    /// index and once with it, so that a walk without it runs the code it ran
+    /// before the index existed: one test of an `Option` in `walk_dir` cost the
+    /// default walk 10 instructions a directory (callgrind, `/usr -j1 -c`).
+    #[inline(always)]
+    fn walk_listed(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        match self.index {
+            None => self.walk_dir::<false>(job, slot),
+            Some(_) => self.walk_indexed(job, slot),
+        }
+    }
+
+    /// [`Self::walk_dir`] with the index, after `--index-trust` has had its chance
+    /// to answer without opening the directory.
+    #[inline(never)]
+    fn walk_indexed(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
+        let answered = match (self.trusted_unopened, self.leaf_unopened) {
+            (true, _) => self.list_unopened(job, slot),
+            (false, true) => self.list_leaf_unopened(job),
+            (false, false) => false,
+        };
+        if !answered {
+            self.walk_dir::<true>(job, slot)
+        }
+    }
+
+    /// `--index`: a directory without subdirectories answered from the index after
+    /// one `lstat` (see [`indexed::list_leaf_unopened`]).
+    fn list_leaf_unopened(&mut self, job: &DirJob) -> bool {
+        let Some(index) = self.index else {
+            return false;
+        };
+        let dir = job.enter(&mut self.path, &self.visitor.config.filter);
+        indexed::list_leaf_unopened(&mut self.visitor, (index, &self.recorder), job, &dir)
+    }
+
+    /// `--index-trust`: the directory answered from the index without opening it,
+    /// if it can be (see [`indexed::list_unopened`]).
+    fn list_unopened(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) -> bool {
+        let Some(index) = self.index else {
+            return false;
+        };
+        let dir = job.enter(&mut self.path, &self.visitor.config.filter);
+        indexed::list_unopened(&mut self.visitor, index, job, &dir, slot)
+    }
+
+    /// Opens the directory of `job`, lists it (`INDEXED`: with the index) and
+    /// queues its subdirectories.
+    fn walk_dir<const INDEXED: bool>(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
         let Walker {
             reader,
             path,
             visitor,
             gate,
             listing,
+            index,
+            recorder,
             ..
         } = self;
         let config = visitor.config;
@@ -368,10 +456,27 @@ impl<'a> Walker<'a> {
             root_dev,
             crossing,
         };
-        // `-t e` and a network filesystem list out of line, tested first: in any other
-        // place the branch cost the plain listing of a local walk more (see
-        // `list_out_of_line`).
-        let listed = if gate.is_none()
+        // `--index` (one test of an `Option`), then `-t e` and a network filesystem,
+        // out of line: in any other place the branch cost the plain listing of a
+        // local walk more (see `list_out_of_line`).
+        let listed = if let Some(index) = index.filter(|_| INDEXED) {
+            let (gate, rules) = (*gate, &mut rules);
+            let here = indexed::Here {
+                job,
+                dir: &dir,
+                fd,
+                crossing,
+            };
+            indexed::list(
+                reader,
+                listing,
+                visitor,
+                (index, recorder),
+                gate,
+                rules,
+                here,
+            )
+        } else if gate.is_none()
             && (job.print_if_empty() || pool.latency_bound_listings() || job.piece().is_some())
         {
             list_out_of_line(reader, visitor, shared, self.alone)
@@ -513,25 +618,13 @@ fn list_gated(
         crossing,
         ..
     } = shared;
-    let pool = visitor.pool;
     listing.clear();
-    let listed = reader.read(fd, pool.stop_flag(), |entry| {
+    let listed = reader.read(fd, visitor.pool.stop_flag(), |entry| {
         if !entry.is_dot_or_dotdot() {
             listing.push(&entry);
         }
     });
-    visitor.found.examined += listing.entries.len() as u64;
-    let mut rules = None;
-    if dir.depth < visitor.config.filter.max_depth && !crossing {
-        let here = gated_rules(gate, job, dir, fd, listing.marks, visitor.reporter);
-        visit_gated(gate, &here, listing, visitor, dir, fd);
-        rules = Some(here.0);
-    }
-    // A listing cut short by the stop proves nothing about emptiness.
-    if job.print_if_empty() && listed.is_ok() && listing.entries.is_empty() && !pool.is_stopped() {
-        visitor.match_empty_dir(dir, fd);
-    }
-    (listed, rules)
+    visit_gated_listing(gate, job, dir, fd, listing, visitor, crossing, listed)
 }
 
 /// Queues the subdirectories `visitor` collected in the listing of `dir`, with what
@@ -570,6 +663,39 @@ fn children_anchor(
         Ok(Ok(anchor)) => (Some(anchor), true),
         _closed_on_drop => (job.anchor().cloned(), false),
     }
+}
+
+/// The entries of `listing`, the whole listing of `dir` (open as `fd`; `listed` is
+/// how its reading ended), as `gate` leaves them, to the visitor; with `-t e`, the
+/// directory itself if it is empty. Returns `listed` and the rules in force in the
+/// directory, if its entries were visited.
+#[allow(clippy::too_many_arguments)]
+fn visit_gated_listing(
+    gate: &Gate,
+    job: &DirJob,
+    dir: &job::Dir<'_>,
+    fd: std::os::fd::RawFd,
+    listing: &mut Listing,
+    visitor: &mut Visitor<'_>,
+    crossing: bool,
+    listed: std::io::Result<()>,
+) -> (std::io::Result<()>, Option<Arc<DirRules>>) {
+    let config = visitor.config;
+    let pool = visitor.pool;
+    let mut rules = None;
+    visitor.found.examined += listing.entries.len() as u64;
+    let visit_entries = dir.depth < config.filter.max_depth && !crossing;
+    // Rules are read only for a directory whose entries are visited.
+    if visit_entries {
+        let here = gated_rules(gate, job, dir, fd, listing.marks, visitor.reporter);
+        visit_gated(gate, &here, listing, visitor, dir, fd);
+        rules = Some(here.0);
+    }
+    // A listing cut short by the stop proves nothing about emptiness.
+    if job.print_if_empty() && listed.is_ok() && listing.entries.is_empty() && !pool.is_stopped() {
+        visitor.match_empty_dir(dir, fd);
+    }
+    (listed, rules)
 }
 
 /// The rules in force in the directory `dir` (open as `fd`) of `job`, and whether

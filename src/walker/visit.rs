@@ -238,7 +238,11 @@ impl<'a> Visitor<'a> {
 }
 
 impl Visitor<'_> {
-    /// Sets what holds for every entry of the directory `dir`.
+    /// Sets what holds for every entry of the directory `dir`. Forced inline: with
+    /// a second call site (`--index-trust`'s unopened directories) LLVM made it a
+    /// call, 58 instructions a directory more for the default walk (callgrind,
+    /// `/usr -j1 -c`: 38,133,457 to 38,778,189).
+    #[inline(always)]
     pub(super) fn enter(&mut self, dir: &Dir<'_>) {
         let scope = self.config.filter.scope(dir.depth + 1, dir.path_state);
         self.here.scope = scope;

@@ -31,6 +31,9 @@ mod ignore_files;
 /// git's index when it is not what git wrote: torn, SHA-256, without a checksum
 /// (src/ignore/index.rs).
 mod ignore_index;
+/// `--index`, `--index-trust`, `--index-list`, `--index-drop`: the mutation
+/// harness against a walk, and every bad index (src/cli/index.rs, src/index).
+mod index;
 /// IO500's find phases (`find`, `find-easy`, `find-hard`) as IO500 builds their
 /// command lines, through `scripts/io500-find.sh`.
 mod io500_phases;

@@ -1,0 +1,595 @@
+//! The index file's bytes: how a directory's record is laid out, how a whole file
+//! is put together and checked, and the two hashes (a directory's key from its
+//! path, the file's checksum). Pure functions on byte slices; reading and writing
+//! files is `store.rs`'s.
+//!
+//! A file is, little-endian throughout:
+//!
+//! ```text
+//! header   magic "PFINDIX1" | checksum u64 | version u32 | uid u32 | written s i64
+//!          | root (dev u64, ino u64) | root path length u32 | record count u32
+//! root     the canonical root path's bytes
+//! table    count × (key u64, offset u32), sorted by key: binary searched in place
+//! records  count × record (below), at the offsets the table gives
+//! ```
+//!
+//! The checksum covers every byte after its own field. A record is one directory:
+//!
+//! ```text
+//! key u64 | dev u64 | ino u64 | mtime s i64 | ctime s i64 | mtime ns u32 | ctime ns u32
+//! | flags u32 | entries u32 | names length u32 | kinds (one byte an entry)
+//! | lengths (one byte an entry: a name is at most 255 bytes) | names (each followed
+//! by a NUL)
+//! ```
+//!
+//! The lengths let a reader step from name to name without looking for the NULs
+//! (on `/usr`, finding them byte by byte was a sixth of `--index-trust`'s
+//! instructions); the NULs are kept for the `*at` calls that take a C string.
+//!
+//! A key is FNV-1a over the directory's path below the indexed root with a `/`
+//! after each name (`""` for the root, `"src/"`, `"src/walker/"`), so a child's
+//! key follows from its parent's and its name without the path being stored.
+
+use crate::os::dirent::EntryKind;
+use crate::os::stat::{Fields, Stat, TimeField};
+
+pub const MAGIC: &[u8; 8] = b"PFINDIX1";
+pub const VERSION: u32 = 1;
+pub const HEADER_LEN: usize = 8 + 8 + 4 + 4 + 8 + 16 + 4 + 4;
+pub const RECORD_FIXED: usize = 8 * 5 + 4 * 5;
+const TABLE_ROW: usize = 12;
+
+/// A record's flag: its stamps were too recent when it was listed (the racy
+/// case): the listing may miss a change made in the same timestamp tick, so only
+/// the trusted mode may use it.
+pub const FLAG_RACY: u32 = 1;
+
+/// The key of the root's own record.
+pub const ROOT_KEY: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a, continued from `state` over `bytes`: a directory's key is its parent's
+/// continued over its name and a `/`.
+pub fn key_after(mut state: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        state ^= u64::from(b);
+        state = state.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    state
+}
+
+/// The key of the child `name` of the directory whose key is `parent`.
+pub fn child_key(parent: u64, name: &[u8]) -> u64 {
+    key_after(key_after(parent, name), b"/")
+}
+
+/// A 64-bit checksum of `bytes`, a word at a time: each step (xor a word, multiply
+/// by an odd constant, xor-shift) is a bijection of the state, so any change within
+/// one word always changes the result. For corruption, not for an adversary.
+pub fn checksum(bytes: &[u8]) -> u64 {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut state = (bytes.len() as u64).wrapping_mul(K) ^ 0x5046_494e_4449_5831;
+    let mut words = bytes.chunks_exact(8);
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().expect("eight bytes"));
+        state = (state ^ w).wrapping_mul(K);
+        state ^= state >> 29;
+    }
+    let mut last = [0u8; 8];
+    last[..words.remainder().len()].copy_from_slice(words.remainder());
+    state = (state ^ u64::from_le_bytes(last)).wrapping_mul(K);
+    state ^ (state >> 32)
+}
+
+/// A directory's stat data as recorded and as checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Stamps {
+    pub dev: u64,
+    pub ino: u64,
+    pub mtime: (i64, u32),
+    pub ctime: (i64, u32),
+}
+
+impl Stamps {
+    /// The fields of a `stat` that [`Stamps::of`] reads (and the type).
+    pub const FIELDS: Fields = Fields::TYPE
+        .with(Fields::ID)
+        .with(Fields::MTIME)
+        .with(Fields::CTIME);
+
+    pub fn of(stat: &Stat) -> Stamps {
+        let (dev, ino) = stat.id();
+        let time = |field| stat.time(field).unwrap_or_default();
+        Stamps {
+            dev,
+            ino,
+            mtime: time(TimeField::Modified),
+            ctime: time(TimeField::Changed),
+        }
+    }
+
+    /// True when either time is at or after `margin_from`: a change in the same
+    /// tick as the listing could have left the stamps as they are (git's racy
+    /// case; `racy-git.txt`).
+    pub fn racy(&self, margin_from: (i64, u32)) -> bool {
+        self.mtime >= margin_from || self.ctime >= margin_from
+    }
+}
+
+pub fn kind_byte(kind: EntryKind) -> u8 {
+    match kind {
+        EntryKind::File => 0,
+        EntryKind::Dir => 1,
+        EntryKind::Symlink => 2,
+        EntryKind::Fifo => 3,
+        EntryKind::Socket => 4,
+        EntryKind::CharDevice => 5,
+        EntryKind::BlockDevice => 6,
+        EntryKind::Other => 7,
+        EntryKind::Unknown => 8,
+    }
+}
+
+pub fn kind_of(byte: u8) -> EntryKind {
+    match byte {
+        0 => EntryKind::File,
+        1 => EntryKind::Dir,
+        2 => EntryKind::Symlink,
+        3 => EntryKind::Fifo,
+        4 => EntryKind::Socket,
+        5 => EntryKind::CharDevice,
+        6 => EntryKind::BlockDevice,
+        7 => EntryKind::Other,
+        // Asked again with `lstat`: never a kind it is not.
+        _ => EntryKind::Unknown,
+    }
+}
+
+/// Appends one record to `out`: `names` is each entry's name and its NUL, `kinds`
+/// one byte an entry ([`kind_byte`]). A name longer than 255 bytes (none is, on
+/// any filesystem pfind trusts) makes the record hold no entries and be racy,
+/// so that it is listed again.
+pub fn put_record(
+    out: &mut Vec<u8>,
+    key: u64,
+    stamps: &Stamps,
+    flags: u32,
+    kinds: &[u8],
+    names: &[u8],
+) {
+    let lens: Vec<u8> = names
+        .split(|&b| b == 0)
+        .take(kinds.len())
+        .map_while(|name| u8::try_from(name.len()).ok())
+        .collect();
+    let (flags, kinds, names) = if lens.len() == kinds.len() {
+        (flags, kinds, names)
+    } else {
+        (flags | FLAG_RACY, &[][..], &[][..])
+    };
+    out.extend_from_slice(&key.to_le_bytes());
+    out.extend_from_slice(&stamps.dev.to_le_bytes());
+    out.extend_from_slice(&stamps.ino.to_le_bytes());
+    out.extend_from_slice(&stamps.mtime.0.to_le_bytes());
+    out.extend_from_slice(&stamps.ctime.0.to_le_bytes());
+    out.extend_from_slice(&stamps.mtime.1.to_le_bytes());
+    out.extend_from_slice(&stamps.ctime.1.to_le_bytes());
+    out.extend_from_slice(&flags.to_le_bytes());
+    out.extend_from_slice(&(kinds.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(names.len() as u32).to_le_bytes());
+    out.extend_from_slice(kinds);
+    out.extend_from_slice(&lens[..kinds.len()]);
+    out.extend_from_slice(names);
+}
+
+/// One record, borrowed from the bytes it was read from.
+#[derive(Clone, Copy, Debug)]
+pub struct Record<'a> {
+    pub key: u64,
+    pub stamps: Stamps,
+    pub flags: u32,
+    pub kinds: &'a [u8],
+    /// Each name's length, without its NUL.
+    pub lens: &'a [u8],
+    /// Each name followed by its NUL, as many as `kinds`.
+    pub names: &'a [u8],
+}
+
+impl<'a> Record<'a> {
+    /// The record at the start of `bytes`, and its length; `None` if it does not
+    /// fit or its names are not as many as its kinds (a file this code did not
+    /// write: never trusted, never a panic).
+    pub fn parse(bytes: &'a [u8]) -> Option<(Record<'a>, usize)> {
+        let fixed = bytes.get(..RECORD_FIXED)?;
+        let u64_at = |at: usize| u64::from_le_bytes(fixed[at..at + 8].try_into().unwrap());
+        let u32_at = |at: usize| u32::from_le_bytes(fixed[at..at + 4].try_into().unwrap());
+        let count = u32_at(52) as usize;
+        let names_len = u32_at(56) as usize;
+        let names_start = RECORD_FIXED.checked_add(count.checked_mul(2)?)?;
+        let end = names_start.checked_add(names_len)?;
+        let kinds = bytes.get(RECORD_FIXED..RECORD_FIXED + count)?;
+        let lens = bytes.get(RECORD_FIXED + count..names_start)?;
+        let names = bytes.get(names_start..end)?;
+        // The names are where the lengths say (each NUL is checked as it is read).
+        if lens.iter().map(|&len| usize::from(len) + 1).sum::<usize>() != names_len {
+            return None;
+        }
+        let record = Record {
+            key: u64_at(0),
+            stamps: Stamps {
+                dev: u64_at(8),
+                ino: u64_at(16),
+                mtime: (u64_at(24) as i64, u32_at(40)),
+                ctime: (u64_at(32) as i64, u32_at(44)),
+            },
+            flags: u32_at(48),
+            kinds,
+            lens,
+            names,
+        };
+        Some((record, end))
+    }
+
+    /// Each entry's name with its NUL, and its kind; it stops at a name whose NUL
+    /// is not where its length says (a file this code did not write).
+    pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], EntryKind)> + 'a {
+        let names = self.names;
+        let mut start = 0;
+        self.kinds
+            .iter()
+            .zip(self.lens)
+            .map_while(move |(&kind, &len)| {
+                let end = start + usize::from(len) + 1;
+                let name = names.get(start..end).filter(|n| n.last() == Some(&0))?;
+                start = end;
+                Some((name, kind_of(kind)))
+            })
+    }
+}
+
+/// What a file's header says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    pub uid: u32,
+    /// When the file was written (seconds since the epoch).
+    pub written: i64,
+    /// The indexed root's (device, inode) when it was written.
+    pub root_id: (u64, u64),
+    pub root: Vec<u8>,
+}
+
+/// Why a file's bytes are not an index this code can use.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Unusable {
+    Truncated,
+    NotAnIndex,
+    Version(u32),
+    Checksum,
+}
+
+impl Unusable {
+    pub fn words(&self) -> String {
+        match self {
+            Unusable::Truncated => "truncated".to_owned(),
+            Unusable::NotAnIndex => "not a pfind index".to_owned(),
+            Unusable::Version(v) => format!("written by another version of pfind ({v})"),
+            Unusable::Checksum => "corrupt (checksum mismatch)".to_owned(),
+        }
+    }
+}
+
+/// A whole file put together: `records` are whole records ([`put_record`]), at
+/// most one per key, in any order.
+pub fn put_file(header: &Header, records: &[&[u8]]) -> Vec<u8> {
+    let mut keyed: Vec<(u64, &[u8])> = records
+        .iter()
+        .map(|r| (u64::from_le_bytes(r[..8].try_into().unwrap()), *r))
+        .collect();
+    keyed.sort_unstable_by_key(|&(key, _)| key);
+    let table_start = HEADER_LEN + header.root.len();
+    let records_start = table_start + TABLE_ROW * keyed.len();
+    let total = records_start + keyed.iter().map(|(_, r)| r.len()).sum::<usize>();
+    let mut out = Vec::with_capacity(total);
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&[0; 8]);
+    out.extend_from_slice(&VERSION.to_le_bytes());
+    out.extend_from_slice(&header.uid.to_le_bytes());
+    out.extend_from_slice(&header.written.to_le_bytes());
+    out.extend_from_slice(&header.root_id.0.to_le_bytes());
+    out.extend_from_slice(&header.root_id.1.to_le_bytes());
+    out.extend_from_slice(&(header.root.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(keyed.len() as u32).to_le_bytes());
+    out.extend_from_slice(&header.root);
+    let mut offset = records_start;
+    for (key, record) in &keyed {
+        out.extend_from_slice(&key.to_le_bytes());
+        out.extend_from_slice(&(offset as u32).to_le_bytes());
+        offset += record.len();
+    }
+    for (_, record) in &keyed {
+        out.extend_from_slice(record);
+    }
+    let sum = checksum(&out[16..]);
+    out[8..16].copy_from_slice(&sum.to_le_bytes());
+    out
+}
+
+/// A file's bytes, checked: its header, and the table and records it holds.
+pub struct Parsed {
+    pub header: Header,
+    table: std::ops::Range<usize>,
+    bytes: Vec<u8>,
+}
+
+impl Parsed {
+    pub fn new(bytes: Vec<u8>) -> Result<Parsed, Unusable> {
+        if bytes.len() < HEADER_LEN {
+            return Err(if MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
+                Unusable::Truncated
+            } else {
+                Unusable::NotAnIndex
+            });
+        }
+        if &bytes[..8] != MAGIC {
+            return Err(Unusable::NotAnIndex);
+        }
+        let u32_at = |at: usize| u32::from_le_bytes(bytes[at..at + 4].try_into().unwrap());
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap());
+        let version = u32_at(16);
+        if version != VERSION {
+            return Err(Unusable::Version(version));
+        }
+        let root_len = u32_at(48) as usize;
+        let count = u32_at(52) as usize;
+        let table_start = HEADER_LEN + root_len;
+        let table_end = table_start + TABLE_ROW * count;
+        if bytes.len() < table_end {
+            return Err(Unusable::Truncated);
+        }
+        if checksum(&bytes[16..]) != u64_at(8) {
+            return Err(Unusable::Checksum);
+        }
+        Ok(Parsed {
+            header: Header {
+                uid: u32_at(20),
+                written: u64_at(24) as i64,
+                root_id: (u64_at(32), u64_at(40)),
+                root: bytes[HEADER_LEN..table_start].to_vec(),
+            },
+            table: table_start..table_end,
+            bytes,
+        })
+    }
+
+    pub fn len(&self) -> usize {
+        self.table.len() / TABLE_ROW
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.table.is_empty()
+    }
+
+    fn row(&self, i: usize) -> (u64, usize) {
+        let at = self.table.start + i * TABLE_ROW;
+        let row = &self.bytes[at..at + TABLE_ROW];
+        (
+            u64::from_le_bytes(row[..8].try_into().unwrap()),
+            u32::from_le_bytes(row[8..].try_into().unwrap()) as usize,
+        )
+    }
+
+    /// The record whose key is `key`, by binary search of the table.
+    pub fn find(&self, key: u64) -> Option<Record<'_>> {
+        let (mut lo, mut hi) = (0, self.len());
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            let (found, offset) = self.row(mid);
+            if found == key {
+                return Record::parse(self.bytes.get(offset..)?)
+                    .map(|(r, _)| r)
+                    .filter(|r| r.key == key);
+            }
+            if found < key {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        None
+    }
+
+    /// Every record with its bytes, in key order (a malformed one left out).
+    pub fn records(&self) -> impl Iterator<Item = (Record<'_>, &[u8])> + '_ {
+        (0..self.len()).filter_map(move |i| {
+            let (_, offset) = self.row(i);
+            let bytes = self.bytes.get(offset..)?;
+            let (record, len) = Record::parse(bytes)?;
+            Some((record, &bytes[..len]))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stamps(n: u64) -> Stamps {
+        Stamps {
+            dev: n,
+            ino: n + 1,
+            mtime: (n as i64 + 2, 3),
+            ctime: (n as i64 + 4, 5),
+        }
+    }
+
+    fn record(key: u64, entries: &[(&str, EntryKind)]) -> Vec<u8> {
+        let kinds: Vec<u8> = entries.iter().map(|&(_, k)| kind_byte(k)).collect();
+        let mut names = Vec::new();
+        for (name, _) in entries {
+            names.extend_from_slice(name.as_bytes());
+            names.push(0);
+        }
+        let mut out = Vec::new();
+        put_record(&mut out, key, &stamps(key), 0, &kinds, &names);
+        out
+    }
+
+    fn header() -> Header {
+        Header {
+            uid: 1000,
+            written: 1_700_000_000,
+            root_id: (7, 8),
+            root: b"/usr".to_vec(),
+        }
+    }
+
+    #[test]
+    fn keys_follow_from_the_parent_and_the_name() {
+        assert_eq!(key_after(ROOT_KEY, b""), ROOT_KEY);
+        let src = child_key(ROOT_KEY, b"src");
+        assert_eq!(src, key_after(ROOT_KEY, b"src/"));
+        assert_eq!(
+            child_key(src, b"walker"),
+            key_after(ROOT_KEY, b"src/walker/")
+        );
+        assert_ne!(
+            child_key(ROOT_KEY, b"ab"),
+            child_key(child_key(ROOT_KEY, b"a"), b"b")
+        );
+        // FNV-1a's published value for "a".
+        assert_eq!(key_after(ROOT_KEY, b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn any_change_in_one_word_changes_the_checksum() {
+        let bytes: Vec<u8> = (0..100u8).collect();
+        let sum = checksum(&bytes);
+        for at in 0..bytes.len() {
+            for bit in 0..8 {
+                let mut flipped = bytes.clone();
+                flipped[at] ^= 1 << bit;
+                assert_ne!(checksum(&flipped), sum, "byte {at} bit {bit}");
+            }
+        }
+        assert_ne!(checksum(&bytes[..99]), sum, "a shorter file");
+        assert_ne!(checksum(&[0; 8]), checksum(&[0; 9]), "zeros appended");
+    }
+
+    #[test]
+    fn a_file_round_trips_and_finds_every_record() {
+        let records: Vec<Vec<u8>> = (0..50u64)
+            .map(|k| record(k * 7919, &[("a", EntryKind::File), ("dir", EntryKind::Dir)]))
+            .chain([record(3, &[])])
+            .collect();
+        let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        let file = put_file(&header(), &refs);
+        let parsed = Parsed::new(file.clone()).unwrap();
+        assert_eq!(parsed.header, header());
+        assert_eq!(parsed.len(), 51);
+        for k in 0..50u64 {
+            let found = parsed.find(k * 7919).unwrap();
+            assert_eq!(found.stamps, stamps(k * 7919));
+            let entries: Vec<_> = found.entries().collect();
+            assert_eq!(
+                entries,
+                [
+                    (&b"a\0"[..], EntryKind::File),
+                    (&b"dir\0"[..], EntryKind::Dir)
+                ]
+            );
+        }
+        assert_eq!(parsed.find(3).unwrap().entries().count(), 0);
+        assert!(parsed.find(4).is_none());
+        assert_eq!(parsed.records().count(), 51);
+    }
+
+    #[test]
+    fn damaged_files_are_refused_with_their_reason() {
+        let records = [record(1, &[("x", EntryKind::Symlink)])];
+        let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        let file = put_file(&header(), &refs);
+        for cut in [0, 4, 20, HEADER_LEN + 2, file.len() - 1] {
+            let err = Parsed::new(file[..cut].to_vec()).err().unwrap();
+            assert!(
+                matches!(err, Unusable::Truncated | Unusable::Checksum),
+                "cut at {cut}: {err:?}"
+            );
+        }
+        for at in 16..file.len() {
+            let mut bad = file.clone();
+            bad[at] ^= 0x40;
+            assert!(Parsed::new(bad).is_err(), "byte {at} flipped");
+        }
+        assert_eq!(
+            Parsed::new(b"hello, world, this is text, not an index file".to_vec()).err(),
+            Some(Unusable::NotAnIndex)
+        );
+        let mut other = file.clone();
+        other[16] = 9;
+        assert_eq!(Parsed::new(other).err(), Some(Unusable::Version(9)));
+    }
+
+    #[test]
+    fn a_malformed_record_is_none_not_a_panic() {
+        let good = record(1, &[("x", EntryKind::File), ("y", EntryKind::Dir)]);
+        assert!(Record::parse(&good).is_some());
+        for cut in 0..good.len() {
+            assert!(Record::parse(&good[..cut]).is_none(), "cut at {cut}");
+        }
+        // A length that does not add up with the names' bytes.
+        let mut longer = good.clone();
+        longer[RECORD_FIXED + 2] = 5;
+        assert!(Record::parse(&longer).is_none());
+        // A NUL where a name should go on: the entries stop there.
+        let mut moved = good.clone();
+        let last = moved.len() - 1;
+        moved[last] = b'z';
+        let (record, _) = Record::parse(&moved).unwrap();
+        assert_eq!(record.entries().count(), 1);
+    }
+
+    #[test]
+    fn a_name_longer_than_a_length_byte_leaves_the_record_empty_and_racy() {
+        let mut out = Vec::new();
+        let long = [vec![b'x'; 300], vec![0]].concat();
+        put_record(&mut out, 1, &Stamps::default(), 0, &[0], &long);
+        let (record, _) = Record::parse(&out).unwrap();
+        assert_eq!((record.entries().count(), record.flags), (0, FLAG_RACY));
+    }
+
+    #[test]
+    fn the_racy_rule_compares_both_times_with_the_margin() {
+        let s = Stamps {
+            dev: 1,
+            ino: 2,
+            mtime: (100, 5),
+            ctime: (90, 0),
+        };
+        assert!(s.racy((100, 5)), "same instant");
+        assert!(s.racy((99, 0)));
+        assert!(!s.racy((100, 6)));
+        let chmodded = Stamps {
+            ctime: (200, 0),
+            ..s
+        };
+        assert!(chmodded.racy((150, 0)), "a recent ctime alone is racy");
+    }
+
+    #[test]
+    fn every_kind_survives_its_byte() {
+        use EntryKind::*;
+        for kind in [
+            File,
+            Dir,
+            Symlink,
+            Fifo,
+            Socket,
+            CharDevice,
+            BlockDevice,
+            Other,
+            Unknown,
+        ] {
+            assert_eq!(kind_of(kind_byte(kind)), kind);
+        }
+        assert_eq!(kind_of(200), Unknown);
+    }
+}

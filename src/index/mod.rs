@@ -1,0 +1,609 @@
+//! Remembering a tree (`--index`, issue 48): a source of listings, not a second
+//! walker. A walk with the index asks it for each directory's entries; the index
+//! gives the ones it recorded when the directory's stat data (device, inode, mtime
+//! and ctime, to the nanosecond) are still those it recorded, and otherwise the
+//! walker lists the directory as always and the index records that listing. Every
+//! filter, ignore rule and format downstream is the walk's own code, so the output
+//! is a walk's, byte for byte.
+//!
+//! Why a directory's stamps are enough: adding, removing or renaming an entry
+//! changes its directory's mtime and ctime, and a directory replaced or a mount put
+//! over it has another (device, inode). Three cases are not trusted:
+//! - the racy case (git's `racy-git.txt`): a change in the same timestamp tick as
+//!   the listing leaves the stamps as recorded. A directory whose mtime or ctime
+//!   was at most [`RACY_MARGIN`] before its listing began is recorded as racy and
+//!   listed again next time (by then its stamps are old enough);
+//! - a filesystem whose directory times cannot be relied on (`os::fstype`'s
+//!   `stamps_trusted`: FAT, network, FUSE, procfs): always listed again;
+//! - `--index-trust`, the locate-like mode, skips the check, and says so.
+//!
+//! The rooms: [`format`] is the file's bytes (records, keys, checksum), [`store`]
+//! where files live and how they are read and replaced safely; this file is a
+//! walk's use of them ([`IndexRun`]) and a worker's records ([`Recorder`]).
+
+pub mod format;
+pub mod store;
+
+use crate::report::Reporter;
+use format::{Header, Parsed, Stamps, FLAG_RACY, ROOT_KEY};
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime};
+
+/// How long before a listing a directory's stamps must be for the listing to be
+/// trusted next time: more than any local filesystem's timestamp granularity (a
+/// second on ext4 with small inodes; the kernel's coarse clock lags by a tick).
+pub const RACY_MARGIN: Duration = Duration::from_secs(2);
+
+/// Whether and how a walk uses the index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum IndexMode {
+    /// The plain walk (the default).
+    #[default]
+    Off,
+    /// `--index`: recorded listings checked against each directory's stamps.
+    Check,
+    /// `--index-trust`: recorded listings used unchecked, as locate does.
+    Trust,
+}
+
+/// One index file a walk uses: what it held, and where the new one goes.
+struct IndexFile {
+    dir: PathBuf,
+    name: OsString,
+    /// The indexed root's canonical path and (device, inode).
+    root: Vec<u8>,
+    root_id: (u64, u64),
+    old: Option<Parsed>,
+    /// False when the file or its directory is not this user's own: neither read
+    /// nor written.
+    writable: bool,
+}
+
+/// A root of the walk and the index file it is answered from.
+struct RootIndex {
+    /// The root's (device, inode), as its jobs carry it.
+    id: (u64, u64),
+    file: usize,
+    /// The key of the root's own directory in that file: the key of its path below
+    /// the indexed root (`ROOT_KEY` when it is the indexed root).
+    key: u64,
+}
+
+/// A walk's use of the index: the files of its roots, read before the walk, and
+/// what the workers recorded, written back after it.
+pub struct IndexRun {
+    mode: IndexMode,
+    /// `PFIND_INDEX_NO_VALIDATE=1`, for the mutation test alone: recorded listings
+    /// are used without their stamps being checked, to show the test would see it.
+    no_validate: bool,
+    files: Vec<IndexFile>,
+    roots: Vec<RootIndex>,
+    collected: Mutex<Vec<Recorder>>,
+}
+
+/// The key of a root's directory for the walker's lookups, and the file it is in.
+#[derive(Clone, Copy)]
+pub struct RootKey {
+    file: usize,
+    pub key: u64,
+}
+
+/// What the index says of one directory.
+pub enum Lookup<'a> {
+    /// Its recorded entries may be used: each name with its NUL, and its kind.
+    Use(format::Record<'a>),
+    /// It must be listed, and the listing recorded with these stamps (`None`: no
+    /// record can be made, as for a directory whose stamps could not be read).
+    List(Option<Stamps>),
+}
+
+impl IndexRun {
+    /// Reads the index of each root in `roots` (its path as given and its `stat`)
+    /// that has one, or that of the nearest indexed directory above it; a problem
+    /// with a file is one warning and a walk without it.
+    pub fn open(
+        mode: IndexMode,
+        roots: &[(Vec<u8>, crate::os::stat::Stat)],
+        reporter: &Reporter,
+    ) -> IndexRun {
+        let mut run = IndexRun {
+            mode,
+            no_validate: std::env::var_os("PFIND_INDEX_NO_VALIDATE").is_some_and(|v| v == "1"),
+            files: Vec::new(),
+            roots: Vec::new(),
+            collected: Mutex::new(Vec::new()),
+        };
+        let Some(dir) = store::cache_dir() else {
+            reporter.warning(b"--index: no cache directory (neither XDG_CACHE_HOME nor HOME is set); walking without the index");
+            return run;
+        };
+        if let Err(err) = store::checked_dir(&dir) {
+            reporter.warning(format!("--index: {err}; walking without the index").as_bytes());
+            return run;
+        }
+        for (root, stat) in roots {
+            let stamps = Stamps::of(stat);
+            let id = (stamps.dev, stamps.ino);
+            if run.roots.iter().any(|r| r.id == id) {
+                continue;
+            }
+            let Ok(canonical) = std::fs::canonicalize(Path::new(std::ffi::OsStr::from_bytes(root)))
+            else {
+                continue;
+            };
+            let canonical = canonical.into_os_string().into_vec();
+            let (file, key) = run.file_for(&dir, &canonical, id, reporter);
+            run.roots.push(RootIndex { id, file, key });
+        }
+        run
+    }
+
+    /// The file that answers for the root whose canonical path is `canonical`: the
+    /// index of the nearest directory at or above it that has one, or a new one.
+    fn file_for(
+        &mut self,
+        dir: &Path,
+        canonical: &[u8],
+        id: (u64, u64),
+        reporter: &Reporter,
+    ) -> (usize, u64) {
+        let mut above = canonical;
+        loop {
+            let name = store::file_name(above);
+            if let Some(at) = self.files.iter().position(|f| f.name == name) {
+                return (at, below_key(canonical, above));
+            }
+            let path = dir.join(&name);
+            let found = match store::read(&path) {
+                Ok(found) => found.map(Ok),
+                Err(err) => Some(Err(err)),
+            };
+            match found {
+                None => {}
+                Some(Err(err)) => {
+                    // Not this user's, or unreadable: left alone, and not replaced.
+                    reporter.warning(format!("--index: {err}; walking without it").as_bytes());
+                    let writable = false;
+                    return self.add(dir, canonical, id, None, writable);
+                }
+                Some(Ok(bytes)) => match Parsed::new(bytes) {
+                    Err(why) => {
+                        reporter.warning(
+                            format!(
+                                "--index: {}: {}; walking, and indexing again",
+                                path.display(),
+                                why.words()
+                            )
+                            .as_bytes(),
+                        );
+                        return self.add(dir, canonical, id, None, true);
+                    }
+                    Ok(parsed) if parsed.header.root != above => {
+                        // Another root whose path hashes alike: found, never used.
+                        reporter.warning(
+                            format!("--index: {}: the index of another directory; walking, and indexing again", path.display())
+                                .as_bytes(),
+                        );
+                        return self.add(dir, canonical, id, None, true);
+                    }
+                    Ok(parsed) if above == canonical && parsed.header.root_id != id => {
+                        reporter.warning(
+                            format!(
+                                "--index: {}: replaced since it was indexed; walking, and indexing again",
+                                String::from_utf8_lossy(canonical)
+                            )
+                            .as_bytes(),
+                        );
+                        return self.add(dir, canonical, id, None, true);
+                    }
+                    Ok(parsed) => {
+                        if self.mode == IndexMode::Trust {
+                            reporter.warning(
+                                format!(
+                                    "--index-trust: {}: answered from an index written {} ago; what changed since may be missing or stale",
+                                    String::from_utf8_lossy(canonical),
+                                    age_words(parsed.header.written)
+                                )
+                                .as_bytes(),
+                            );
+                        }
+                        let root_id = parsed.header.root_id;
+                        let (at, _) = self.add(dir, above, root_id, Some(parsed), true);
+                        return (at, below_key(canonical, above));
+                    }
+                },
+            }
+            match above.iter().rposition(|&b| b == b'/') {
+                Some(0) if above.len() > 1 => above = b"/",
+                Some(slash) if slash > 0 => above = &above[..slash],
+                _ => return self.add(dir, canonical, id, None, true),
+            }
+        }
+    }
+
+    fn add(
+        &mut self,
+        dir: &Path,
+        root: &[u8],
+        root_id: (u64, u64),
+        old: Option<Parsed>,
+        writable: bool,
+    ) -> (usize, u64) {
+        self.files.push(IndexFile {
+            dir: dir.to_path_buf(),
+            name: store::file_name(root),
+            root: root.to_vec(),
+            root_id,
+            old,
+            writable,
+        });
+        (self.files.len() - 1, ROOT_KEY)
+    }
+
+    /// The file and key of the root whose (device, inode) is `id`, if it has one.
+    pub fn root_key(&self, id: Option<(u64, u64)>) -> Option<RootKey> {
+        let id = id?;
+        let root = self.roots.iter().find(|r| r.id == id)?;
+        self.files[root.file].writable.then_some(RootKey {
+            file: root.file,
+            key: root.key,
+        })
+    }
+
+    /// True in `--index-trust`: recorded listings are used without a look at the
+    /// directory.
+    pub fn trusting(&self) -> bool {
+        self.mode == IndexMode::Trust
+    }
+
+    /// What to do with the directory of key `key` in `root`'s file, whose stamps
+    /// are `stamps` (read by the caller from the open directory; `None` in the
+    /// trusted mode, which does not look) on a filesystem whose directory times
+    /// are trusted or not.
+    pub fn lookup(
+        &self,
+        root: RootKey,
+        key: u64,
+        stamps: Option<Stamps>,
+        fs_trusted: bool,
+    ) -> Lookup<'_> {
+        let found = self.files[root.file]
+            .old
+            .as_ref()
+            .and_then(|old| old.find(key));
+        match (found, stamps) {
+            (Some(record), None) => Lookup::Use(record),
+            (Some(record), Some(_)) if self.no_validate => Lookup::Use(record),
+            (Some(record), Some(now))
+                if fs_trusted && record.stamps == now && record.flags & FLAG_RACY == 0 =>
+            {
+                Lookup::Use(record)
+            }
+            (_, stamps) => Lookup::List(stamps),
+        }
+    }
+
+    /// The record of the directory of key `key` in `root`'s file, unchecked: what
+    /// a caller looks at before it decides how to check it.
+    pub fn recorded(&self, root: RootKey, key: u64) -> Option<format::Record<'_>> {
+        self.files[root.file].old.as_ref()?.find(key)
+    }
+
+    /// Takes what a worker recorded, once its walk is over.
+    pub fn collect(&self, recorder: Recorder) {
+        if !recorder.spans.is_empty() {
+            self.collected
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(recorder);
+        }
+    }
+
+    /// Writes each file that has new records: the old records not listed again,
+    /// the new ones, less the records no directory of the index leads to any more
+    /// (a directory removed or renamed). A failure (a full disk) is one warning;
+    /// the old file stays.
+    pub fn finish(self, reporter: &Reporter) {
+        let collected = self
+            .collected
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner());
+        let now = SystemTime::now();
+        for (at, file) in self.files.iter().enumerate() {
+            if !file.writable {
+                continue;
+            }
+            let mut records: HashMap<u64, &[u8]> = HashMap::new();
+            for recorder in &collected {
+                for &(in_file, ref span) in &recorder.spans {
+                    if in_file == at {
+                        let bytes = &recorder.bytes[span.clone()];
+                        records.insert(u64::from_le_bytes(bytes[..8].try_into().unwrap()), bytes);
+                    }
+                }
+            }
+            if records.is_empty() {
+                continue;
+            }
+            if let Some(old) = &file.old {
+                for (record, bytes) in old.records() {
+                    records.entry(record.key).or_insert(bytes);
+                }
+            }
+            let kept = reachable(&records);
+            let header = Header {
+                uid: store_euid(),
+                written: now
+                    .duration_since(SystemTime::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs() as i64),
+                root_id: file.root_id,
+                root: file.root.clone(),
+            };
+            let bytes = format::put_file(&header, &kept);
+            match store::write(&file.dir, &file.name, &bytes) {
+                Ok(()) if file.old.is_none() => {
+                    store::prune(&file.dir, now);
+                }
+                Ok(()) => {}
+                Err(err) => reporter
+                    .warning(format!("--index: {err}; the index was not updated").as_bytes()),
+            }
+        }
+    }
+}
+
+fn store_euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// The key of `canonical`'s own directory in the index of `above`, an ancestor or
+/// itself: its path below `above`, a `/` after each name.
+fn below_key(canonical: &[u8], above: &[u8]) -> u64 {
+    let rest = &canonical[above.len()..];
+    let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+    if rest.is_empty() {
+        return ROOT_KEY;
+    }
+    format::key_after(format::key_after(ROOT_KEY, rest), b"/")
+}
+
+/// The records a path of recorded directories leads to from the root's.
+fn reachable<'a>(records: &HashMap<u64, &'a [u8]>) -> Vec<&'a [u8]> {
+    let mut kept = Vec::with_capacity(records.len());
+    let mut seen = std::collections::HashSet::new();
+    let mut todo = vec![ROOT_KEY];
+    while let Some(key) = todo.pop() {
+        let Some(&bytes) = records.get(&key) else {
+            continue;
+        };
+        if !seen.insert(key) {
+            continue;
+        }
+        kept.push(bytes);
+        let Some((record, _)) = format::Record::parse(bytes) else {
+            continue;
+        };
+        for (name, kind) in record.entries() {
+            use crate::os::dirent::EntryKind::*;
+            // Links lead to directories under -L; an unknown kind may be one.
+            if matches!(kind, Dir | Symlink | Unknown) {
+                todo.push(format::child_key(key, &name[..name.len() - 1]));
+            }
+        }
+    }
+    kept
+}
+
+/// How long ago `written` (seconds since the epoch) was, in words.
+fn age_words(written: i64) -> String {
+    let now = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let secs = (now - written).max(0);
+    match secs {
+        0..=119 => format!("{secs} seconds"),
+        120..=7199 => format!("{} minutes", secs / 60),
+        7200..=172_799 => format!("{} hours", secs / 3600),
+        _ => format!("{} days", secs / 86400),
+    }
+}
+
+/// What one worker recorded: whole records, back to back, and which file each
+/// is for; and which devices' directory times it found trustworthy.
+#[derive(Default)]
+pub struct Recorder {
+    bytes: Vec<u8>,
+    spans: Vec<(usize, std::ops::Range<usize>)>,
+    kinds: Vec<u8>,
+    devices: Vec<(u64, bool)>,
+}
+
+impl Recorder {
+    /// Whether the directory times of device `dev` are trusted, if this worker
+    /// has asked already (see [`Self::stamps_trusted`]).
+    pub fn known_trust(&self, dev: u64) -> Option<bool> {
+        self.devices
+            .iter()
+            .find(|(d, _)| *d == dev)
+            .map(|&(_, trusted)| trusted)
+    }
+
+    /// Whether the directory times of device `dev` (a directory on it open as
+    /// `fd`) are trusted: one `fstatfs` per device per worker.
+    pub fn stamps_trusted(&mut self, dev: u64, fd: std::os::fd::RawFd) -> bool {
+        if let Some(&(_, trusted)) = self.devices.iter().find(|(d, _)| *d == dev) {
+            return trusted;
+        }
+        let trusted = crate::os::fstype::stamps_trusted(fd);
+        self.devices.push((dev, trusted));
+        trusted
+    }
+
+    /// Records the listing of the directory of key `key` in `root`'s file: its
+    /// entries (each name with its NUL in `names`, and their kinds), listed
+    /// from `listed_at` on, when its stamps were `stamps`. On a filesystem whose
+    /// times are not trusted, or too recent, the record is for `--index-trust`
+    /// alone.
+    pub fn record(
+        &mut self,
+        root: RootKey,
+        key: u64,
+        stamps: &Stamps,
+        unchecked: bool,
+        listed_at: SystemTime,
+        (entries, names): (impl Iterator<Item = crate::os::dirent::EntryKind>, &[u8]),
+    ) {
+        let margin_from = listed_at
+            .checked_sub(RACY_MARGIN)
+            .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
+            .map_or((i64::MIN, 0), |d| (d.as_secs() as i64, d.subsec_nanos()));
+        let racy = unchecked || stamps.racy(margin_from);
+        self.kinds.clear();
+        self.kinds.extend(entries.map(format::kind_byte));
+        let start = self.bytes.len();
+        format::put_record(
+            &mut self.bytes,
+            key,
+            stamps,
+            if racy { FLAG_RACY } else { 0 },
+            &self.kinds,
+            names,
+        );
+        self.spans.push((root.file, start..self.bytes.len()));
+    }
+}
+
+/// `--index-list`: every index of this user, one line each.
+pub fn list_text() -> Result<String, String> {
+    let dir =
+        store::cache_dir().ok_or("no cache directory (neither XDG_CACHE_HOME nor HOME is set)")?;
+    store::checked_dir(&dir).map_err(|e| e.to_string())?;
+    let mut text = String::new();
+    for listed in store::list(&dir).map_err(|e| e.to_string())? {
+        let root = match &listed.header {
+            Ok(header) => String::from_utf8_lossy(&header.root).into_owned(),
+            Err(why) => format!("(unusable: {why})"),
+        };
+        let written = listed.header.as_ref().map_or_else(
+            |_| "-".to_owned(),
+            |h| format!("{} ago", age_words(h.written)),
+        );
+        text.push_str(&format!(
+            "{root}\t{} directories\t{} bytes\twritten {written}\t{}\n",
+            listed.records,
+            listed.size,
+            listed.path.display()
+        ));
+    }
+    Ok(text)
+}
+
+/// `--index-drop`: removes the index of each root in `roots` (its own, not that
+/// of a directory above it); returns the lines to print.
+pub fn drop_roots(roots: &[OsString]) -> Result<Vec<String>, String> {
+    let dir =
+        store::cache_dir().ok_or("no cache directory (neither XDG_CACHE_HOME nor HOME is set)")?;
+    store::checked_dir(&dir).map_err(|e| e.to_string())?;
+    let mut lines = Vec::new();
+    for root in roots {
+        let canonical = std::fs::canonicalize(root).map_err(|e| {
+            format!(
+                "{}: {}",
+                Path::new(root).display(),
+                crate::report::describe(&e)
+            )
+        })?;
+        let path = dir.join(store::file_name(canonical.as_os_str().as_bytes()));
+        match std::fs::remove_file(&path) {
+            Ok(()) => lines.push(format!("dropped the index of {}", canonical.display())),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                lines.push(format!("{} has no index", canonical.display()))
+            }
+            Err(err) => {
+                return Err(format!(
+                    "{}: {}",
+                    path.display(),
+                    crate::report::describe(&err)
+                ))
+            }
+        }
+    }
+    Ok(lines)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_subdirectory_is_keyed_by_its_path_below_the_indexed_root() {
+        assert_eq!(below_key(b"/usr", b"/usr"), ROOT_KEY);
+        assert_eq!(
+            below_key(b"/usr/share/doc", b"/usr"),
+            format::child_key(format::child_key(ROOT_KEY, b"share"), b"doc")
+        );
+        assert_eq!(
+            below_key(b"/usr", b"/"),
+            format::child_key(ROOT_KEY, b"usr")
+        );
+    }
+
+    #[test]
+    fn only_what_the_root_leads_to_is_kept() {
+        use crate::os::dirent::EntryKind;
+        let record = |key: u64, entries: &[(&[u8], EntryKind)]| {
+            let kinds: Vec<u8> = entries.iter().map(|&(_, k)| format::kind_byte(k)).collect();
+            let names: Vec<u8> = entries
+                .iter()
+                .flat_map(|(n, _)| n.iter().copied().chain([0]))
+                .collect();
+            let mut out = Vec::new();
+            format::put_record(&mut out, key, &Stamps::default(), 0, &kinds, &names);
+            out
+        };
+        let a = format::child_key(ROOT_KEY, b"a");
+        let gone = format::child_key(ROOT_KEY, b"gone");
+        let link = format::child_key(ROOT_KEY, b"l");
+        let records = [
+            record(
+                ROOT_KEY,
+                &[
+                    (b"a", EntryKind::Dir),
+                    (b"f", EntryKind::File),
+                    (b"l", EntryKind::Symlink),
+                ],
+            ),
+            record(a, &[]),
+            record(gone, &[]),
+            record(link, &[]),
+        ];
+        let map: HashMap<u64, &[u8]> = records
+            .iter()
+            .map(|r| (u64::from_le_bytes(r[..8].try_into().unwrap()), r.as_slice()))
+            .collect();
+        let mut kept: Vec<u64> = reachable(&map)
+            .iter()
+            .map(|r| u64::from_le_bytes(r[..8].try_into().unwrap()))
+            .collect();
+        kept.sort_unstable();
+        let mut want = vec![ROOT_KEY, a, link];
+        want.sort_unstable();
+        assert_eq!(kept, want);
+    }
+
+    #[test]
+    fn ages_are_in_words() {
+        let now = SystemTime::now()
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .unwrap()
+            .as_secs() as i64;
+        assert_eq!(age_words(now - 5), "5 seconds");
+        assert_eq!(age_words(now - 600), "10 minutes");
+        assert_eq!(age_words(now - 3 * 86400), "3 days");
+    }
+}

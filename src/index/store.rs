@@ -1,0 +1,329 @@
+//! Where indexes live and how they are read and written: one file per indexed
+//! root under `$XDG_CACHE_HOME/pfind` (`~/.cache/pfind`), named by a hash of the
+//! root's canonical path; the directory 0700 and each file 0600, both owned by the
+//! user, or not read at all (an index holds only names its user could list, and
+//! one planted by someone else must not answer for them). A file is written to a
+//! temporary name beside it and renamed over the old one, so a reader sees the
+//! old file or the new one whole, and two pfinds writing at once each leave a
+//! whole file. Read with one `read` into memory: no mapping a truncation could
+//! turn into a SIGBUS.
+
+use super::format;
+use std::ffi::{OsStr, OsString};
+use std::fs;
+#[cfg(test)]
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+/// How many indexes are kept; the least recently used beyond that are removed.
+const KEEP_AT_MOST: usize = 64;
+/// An index not used for this long is removed.
+const KEEP_FOR: Duration = Duration::from_secs(90 * 24 * 3600);
+/// A used index's time is brought forward at most this often (one `utimensat`),
+/// so that pruning by age spares it.
+const TOUCH_EVERY: Duration = Duration::from_secs(24 * 3600);
+
+/// Where this user's indexes are: `$XDG_CACHE_HOME/pfind`, else `~/.cache/pfind`.
+pub fn cache_dir() -> Option<PathBuf> {
+    let base = match std::env::var_os("XDG_CACHE_HOME") {
+        // The specification says a relative value is to be ignored.
+        Some(dir) if Path::new(&dir).is_absolute() => PathBuf::from(dir),
+        _ => PathBuf::from(std::env::var_os("HOME").filter(|h| !h.is_empty())?).join(".cache"),
+    };
+    Some(base.join("pfind"))
+}
+
+/// The file name of the index of the root whose canonical path is `root`.
+pub fn file_name(root: &[u8]) -> OsString {
+    let hash = format::key_after(format::ROOT_KEY, root);
+    OsString::from(format!("index-{hash:016x}"))
+}
+
+fn euid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Checks that `meta` (of the cache directory or an index file) is the user's
+/// own and that nobody else may write it.
+fn owned(meta: &fs::Metadata, what: &Path) -> io::Result<()> {
+    if meta.uid() != euid() {
+        return Err(io::Error::other(format!(
+            "{}: owned by another user (uid {}); not used",
+            what.display(),
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(io::Error::other(format!(
+            "{}: writable by others; not used",
+            what.display()
+        )));
+    }
+    Ok(())
+}
+
+/// The cache directory, checked: `Ok(None)` if it does not exist yet.
+pub fn checked_dir(dir: &Path) -> io::Result<Option<()>> {
+    match fs::symlink_metadata(dir) {
+        Ok(meta) if meta.is_dir() => owned(&meta, dir).map(Some),
+        Ok(_) => Err(io::Error::other(format!(
+            "{}: not a directory",
+            dir.display()
+        ))),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(err) => Err(io::Error::new(
+            err.kind(),
+            format!("{}: {}", dir.display(), crate::report::describe(&err)),
+        )),
+    }
+}
+
+/// The bytes of the index file `path`, if there is one: `Ok(None)` when there is
+/// none; an error (to be warned about) when it is not the user's or not readable.
+pub fn read(path: &Path) -> io::Result<Option<Vec<u8>>> {
+    let file = match fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+    {
+        Ok(file) => file,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(err) => return Err(named(path, err)),
+    };
+    let meta = file.metadata().map_err(|err| named(path, err))?;
+    if !meta.is_file() {
+        return Err(io::Error::other(format!(
+            "{}: not a regular file",
+            path.display()
+        )));
+    }
+    owned(&meta, path)?;
+    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
+    (&file)
+        .read_to_end(&mut bytes)
+        .map_err(|err| named(path, err))?;
+    if SystemTime::now()
+        .duration_since(meta.modified().unwrap_or(SystemTime::UNIX_EPOCH))
+        .is_ok_and(|age| age > TOUCH_EVERY)
+    {
+        let _ = file.set_modified(SystemTime::now());
+    }
+    Ok(Some(bytes))
+}
+
+fn named(path: &Path, err: io::Error) -> io::Error {
+    io::Error::new(
+        err.kind(),
+        format!("{}: {}", path.display(), crate::report::describe(&err)),
+    )
+}
+
+/// Writes `bytes` as the index file `name` in `dir` (made 0700 if missing): to a
+/// temporary file first, renamed over the old one. On failure (a full disk) the
+/// temporary file is removed and the old index, if any, stays as it was.
+pub fn write(dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
+    if checked_dir(dir)?.is_none() {
+        fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|err| named(dir, err))?;
+        // The mode asked for is subject to the umask; the directory must be 0700.
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))
+            .map_err(|err| named(dir, err))?;
+        checked_dir(dir)?;
+    }
+    let nonce = SystemTime::now()
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    let mut temp_name = name.to_owned();
+    temp_name.push(format!(".tmp.{}.{nonce:x}", std::process::id()));
+    let temp = dir.join(&temp_name);
+    let written = (|| {
+        let mut file = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&temp)?;
+        file.write_all(bytes)?;
+        file.flush()?;
+        fs::rename(&temp, dir.join(name))
+    })();
+    if let Err(err) = written {
+        let _ = fs::remove_file(&temp);
+        return Err(named(&dir.join(name), err));
+    }
+    Ok(())
+}
+
+/// One index in the cache directory, as `--index-list` shows it.
+pub struct Listed {
+    pub path: PathBuf,
+    pub size: u64,
+    pub modified: SystemTime,
+    /// Its header, or why it cannot be used.
+    pub header: Result<format::Header, String>,
+    pub records: usize,
+}
+
+/// Every index file in `dir`, most recently used first.
+pub fn list(dir: &Path) -> io::Result<Vec<Listed>> {
+    let mut found = Vec::new();
+    let entries = match fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == io::ErrorKind::NotFound => return Ok(found),
+        Err(err) => return Err(named(dir, err)),
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if !is_index_name(entry.file_name().as_bytes()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let (header, records) = match read(&path) {
+            Ok(Some(bytes)) => match format::Parsed::new(bytes) {
+                Ok(parsed) => (Ok(parsed.header.clone()), parsed.len()),
+                Err(why) => (Err(why.words()), 0),
+            },
+            Ok(None) => continue,
+            Err(err) => (Err(err.to_string()), 0),
+        };
+        found.push(Listed {
+            path,
+            size: meta.len(),
+            modified: meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            header,
+            records,
+        });
+    }
+    found.sort_by(|a, b| b.modified.cmp(&a.modified).then(a.path.cmp(&b.path)));
+    Ok(found)
+}
+
+/// `index-` and sixteen hexadecimal digits, or a temporary file left by a pfind
+/// that was killed while writing (`.tmp.` after them).
+fn is_index_name(name: &[u8]) -> bool {
+    name.len() >= 22
+        && name.starts_with(b"index-")
+        && name[6..22].iter().all(u8::is_ascii_hexdigit)
+        && (name.len() == 22 || name[22..].starts_with(b".tmp."))
+}
+
+/// Removes the indexes of `dir` beyond [`KEEP_AT_MOST`] and those older than
+/// [`KEEP_FOR`], and temporary files more than a day old. Returns how many.
+pub fn prune(dir: &Path, now: SystemTime) -> usize {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return 0;
+    };
+    let mut kept = Vec::new();
+    let mut removed = 0;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if !is_index_name(name.as_bytes()) {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
+        let age = now.duration_since(modified).unwrap_or_default();
+        let temporary = name.len() > 22;
+        if (temporary && age > TOUCH_EVERY) || age > KEEP_FOR {
+            removed += usize::from(fs::remove_file(entry.path()).is_ok());
+        } else if !temporary {
+            kept.push((modified, entry.path()));
+        }
+    }
+    kept.sort_by_key(|&(modified, _)| std::cmp::Reverse(modified));
+    for (_, path) in kept.iter().skip(KEEP_AT_MOST) {
+        removed += usize::from(fs::remove_file(path).is_ok());
+    }
+    removed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_names_are_recognised_exactly() {
+        assert!(is_index_name(b"index-0123456789abcdef"));
+        assert!(is_index_name(b"index-0123456789abcdef.tmp.12.ff"));
+        assert!(!is_index_name(b"index-0123456789abcdeg"));
+        assert!(!is_index_name(b"index-0123"));
+        assert!(!is_index_name(b"index-0123456789abcdef.bak"));
+        assert!(!is_index_name(b"notes.txt"));
+        let name = file_name(b"/usr");
+        assert!(is_index_name(name.as_bytes()));
+        assert_ne!(name, file_name(b"/usr/"));
+    }
+
+    #[test]
+    fn written_files_are_the_users_alone_and_replace_the_old_one() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache/pfind");
+        let name = file_name(b"/x");
+        write(&dir, &name, b"first").unwrap();
+        write(&dir, &name, b"second").unwrap();
+        assert_eq!(read(&dir.join(&name)).unwrap().unwrap(), b"second");
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&dir), 0o700);
+        assert_eq!(mode(&dir.join(&name)), 0o600);
+        assert_eq!(
+            fs::read_dir(&dir).unwrap().count(),
+            1,
+            "no temporary file left"
+        );
+        assert!(read(&dir.join("index-missing")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_file_others_may_write_is_not_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("index-0000000000000000");
+        fs::write(&path, b"x").unwrap();
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(read(&path).is_err());
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(read(&path).unwrap().is_some());
+        std::os::unix::fs::symlink(&path, tmp.path().join("index-1111111111111111")).unwrap();
+        assert!(
+            read(&tmp.path().join("index-1111111111111111")).is_err(),
+            "a link is not followed"
+        );
+    }
+
+    #[test]
+    fn pruning_keeps_the_most_recent() {
+        let tmp = tempfile::tempdir().unwrap();
+        let now = SystemTime::now();
+        for i in 0..(KEEP_AT_MOST + 3) {
+            let path = tmp.path().join(format!("index-{i:016x}"));
+            fs::write(&path, b"x").unwrap();
+            let file = File::options().write(true).open(&path).unwrap();
+            file.set_modified(now - Duration::from_secs(i as u64 * 60))
+                .unwrap();
+        }
+        let old = tmp.path().join("index-ffffffffffffffff");
+        fs::write(&old, b"x").unwrap();
+        File::options()
+            .write(true)
+            .open(&old)
+            .unwrap()
+            .set_modified(now - KEEP_FOR - Duration::from_secs(1))
+            .unwrap();
+        fs::write(tmp.path().join("unrelated"), b"x").unwrap();
+        assert_eq!(prune(tmp.path(), now), 4);
+        assert!(tmp.path().join("index-0000000000000000").exists());
+        assert!(!tmp
+            .path()
+            .join(format!("index-{:016x}", KEEP_AT_MOST + 2))
+            .exists());
+        assert!(!old.exists());
+        assert!(tmp.path().join("unrelated").exists());
+    }
+}

@@ -1,0 +1,959 @@
+//! The index (`--index`, issue 48; src/cli/index.rs, src/index): a search with it prints exactly what a fresh
+//! walk prints, after every kind of change a tree can go through.
+//!
+//! The mutation harness changes a tree one random step at a time (files and
+//! directories created, removed, renamed within and across directories, two
+//! directories swapped, a file replaced by a directory of its name and back,
+//! changes in the same timestamp tick as the last search, chmod, a tmpfs mounted
+//! over a directory and taken off again when root, links retargeted, ignore files
+//! edited in place, `git add` and `git rm --cached`) and after each one runs the
+//! same random search twice, with the index and without, comparing the output
+//! byte for byte (lines sorted: the walk's order is the threads'). A few hundred
+//! steps run here; `ten_thousand_steps_on_every_filesystem` (ignored, root) runs
+//! 10,000 on ext4, xfs, btrfs and tmpfs. The harness is shown to catch an index
+//! whose directories are not checked (`PFIND_INDEX_NO_VALIDATE=1`).
+//!
+//! Then each bad index: corrupt, truncated, foreign, not the user's, unreadable,
+//! a full disk while writing, the root replaced: a warning and a walk's answer.
+
+use crate::testenv;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use testenv::{is_root, pfind_command};
+
+/// A tree under test, its cache directory, and the tmpfs mounts placed in it
+/// (taken off on drop).
+struct Tree {
+    _dir: tempfile::TempDir,
+    root: PathBuf,
+    cache: tempfile::TempDir,
+    git: bool,
+}
+
+impl Drop for Tree {
+    fn drop(&mut self) {
+        // A mount placed over a directory above an older mount hides it until it
+        // is taken off itself: the newest first, again while any is left.
+        for _ in 0..8 {
+            let left = mounts_under(&self.root);
+            if left.is_empty() {
+                break;
+            }
+            for point in left {
+                let _ = Command::new("umount").arg("-l").arg(&point).output();
+            }
+        }
+    }
+}
+
+/// The mount points below `root`, the newest first (the order they can be taken
+/// off in): a directory renamed takes the mounts below it along, so they are
+/// found where they are now.
+fn mounts_under(root: &Path) -> Vec<PathBuf> {
+    let table = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
+    let mut points: Vec<PathBuf> = table
+        .lines()
+        .filter_map(|line| line.split(' ').nth(1))
+        .map(PathBuf::from)
+        .filter(|point| point.starts_with(root) && point != root)
+        .collect();
+    points.reverse();
+    points
+}
+
+fn has(program: &str) -> bool {
+    Command::new(program)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success())
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let _ = Command::new("git")
+        .current_dir(root)
+        .args(args)
+        .env("GIT_AUTHOR_NAME", "t")
+        .env("GIT_AUTHOR_EMAIL", "t@t")
+        .env("GIT_COMMITTER_NAME", "t")
+        .env("GIT_COMMITTER_EMAIL", "t@t")
+        .output();
+}
+
+impl Tree {
+    /// A small random tree in `parent` (a fresh temporary directory if `None`):
+    /// nested directories, files of a few sizes and kinds, hidden names, links,
+    /// `.gitignore` files, and a git repository with some files added.
+    fn new(parent: Option<&Path>, rng: &mut fastrand::Rng) -> Tree {
+        let dir = match parent {
+            Some(parent) => tempfile::tempdir_in(parent).unwrap(),
+            None => tempfile::tempdir().unwrap(),
+        };
+        let root = dir.path().join("tree");
+        std::fs::create_dir(&root).unwrap();
+        let has_git = has("git");
+        let mut tree = Tree {
+            _dir: dir,
+            root,
+            cache: tempfile::tempdir().unwrap(),
+            git: has_git,
+        };
+        if has_git {
+            git_init(&tree.root);
+        }
+        for _ in 0..60 {
+            tree.step(rng, Step::Create);
+        }
+        std::fs::write(tree.root.join(".gitignore"), b"*.log\nignored/\n").unwrap();
+        if has_git {
+            git(&tree.root, &["add", "-A"]);
+        }
+        tree
+    }
+
+    /// The directories of the tree (not `.git`'s), the root first.
+    fn dirs(&self) -> Vec<PathBuf> {
+        let mut found = vec![self.root.clone()];
+        let mut i = 0;
+        while i < found.len() {
+            if let Ok(entries) = std::fs::read_dir(&found[i]) {
+                for entry in entries.flatten() {
+                    let is_dir = entry.file_type().is_ok_and(|t| t.is_dir());
+                    if is_dir && entry.file_name() != ".git" {
+                        found.push(entry.path());
+                    }
+                }
+            }
+            i += 1;
+        }
+        found
+    }
+
+    /// Every entry below the root but the root (not `.git`'s).
+    fn entries(&self) -> Vec<PathBuf> {
+        let mut all = Vec::new();
+        for dir in self.dirs() {
+            if let Ok(entries) = std::fs::read_dir(&dir) {
+                all.extend(
+                    entries
+                        .flatten()
+                        .filter(|e| e.file_name() != ".git")
+                        .map(|e| e.path()),
+                );
+            }
+        }
+        all
+    }
+
+    /// One random change; errors (a mount point that cannot be removed, a name
+    /// taken) leave the tree as it is, which is a step like any other.
+    fn step(&mut self, rng: &mut fastrand::Rng, step: Step) -> String {
+        let dirs = self.dirs();
+        let entries = self.entries();
+        let dir = dirs[rng.usize(..dirs.len())].clone();
+        let other = dirs[rng.usize(..dirs.len())].clone();
+        let entry = entries.get(rng.usize(..entries.len().max(1))).cloned();
+        let name = new_name(rng);
+        let done = match step {
+            Step::Create => match rng.u8(..6) {
+                0 => std::fs::create_dir(dir.join(&name)),
+                1 => std::os::unix::fs::symlink(pick_target(rng, &entries, &dir), dir.join(&name)),
+                _ => std::fs::write(dir.join(&name), vec![b'x'; rng.usize(..3000)]),
+            },
+            Step::Remove => match entry {
+                Some(ref e) if e.is_dir() && !e.is_symlink() => std::fs::remove_dir_all(e),
+                Some(ref e) => std::fs::remove_file(e),
+                None => Ok(()),
+            },
+            Step::RenameWithin => match entry {
+                Some(ref e) => std::fs::rename(e, e.with_file_name(&name)),
+                None => Ok(()),
+            },
+            Step::RenameAcross => match entry {
+                Some(ref e) if !other.starts_with(e) => std::fs::rename(e, other.join(&name)),
+                _ => Ok(()),
+            },
+            Step::Swap => {
+                if dir.starts_with(&other) || other.starts_with(&dir) {
+                    Ok(())
+                } else {
+                    exchange(&dir, &other)
+                }
+            }
+            Step::FileToDir => match entry {
+                Some(ref e) if e.is_file() && !e.is_symlink() => std::fs::remove_file(e)
+                    .and_then(|()| std::fs::create_dir(e))
+                    .and_then(|()| std::fs::write(e.join("inside.txt"), b"x")),
+                Some(ref e) if e.is_dir() && !e.is_symlink() => {
+                    std::fs::remove_dir_all(e).and_then(|()| std::fs::write(e, b"was a dir"))
+                }
+                _ => Ok(()),
+            },
+            Step::SameTick => {
+                // Two changes to one directory, the second at once after the first,
+                // and the search follows at once: all inside one tick, often.
+                std::fs::write(dir.join(&name), b"a").and_then(|()| {
+                    std::fs::rename(dir.join(&name), dir.join(format!("{name}.log")))
+                })
+            }
+            Step::Chmod => match entry {
+                Some(ref e) if !e.is_symlink() => {
+                    let mode = [0o755, 0o700, 0o644, 0o600, 0o555, 0o711][rng.usize(..6)];
+                    std::fs::set_permissions(e, std::fs::Permissions::from_mode(mode))
+                }
+                _ => Ok(()),
+            },
+            Step::Content => match entry {
+                Some(ref e) if e.is_file() => std::fs::write(e, vec![b'y'; rng.usize(..5000)]),
+                _ => Ok(()),
+            },
+            Step::Mount => {
+                if !is_root() || dir == self.root {
+                    Ok(())
+                } else if mounts_under(&self.root).len() < 3 && rng.bool() {
+                    let mounted = Command::new("mount")
+                        .args(["-t", "tmpfs", "-o", "size=4m", "tmpfs"])
+                        .arg(&dir)
+                        .status()
+                        .is_ok_and(|s| s.success());
+                    if mounted {
+                        let _ = std::fs::create_dir(dir.join("on_tmpfs"));
+                        let _ = std::fs::write(dir.join("on_tmpfs/mounted.txt"), b"m");
+                        let _ = std::fs::write(dir.join("mounted.log"), b"m");
+                    }
+                    Ok(())
+                } else if let Some(point) = mounts_under(&self.root).first() {
+                    let _ = Command::new("umount").arg(point).output();
+                    Ok(())
+                } else {
+                    Ok(())
+                }
+            }
+            Step::Retarget => {
+                let links: Vec<&PathBuf> = entries.iter().filter(|e| e.is_symlink()).collect();
+                match links.get(rng.usize(..links.len().max(1))) {
+                    Some(link) => std::fs::remove_file(link).and_then(|()| {
+                        std::os::unix::fs::symlink(
+                            pick_target(rng, &entries, link.parent().unwrap()),
+                            link,
+                        )
+                    }),
+                    None => Ok(()),
+                }
+            }
+            Step::RuleEdit => {
+                // Rewritten in place: the directory's stamps do not change.
+                let rules = [
+                    "*.log\n",
+                    "d*\n",
+                    "!*.txt\n",
+                    "*\n!*/\n",
+                    "",
+                    "sub/\n",
+                    "*.md\n/top*\n",
+                ];
+                let path = dir.join(".gitignore");
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .truncate(true)
+                    .create(true)
+                    .open(&path)
+                    .and_then(|mut f| {
+                        std::io::Write::write_all(
+                            &mut f,
+                            rules[rng.usize(..rules.len())].as_bytes(),
+                        )
+                    })
+            }
+            Step::Git => {
+                if self.git {
+                    match (rng.bool(), entry.as_ref()) {
+                        (true, _) => git(&self.root, &["add", "-A"]),
+                        (false, Some(e)) => git(
+                            &self.root,
+                            &["rm", "-r", "-q", "--cached", &e.to_string_lossy()],
+                        ),
+                        _ => {}
+                    }
+                }
+                Ok(())
+            }
+        };
+        format!(
+            "{step:?} {} -> {}",
+            dir.display(),
+            done.map_or_else(|e| e.to_string(), |()| "ok".to_owned())
+        )
+    }
+}
+
+fn git_init(root: &Path) {
+    git(root, &["init", "-q"]);
+}
+
+/// A link's target: an entry of the tree (relative to `from`'s directory, or
+/// absolute), or nothing there.
+fn pick_target(rng: &mut fastrand::Rng, entries: &[PathBuf], from: &Path) -> PathBuf {
+    match entries.get(rng.usize(..entries.len() + 1)) {
+        Some(target) => match target.strip_prefix(from) {
+            Ok(rel) if rng.bool() && !rel.as_os_str().is_empty() => rel.to_path_buf(),
+            _ => target.clone(),
+        },
+        None => PathBuf::from("dangling"),
+    }
+}
+
+/// Swaps two directories in one `renameat2(RENAME_EXCHANGE)`.
+fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    let a = std::ffi::CString::new(a.as_os_str().as_bytes()).unwrap();
+    let b = std::ffi::CString::new(b.as_os_str().as_bytes()).unwrap();
+    // SAFETY: both paths are NUL-terminated and outlive the call.
+    let done = unsafe {
+        libc::renameat2(
+            libc::AT_FDCWD,
+            a.as_ptr(),
+            libc::AT_FDCWD,
+            b.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
+    if done == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+fn new_name(rng: &mut fastrand::Rng) -> String {
+    let stems = ["d", "sub", "top", "file", ".hidden", "ignored", "keep", "x"];
+    let exts = ["", ".txt", ".log", ".rs", ".md"];
+    format!(
+        "{}{}{}",
+        stems[rng.usize(..stems.len())],
+        rng.u16(..400),
+        exts[rng.usize(..exts.len())]
+    )
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Step {
+    Create,
+    Remove,
+    RenameWithin,
+    RenameAcross,
+    Swap,
+    FileToDir,
+    SameTick,
+    Chmod,
+    Content,
+    Mount,
+    Retarget,
+    RuleEdit,
+    Git,
+}
+
+const STEPS: [Step; 13] = [
+    Step::Create,
+    Step::Remove,
+    Step::RenameWithin,
+    Step::RenameAcross,
+    Step::Swap,
+    Step::FileToDir,
+    Step::SameTick,
+    Step::Chmod,
+    Step::Content,
+    Step::Mount,
+    Step::Retarget,
+    Step::RuleEdit,
+    Step::Git,
+];
+
+/// A random search: up to three of these option groups.
+fn random_options(rng: &mut fastrand::Rng) -> Vec<String> {
+    const GROUPS: &[&[&str]] = &[
+        &["-t", "d"],
+        &["-t", "f", "-t", "l"],
+        &["-t", "e"],
+        &["-t", "x"],
+        &["-t", "d", "-t", "e"],
+        &["-n", "*1*"],
+        &["-e", "txt"],
+        &["-e", "log,rs"],
+        &["--regex", "^[a-k]"],
+        &["-p", "**/d*/**"],
+        &["-d", "2"],
+        &["--min-depth", "2"],
+        &["-E", "d1*"],
+        &["-E", "/sub*"],
+        &["--ignore"],
+        &["-G"],
+        &["-L"],
+        &["-x"],
+        &["-S", "+1k"],
+        &["-S", "-100"],
+        &["-l"],
+        &["--format", "{size} {mode} {}"],
+        &["--json"],
+        &["-c"],
+        &["--no-hidden"],
+        &["-t", "d", "--prune", "-n", "d*"],
+        &["--sort", "path"],
+    ];
+    let mut options = Vec::new();
+    for _ in 0..rng.usize(..4) {
+        options.extend(
+            GROUPS[rng.usize(..GROUPS.len())]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+    }
+    options.extend(["-j".to_owned(), ["1", "2", "8"][rng.usize(..3)].to_owned()]);
+    options
+}
+
+/// `pfind ARGS` in `cwd` with the cache directory `cache` and `env`.
+fn run(cwd: &Path, cache: &Path, args: &[String], env: &[(&str, &str)]) -> Output {
+    let mut command = pfind_command(cwd, args);
+    command
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("PFIND_OPTIONS");
+    for (k, v) in env {
+        command.env(k, v);
+    }
+    command.output().unwrap()
+}
+
+/// [`run`] with `args` as string slices and nothing added to the environment.
+fn run_str(cwd: &Path, cache: &Path, args: &[&str]) -> Output {
+    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+    run(cwd, cache, &args, &[])
+}
+
+fn sorted_lines(out: &[u8]) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = out.split(|&b| b == b'\n').collect();
+    lines.sort_unstable();
+    lines
+}
+
+/// Runs `steps` random steps on `tree` from `seed`; after each, the same search
+/// with the index and without. Returns the first difference.
+fn mutate_and_compare(
+    tree: &mut Tree,
+    seed: u64,
+    steps: usize,
+    env: &[(&str, &str)],
+) -> Result<usize, String> {
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut compared = 0;
+    for i in 0..steps {
+        let step = STEPS[rng.usize(..STEPS.len())];
+        let what = tree.step(&mut rng, step);
+        let mut options = random_options(&mut rng);
+        // A search of the root, or now and then of a directory below it.
+        let dirs = tree.dirs();
+        let root = if rng.u8(..5) == 0 {
+            dirs[rng.usize(..dirs.len())].clone()
+        } else {
+            tree.root.clone()
+        };
+        options.push(root.to_string_lossy().into_owned());
+        let mut with_index = options.clone();
+        with_index.insert(0, "--index".to_owned());
+        let indexed = run(&tree.root, tree.cache.path(), &with_index, env);
+        let walked = run(&tree.root, tree.cache.path(), &options, env);
+        compared += 1;
+        // Right after a checked search, with nothing changed, the trusted mode's
+        // answer (from unopened directories where it can) is the walk's too.
+        if rng.u8(..4) == 0 {
+            with_index[0] = "--index-trust".to_owned();
+            let trusted = run(&tree.root, tree.cache.path(), &with_index, env);
+            if sorted_lines(&trusted.stdout) != sorted_lines(&walked.stdout) {
+                return Err(format!(
+                    "seed {seed}, step {i} ({what}), options {options:?}: --index-trust differs:\n{}\nwalked:\n{}",
+                    String::from_utf8_lossy(&trusted.stdout),
+                    String::from_utf8_lossy(&walked.stdout),
+                ));
+            }
+        }
+        if sorted_lines(&indexed.stdout) != sorted_lines(&walked.stdout)
+            || indexed.status.code() != walked.status.code()
+        {
+            return Err(format!(
+                "seed {seed}, step {i} ({what}), options {options:?}:\nwith the index ({:?}):\n{}\nwalked ({:?}):\n{}\nstderr with the index:\n{}",
+                indexed.status.code(),
+                String::from_utf8_lossy(&indexed.stdout),
+                walked.status.code(),
+                String::from_utf8_lossy(&walked.stdout),
+                String::from_utf8_lossy(&indexed.stderr),
+            ));
+        }
+    }
+    Ok(compared)
+}
+
+fn seed() -> u64 {
+    std::env::var("PFIND_INDEX_SEED")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(48)
+}
+
+#[test]
+fn the_index_answers_as_a_walk_after_every_kind_of_change() {
+    let seed = seed();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut tree = Tree::new(None, &mut rng);
+    let compared = mutate_and_compare(&mut tree, seed, 300, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(compared, 300);
+}
+
+/// The harness would see an index that is not checked: with
+/// `PFIND_INDEX_NO_VALIDATE=1` (recorded listings used whatever the stamps) the
+/// same run finds a difference.
+#[test]
+fn the_harness_fails_when_directories_are_not_checked() {
+    let seed = seed();
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut tree = Tree::new(None, &mut rng);
+    let found = mutate_and_compare(&mut tree, seed, 300, &[("PFIND_INDEX_NO_VALIDATE", "1")]);
+    assert!(
+        found.is_err(),
+        "300 steps without a difference: the harness sees nothing"
+    );
+}
+
+/// A change in the same timestamp tick as the listing that was recorded: the
+/// directory's stamps do not move, so only the racy rule lists it again.
+#[test]
+fn a_change_in_the_same_tick_as_the_recording_is_seen() {
+    let env = testenv::TestEnv::new(&["d"], &["d/a"]);
+    let cache = tempfile::tempdir().unwrap();
+    let args = |extra: &str| vec!["--index".to_owned(), extra.to_owned()];
+    for round in 0..20 {
+        let name = format!("d/new{round}");
+        let first = run(env.root(), cache.path(), &args("d"), &[]);
+        // At once: most often within the tick of the listing just recorded.
+        std::fs::write(env.root().join(&name), b"").unwrap();
+        let second = run(env.root(), cache.path(), &args("d"), &[]);
+        assert!(first.status.success() && second.status.success());
+        assert!(
+            String::from_utf8_lossy(&second.stdout).contains(&name),
+            "round {round}: {name} missing"
+        );
+    }
+}
+
+/// The same on ext4 with 128-byte inodes, whose times are whole seconds: a file
+/// created in the second of the listing recorded leaves the directory's stamps
+/// as they were, which only the racy rule catches (root: a loop mount).
+#[test]
+fn a_change_in_the_same_second_on_a_coarse_filesystem_is_seen() {
+    if !is_root() {
+        eprintln!("skipped: a loop mount needs root");
+        return;
+    }
+    let Some((point, _image)) = fresh_filesystem("ext4-coarse") else {
+        return;
+    };
+    let outcome = std::panic::catch_unwind(|| {
+        let cache = tempfile::tempdir().unwrap();
+        let dir = point.path().join("d");
+        std::fs::create_dir(&dir).unwrap();
+        let args = vec!["--index".to_owned(), "d".to_owned()];
+        let mtime = |p: &Path| std::fs::metadata(p).unwrap().mtime();
+        let mut same_second = 0;
+        for round in 0..20 {
+            std::fs::write(dir.join(format!("before{round}")), b"").unwrap();
+            let stamp = mtime(&dir);
+            assert!(run(point.path(), cache.path(), &args, &[]).status.success());
+            let name = format!("after{round}");
+            std::fs::write(dir.join(&name), b"").unwrap();
+            same_second += usize::from(mtime(&dir) == stamp);
+            let second = run(point.path(), cache.path(), &args, &[]);
+            assert!(
+                String::from_utf8_lossy(&second.stdout).contains(&name),
+                "round {round}: {name} missing"
+            );
+        }
+        assert!(
+            same_second > 0,
+            "no change fell in the second of its listing"
+        );
+    });
+    let _ = Command::new("umount").arg("-l").arg(point.path()).status();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+/// `bytes` as `pfind --index ROOT` leaves the index of `root`, for the bad-index cases.
+fn index_file(cache: &Path) -> PathBuf {
+    let dir = cache.join("pfind");
+    let mut found: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(found.len(), 1, "{found:?}");
+    found.pop().unwrap()
+}
+
+/// A tree searched once with the index, and what a walk prints.
+fn indexed_tree() -> (testenv::TestEnv, tempfile::TempDir, Vec<String>) {
+    let env = testenv::TestEnv::new(&["a/b", "c"], &["a/x", "a/b/y", "c/z", "top"]);
+    let cache = tempfile::tempdir().unwrap();
+    let args = vec!["--index".to_owned(), ".".to_owned()];
+    let first = run(env.root(), cache.path(), &args, &[]);
+    assert!(
+        first.status.success() && first.stderr.is_empty(),
+        "{first:?}"
+    );
+    (env, cache, args)
+}
+
+/// Runs `args` and checks the output is the walk's, with exactly one warning line
+/// that contains `says`.
+fn walks_with_one_warning(env: &testenv::TestEnv, cache: &Path, args: &[String], says: &str) {
+    let out = run(env.root(), cache, args, &[]);
+    let walked = run(env.root(), cache, &args[1..], &[]);
+    assert_eq!(sorted_lines(&out.stdout), sorted_lines(&walked.stdout));
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("pfind: warning: --index: ") && stderr.contains(says),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_corrupt_or_truncated_index_is_a_warning_and_a_walk_then_rebuilt() {
+    let (env, cache, args) = indexed_tree();
+    let file = index_file(cache.path());
+    let good = std::fs::read(&file).unwrap();
+    // A byte changed in a name: the listing it holds would be wrong.
+    let mut bad = good.clone();
+    let at = good.windows(2).rposition(|w| w == b"y\0").unwrap();
+    bad[at] = b'q';
+    std::fs::write(&file, &bad).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "corrupt (checksum mismatch)");
+    // Written again, whole: the next search says nothing.
+    let again = run(env.root(), cache.path(), &args, &[]);
+    assert!(again.stderr.is_empty(), "{again:?}");
+    for cut in [0, 10, good.len() / 2, good.len() - 1] {
+        std::fs::write(&file, &good[..cut]).unwrap();
+        let says = if cut < 70 { "" } else { "corrupt" };
+        walks_with_one_warning(&env, cache.path(), &args, says);
+    }
+    std::fs::write(
+        &file,
+        b"#!/bin/sh\necho this is not an index, and long enough to hold a header\n",
+    )
+    .unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "not a pfind index");
+}
+
+#[test]
+fn an_index_of_another_root_under_the_same_name_is_not_used() {
+    let (env, cache, args) = indexed_tree();
+    let file = index_file(cache.path());
+    // The index of another directory, renamed to this root's file name.
+    let other = testenv::TestEnv::new(&["elsewhere"], &["elsewhere/secret"]);
+    let moved = tempfile::tempdir().unwrap();
+    let out = run(
+        other.root(),
+        moved.path(),
+        &["--index".to_owned(), ".".to_owned()],
+        &[],
+    );
+    assert!(out.status.success());
+    std::fs::copy(index_file(moved.path()), &file).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "the index of another directory");
+}
+
+#[test]
+fn an_index_or_cache_others_may_write_is_never_read() {
+    let (env, cache, args) = indexed_tree();
+    let file = index_file(cache.path());
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o666)).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "writable by others; not used");
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let dir = cache.path().join("pfind");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o777)).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "writable by others; not used");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o700)).unwrap();
+}
+
+/// An index written by another user (root can make one) is never read, even
+/// one that answers wrongly: its listing of `a` lacks `a/x`.
+#[test]
+fn an_index_owned_by_another_user_is_never_read() {
+    if !is_root() {
+        eprintln!("skipped: changing a file's owner needs root");
+        return;
+    }
+    let (env, cache, args) = indexed_tree();
+    let file = index_file(cache.path());
+    std::fs::remove_file(env.root().join("top")).unwrap();
+    // Its listing is now stale; checked, it is not used, but a reader that did not
+    // check the owner would take it too. 65534 is nobody.
+    std::os::unix::fs::chown(&file, Some(65534), Some(65534)).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "owned by another user");
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().uid(),
+        65534,
+        "not replaced either"
+    );
+    std::os::unix::fs::chown(&file, Some(0), Some(0)).unwrap();
+    std::os::unix::fs::chown(cache.path().join("pfind"), Some(65534), Some(65534)).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "owned by another user");
+}
+
+#[test]
+fn an_unreadable_index_is_a_warning_and_a_walk() {
+    if is_root() {
+        // Root reads a file of mode 000: a directory in its place cannot be read.
+        let (env, cache, args) = indexed_tree();
+        let file = index_file(cache.path());
+        std::fs::remove_file(&file).unwrap();
+        std::fs::create_dir(&file).unwrap();
+        walks_with_one_warning(&env, cache.path(), &args, "not a regular file");
+        return;
+    }
+    let (env, cache, args) = indexed_tree();
+    let file = index_file(cache.path());
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o000)).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "Permission denied");
+}
+
+/// A full disk while the index is written: one warning, the walk's answer, the
+/// old index left whole, and no temporary file.
+#[test]
+fn a_full_disk_while_writing_is_a_warning() {
+    if !is_root() {
+        eprintln!("skipped: mounting a tiny tmpfs needs root");
+        return;
+    }
+    let Some((cache, _)) = fresh_filesystem("tmpfs-64k") else {
+        return;
+    };
+    let env = testenv::TestEnv::new(&["a"], &["a/x"]);
+    let args = vec!["--index".to_owned(), ".".to_owned()];
+    let first = run(env.root(), cache.path(), &args, &[]);
+    assert!(first.stderr.is_empty());
+    let old = std::fs::read(index_file(cache.path())).unwrap();
+    // A tree whose index cannot fit in what is left.
+    for i in 0..3000 {
+        std::fs::write(
+            env.root().join(format!("a/a_file_with_a_long_name_{i:05}")),
+            b"",
+        )
+        .unwrap();
+    }
+    let result = std::panic::catch_unwind(|| {
+        walks_with_one_warning(&env, cache.path(), &args, "No space left on device");
+        assert_eq!(std::fs::read(index_file(cache.path())).unwrap(), old);
+    });
+    let _ = Command::new("umount").arg(cache.path()).status();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}
+
+#[test]
+fn a_root_replaced_since_it_was_indexed_is_indexed_again() {
+    let (env, _, _) = indexed_tree();
+    // A cache of its own: `a`'s search would otherwise use the index of `.`.
+    let cache = tempfile::tempdir().unwrap();
+    let args = vec!["--index".to_owned(), "a".to_owned()];
+    let first = run(env.root(), cache.path(), &args, &[]);
+    assert!(first.stderr.is_empty());
+    std::fs::rename(env.root().join("a"), env.root().join("old_a")).unwrap();
+    std::fs::create_dir(env.root().join("a")).unwrap();
+    std::fs::write(env.root().join("a/new"), b"").unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "replaced since it was indexed");
+    std::fs::remove_dir_all(env.root().join("a")).unwrap();
+    let gone = run(env.root(), cache.path(), &args, &[]);
+    let walked = run(env.root(), cache.path(), &args[1..], &[]);
+    assert_eq!(gone.status.code(), walked.status.code());
+    assert_eq!(
+        gone.stderr, walked.stderr,
+        "a root that is gone: the walk's own error"
+    );
+}
+
+/// The trusted mode answers from the index as it was, says how old it is, and a
+/// checked search after it is exact again. A search that needs no `stat` does not
+/// even open the directories the index holds: one removed since is still listed,
+/// without an error, as locate would list it; one that needs a `stat` (`-l`) opens
+/// them, and says the removed one is gone.
+#[test]
+fn the_trusted_mode_answers_from_the_index_and_says_so() {
+    let (env, cache, _) = indexed_tree();
+    std::fs::write(env.root().join("c/later"), b"").unwrap();
+    let trust = |extra: &[&str]| {
+        let mut args = vec!["--index-trust".to_owned(), ".".to_owned()];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        run(env.root(), cache.path(), &args, &[])
+    };
+    let trusted = trust(&[]);
+    let stderr = String::from_utf8_lossy(&trusted.stderr);
+    assert!(
+        stderr.contains("answered from an index written") && stderr.contains("seconds ago"),
+        "{stderr}"
+    );
+    assert!(!String::from_utf8_lossy(&trusted.stdout).contains("later"));
+    std::fs::remove_dir_all(env.root().join("a/b")).unwrap();
+    let stale = trust(&[]);
+    assert_eq!(stale.status.code(), Some(0), "{stale:?}");
+    assert!(String::from_utf8_lossy(&stale.stdout).contains("a/b/y"));
+    assert_eq!(String::from_utf8_lossy(&stale.stderr).lines().count(), 1);
+    let long = trust(&["-l"]);
+    assert_eq!(long.status.code(), Some(1), "a/b is opened, and is gone");
+    let checked = run_str(env.root(), cache.path(), &["--index", "."]);
+    let out = String::from_utf8_lossy(&checked.stdout);
+    assert!(out.contains("later") && !out.contains("a/b/y"), "{out}");
+}
+
+/// A search below an indexed root uses that root's index: no index of its own
+/// is made, the answer is the walk's, and the trusted mode answers from it too.
+#[test]
+fn a_search_below_an_indexed_root_uses_its_index() {
+    let (env, cache, _) = indexed_tree();
+    std::fs::write(env.root().join("a/b/new"), b"").unwrap();
+    for sub in ["a", "a/b", "./a/"] {
+        let args = vec!["--index".to_owned(), sub.to_owned()];
+        let indexed = run(env.root(), cache.path(), &args, &[]);
+        let walked = run(env.root(), cache.path(), &args[1..], &[]);
+        assert_eq!(
+            sorted_lines(&indexed.stdout),
+            sorted_lines(&walked.stdout),
+            "{sub}"
+        );
+        assert!(indexed.stderr.is_empty(), "{indexed:?}");
+        assert_eq!(
+            std::fs::read_dir(cache.path().join("pfind"))
+                .unwrap()
+                .count(),
+            1
+        );
+    }
+    let trusted = run_str(env.root(), cache.path(), &["--index-trust", "a"]);
+    let out = String::from_utf8_lossy(&trusted.stdout);
+    assert!(out.contains("a/b/new") && out.contains("a/x"), "{out}");
+    assert!(String::from_utf8_lossy(&trusted.stderr).contains("answered from an index"));
+}
+
+/// `--index-list` shows the index of each root searched; `--index-drop` removes it.
+#[test]
+fn indexes_are_listed_and_dropped() {
+    let (env, cache, _) = indexed_tree();
+    let listed = run(env.root(), cache.path(), &["--index-list".to_owned()], &[]);
+    let text = String::from_utf8_lossy(&listed.stdout);
+    let canonical = std::fs::canonicalize(env.root()).unwrap();
+    assert!(
+        text.starts_with(&*canonical.to_string_lossy()) && text.contains("4 directories"),
+        "{text}"
+    );
+    let dropped = run(env.root(), cache.path(), &["--index-drop".to_owned()], &[]);
+    assert!(String::from_utf8_lossy(&dropped.stdout).starts_with("dropped the index of"));
+    assert_eq!(
+        std::fs::read_dir(cache.path().join("pfind"))
+            .unwrap()
+            .count(),
+        0
+    );
+    let listed = run(env.root(), cache.path(), &["--index-list".to_owned()], &[]);
+    assert!(listed.stdout.is_empty() && listed.status.success());
+}
+
+/// Through `PFIND_OPTIONS`, for those who want it always; `--no-index` undoes it.
+#[test]
+fn pfind_options_may_carry_the_index() {
+    let env = testenv::TestEnv::new(&["a"], &["a/x"]);
+    let cache = tempfile::tempdir().unwrap();
+    let mut command = pfind_command(env.root(), &["--no-index"]);
+    command
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("PFIND_OPTIONS", "--index");
+    assert!(command.output().unwrap().status.success());
+    assert!(
+        !cache.path().join("pfind").exists(),
+        "--no-index: no index made"
+    );
+    let mut command = pfind_command(env.root(), &[] as &[&str]);
+    command
+        .env("XDG_CACHE_HOME", cache.path())
+        .env("PFIND_OPTIONS", "--index");
+    assert!(command.output().unwrap().status.success());
+    assert_eq!(
+        std::fs::read_dir(cache.path().join("pfind"))
+            .unwrap()
+            .count(),
+        1
+    );
+}
+
+/// What is in a mount point's root as typed, for the long runs.
+fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)> {
+    let point = tempfile::tempdir().unwrap();
+    let image = tempfile::tempdir().unwrap();
+    let script = match kind {
+        "tmpfs" => "mount -t tmpfs -o size=256m tmpfs \"$1\"".to_owned(),
+        "tmpfs-64k" => "mount -t tmpfs -o size=64k tmpfs \"$1\"".to_owned(),
+        // 128-byte inodes keep whole seconds.
+        "ext4-coarse" => "truncate -s 64M \"$2/img\" && mkfs.ext4 -q -F -I 128 \"$2/img\" >/dev/null 2>&1 && mount -o loop \"$2/img\" \"$1\"".to_owned(),
+        _ => format!(
+            "truncate -s 320M \"$2/img\" && mkfs.{kind} -q {} \"$2/img\" >/dev/null && mount -o loop \"$2/img\" \"$1\"",
+            if kind == "ext4" { "-F" } else { "-f" }
+        ),
+    };
+    let ok = Command::new("sh")
+        .args(["-c", &script, "sh"])
+        .arg(point.path())
+        .arg(image.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("skipped {kind}: could not make and mount it");
+        return None;
+    }
+    Some((point, image))
+}
+
+/// 10,000 steps (PFIND_INDEX_STEPS) on each of ext4, xfs, btrfs and tmpfs
+/// (PFIND_INDEX_FS; root only):
+/// `cargo test --release --test feature index::ten_thousand -- --ignored`.
+#[test]
+#[ignore]
+fn ten_thousand_steps_on_every_filesystem() {
+    if !is_root() {
+        eprintln!("skipped: mounting needs root");
+        return;
+    }
+    let steps: usize = std::env::var("PFIND_INDEX_STEPS")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(10_000);
+    // PFIND_INDEX_FS=xfs,tmpfs runs those alone.
+    let kinds =
+        std::env::var("PFIND_INDEX_FS").unwrap_or_else(|_| "ext4,xfs,btrfs,tmpfs".to_owned());
+    for kind in kinds.split(',') {
+        let Some((point, _image)) = fresh_filesystem(kind) else {
+            continue;
+        };
+        let outcome = std::panic::catch_unwind(|| {
+            let seed = seed() + kind.len() as u64;
+            let mut rng = fastrand::Rng::with_seed(seed);
+            let mut tree = Tree::new(Some(point.path()), &mut rng);
+            mutate_and_compare(&mut tree, seed, steps, &[])
+        });
+        let _ = Command::new("umount").arg("-l").arg(point.path()).status();
+        match outcome {
+            Ok(Ok(compared)) => eprintln!("{kind}: {compared} steps, every answer the walk's"),
+            Ok(Err(difference)) => panic!("{kind}: {difference}"),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+}
