@@ -11,8 +11,6 @@
 use super::format;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-#[cfg(test)]
-use std::fs::File;
 use std::io::{self, Read, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
@@ -248,6 +246,7 @@ pub fn prune(dir: &Path, now: SystemTime) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
 
     #[test]
     fn index_names_are_recognised_exactly() {

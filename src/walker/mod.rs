@@ -428,14 +428,12 @@ impl<'a> Walker<'a> {
             return;
         };
         let fd = dir_fd.as_raw_fd();
-        visitor.here.id = None;
-        let (root_dev, crossing) = if visitor.identify_dirs {
-            match identify(job, &dir, fd, visitor) {
-                Some(found) => found,
-                None => return,
-            }
-        } else {
-            (job.root_dev(), false)
+        let identified = match visitor.identify_dirs {
+            true => identify(job, &dir, fd, visitor),
+            false => Some((job.root_dev(), false)),
+        };
+        let Some((root_dev, crossing)) = identified else {
+            return;
         };
         // `--ignore-contain` on a root (its subdirectories were tested when found).
         let markers = &config.filter.ignore_contain;
@@ -460,22 +458,14 @@ impl<'a> Walker<'a> {
         // out of line: in any other place the branch cost the plain listing of a
         // local walk more (see `list_out_of_line`).
         let listed = if let Some(index) = index.filter(|_| INDEXED) {
-            let (gate, rules) = (*gate, &mut rules);
             let here = indexed::Here {
                 job,
                 dir: &dir,
                 fd,
                 crossing,
             };
-            indexed::list(
-                reader,
-                listing,
-                visitor,
-                (index, recorder),
-                gate,
-                rules,
-                here,
-            )
+            let index = (index, recorder);
+            indexed::list(reader, listing, visitor, index, *gate, &mut rules, here)
         } else if gate.is_none()
             && (job.print_if_empty() || pool.latency_bound_listings() || job.piece().is_some())
         {
@@ -557,6 +547,8 @@ fn open_for_listing(
         probe.opened(dir.display_path());
         reader.forget_kinds(probe.kinds_hidden(dir.prefix));
     }
+    // Set by `identify` under -L, for this directory's children.
+    visitor.here.id = None;
     Some(dir_fd)
 }
 
