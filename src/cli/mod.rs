@@ -168,13 +168,8 @@ fn parse_words(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     let mut matches = std::mem::ManuallyDrop::new(matches);
     // Read before `from_arg_matches_mut` takes the values out of the matches.
     let ignore = ignore_files::IgnoreArgs::switches(&matches);
-    if let Some(first) = matches.indices_of("roots").and_then(|mut at| at.next()) {
-        if first <= from_env {
-            let root = matches.get_raw("roots").and_then(|mut roots| roots.next());
-            let root = root.unwrap_or_default().to_string_lossy();
-            let message = format!("PFIND_OPTIONS may hold options only, not the root '{root}'");
-            return Err(Usage::Hint(message.into_bytes()));
-        }
+    if let Some(refusal) = root_from_env(&matches, from_env) {
+        return Err(refusal);
     }
     if let Some(refusal) = line.and_then(|line| expanded_pattern(&line, from_env, &matches)) {
         return Err(Usage::Hint(refusal));
@@ -222,14 +217,34 @@ fn parse_words(args: impl IntoIterator<Item = OsString>) -> Result<Cli, Usage> {
     cli.walk
         .read_list(cli.output.print0)
         .map_err(from_env_file)?;
+    files_from_without_rules(&cli)?;
+    cli.names.read_and(first_pattern)?;
+    Ok(cli)
+}
+
+/// The refusal of a root among the words of `PFIND_OPTIONS` (the first
+/// `from_env` words of the line), which may hold options only.
+fn root_from_env(matches: &clap::ArgMatches, from_env: usize) -> Option<Usage> {
+    let first = matches.indices_of("roots")?.next()?;
+    if first > from_env {
+        return None;
+    }
+    let root = matches.get_raw("roots").and_then(|mut roots| roots.next());
+    let root = root.unwrap_or_default().to_string_lossy();
+    let message = format!("PFIND_OPTIONS may hold options only, not the root '{root}'");
+    Some(Usage::Hint(message.into_bytes()))
+}
+
+/// `--files-from` walks nothing, so no ignore file could apply: asking for one
+/// with it is refused rather than ignored.
+fn files_from_without_rules(cli: &Cli) -> Result<(), Usage> {
     if cli.walk.files_from.is_some() && cli.ignore.options.uses_rules() {
         let message = "--files-from walks nothing, so no ignore file can apply: leave out \
                        --ignore, -G and --ignore-file (hidden names are left out with \
                        --no-hidden)";
         return Err(values::Refused::Conflict(message.to_string()).into());
     }
-    cli.names.read_and(first_pattern)?;
-    Ok(cli)
+    Ok(())
 }
 
 /// The options whose value is a file or directory read once the line is parsed
