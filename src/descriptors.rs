@@ -139,6 +139,11 @@ impl Anchor {
         Ok(anchor)
     }
 
+    /// The length of the directory's printed prefix (its path and a `/`).
+    pub fn prefix_len(&self) -> usize {
+        self.prefix_len
+    }
+
     /// A lease on the descriptor, or `None` once it has been given up.
     fn lease(&self) -> Option<Lease<'_>> {
         // The increment and a revoker's compare-exchange are read-modify-writes of one
@@ -256,6 +261,28 @@ pub fn lstat_in(
 ) -> Option<io::Result<crate::os::stat::Stat>> {
     let lease = anchor.lease()?;
     Some(crate::os::stat::lstat_at(lease.0.fd, name, fields))
+}
+
+/// `lstat` of `below`, a path of one or more names below the directory `anchor`
+/// holds open, or `None` if the anchor has been given up or the path does not fit
+/// `scratch` (which is reused for its C string). Unlike [`open_dir`], components
+/// before the last are followed if they are links: the index uses it only for a
+/// directory whose every ancestor up to `anchor` it has just checked, and it
+/// believes the answer only if it names the recorded directory (device and
+/// inode) with its recorded times, which a path through a link placed since could
+/// only reach if it led to that same, unchanged directory.
+pub fn lstat_below(
+    anchor: &Anchor,
+    below: &[u8],
+    fields: crate::os::stat::Fields,
+    scratch: &mut Vec<u8>,
+) -> Option<io::Result<crate::os::stat::Stat>> {
+    scratch.clear();
+    scratch.extend_from_slice(below);
+    scratch.push(0);
+    let path = std::ffi::CStr::from_bytes_with_nul(scratch).ok()?;
+    let lease = anchor.lease()?;
+    Some(crate::os::stat::lstat_at(lease.0.fd, path, fields))
 }
 
 /// Opens the directory printed as `path` for listing: relative to `anchor` if it is

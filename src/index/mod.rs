@@ -26,7 +26,6 @@ pub mod store;
 
 use crate::report::Reporter;
 use format::{Header, Parsed, Stamps, FLAG_RACY, ROOT_KEY};
-use std::collections::HashMap;
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
@@ -275,6 +274,16 @@ impl IndexRun {
             .old
             .as_ref()
             .and_then(|old| old.find(key));
+        self.check(found, stamps, fs_trusted)
+    }
+
+    /// As [`Self::lookup`], for a record already found (`None`: none).
+    pub fn check<'a>(
+        &'a self,
+        found: Option<format::Record<'a>>,
+        stamps: Option<Stamps>,
+        fs_trusted: bool,
+    ) -> Lookup<'a> {
         match (found, stamps) {
             (Some(record), None) => Lookup::Use(record),
             (Some(record), Some(_)) if self.no_validate => Lookup::Use(record),
@@ -291,6 +300,12 @@ impl IndexRun {
     /// a caller looks at before it decides how to check it.
     pub fn recorded(&self, root: RootKey, key: u64) -> Option<format::Record<'_>> {
         self.files[root.file].old.as_ref()?.find(key)
+    }
+
+    /// The record at `at` in `root`'s file: the child offset its parent's record
+    /// gave (see `format`).
+    pub fn recorded_at(&self, root: RootKey, at: u32) -> Option<format::Record<'_>> {
+        self.files[root.file].old.as_ref()?.record_at(at)
     }
 
     /// Takes what a worker recorded, once its walk is over.
@@ -317,7 +332,7 @@ impl IndexRun {
             if !file.writable {
                 continue;
             }
-            let mut records: HashMap<u64, &[u8]> = HashMap::new();
+            let mut records: format::KeyMap<&[u8]> = format::KeyMap::default();
             for recorder in &collected {
                 for &(in_file, ref span) in &recorder.spans {
                     if in_file == at {
@@ -373,9 +388,9 @@ fn below_key(canonical: &[u8], above: &[u8]) -> u64 {
 }
 
 /// The records a path of recorded directories leads to from the root's.
-fn reachable<'a>(records: &HashMap<u64, &'a [u8]>) -> Vec<&'a [u8]> {
+fn reachable<'a>(records: &format::KeyMap<&'a [u8]>) -> Vec<&'a [u8]> {
     let mut kept = Vec::with_capacity(records.len());
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = format::KeySet::default();
     let mut todo = vec![ROOT_KEY];
     while let Some(key) = todo.pop() {
         let Some(&bytes) = records.get(&key) else {
@@ -582,7 +597,7 @@ mod tests {
             record(gone, &[]),
             record(link, &[]),
         ];
-        let map: HashMap<u64, &[u8]> = records
+        let map: format::KeyMap<&[u8]> = records
             .iter()
             .map(|r| (u64::from_le_bytes(r[..8].try_into().unwrap()), r.as_slice()))
             .collect();

@@ -5,13 +5,14 @@
 //! one planted by someone else must not answer for them). A file is written to a
 //! temporary name beside it and renamed over the old one, so a reader sees the
 //! old file or the new one whole, and two pfinds writing at once each leave a
-//! whole file. Read with one `read` into memory: no mapping a truncation could
-//! turn into a SIGBUS.
+//! whole file. Read whole into memory (`os::whole_file`): no mapping a
+//! truncation could turn into a SIGBUS.
 
 use super::format;
+use crate::os::whole_file::WholeFile;
 use std::ffi::{OsStr, OsString};
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -83,7 +84,7 @@ pub fn checked_dir(dir: &Path) -> io::Result<Option<()>> {
 
 /// The bytes of the index file `path`, if there is one: `Ok(None)` when there is
 /// none; an error (to be warned about) when it is not the user's or not readable.
-pub fn read(path: &Path) -> io::Result<Option<Vec<u8>>> {
+pub fn read(path: &Path) -> io::Result<Option<WholeFile>> {
     let file = match fs::OpenOptions::new()
         .read(true)
         .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
@@ -101,10 +102,7 @@ pub fn read(path: &Path) -> io::Result<Option<Vec<u8>>> {
         )));
     }
     owned(&meta, path)?;
-    let mut bytes = Vec::with_capacity(meta.len() as usize + 1);
-    (&file)
-        .read_to_end(&mut bytes)
-        .map_err(|err| named(path, err))?;
+    let bytes = WholeFile::read(&file, meta.len() as usize).map_err(|err| named(path, err))?;
     if SystemTime::now()
         .duration_since(meta.modified().unwrap_or(SystemTime::UNIX_EPOCH))
         .is_ok_and(|age| age > TOUCH_EVERY)
@@ -268,7 +266,7 @@ mod tests {
         let name = file_name(b"/x");
         write(&dir, &name, b"first").unwrap();
         write(&dir, &name, b"second").unwrap();
-        assert_eq!(read(&dir.join(&name)).unwrap().unwrap(), b"second");
+        assert_eq!(&read(&dir.join(&name)).unwrap().unwrap()[..], b"second");
         let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
         assert_eq!(mode(&dir), 0o700);
         assert_eq!(mode(&dir.join(&name)), 0o600);

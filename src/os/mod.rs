@@ -1,6 +1,6 @@
 //! What pfind asks of the operating system, each kind of call in a room of its own:
 //! [`dirent`] lists a directory, [`cookies`] lists one in pieces, [`listing_id`] tells whether another process's descriptor lists it with the same cookies, [`fstype`] tells a network filesystem, [`host`] names the machine, [`open`] opens one relative to another without
-//! leaving the tree, [`read`] reads a small file whole, [`stat`] asks what an entry is and [`stat_many`] asks it of many at once, [`limits`] reads the process's resource limits, [`userdb`] looks users and
+//! leaving the tree, [`read`] reads a small file whole and [`whole_file`] a large one, [`stat`] asks what an entry is and [`stat_many`] asks it of many at once, [`limits`] reads the process's resource limits, [`userdb`] looks users and
 //! groups up, and [`path`] makes a printed path absolute. Nothing here knows about
 //! the walk.
 
@@ -18,3 +18,4 @@ pub mod read;
 pub mod stat;
 pub mod stat_many;
 pub mod userdb;
+pub mod whole_file;

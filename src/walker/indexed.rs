@@ -63,9 +63,7 @@ pub(super) fn list(
             listed
         }
         (None, Ok(Some(record))) => {
-            let entries = record
-                .entries()
-                .map(|(name, kind)| RawEntry::from_name_with_nul(name, kind));
+            let entries = recorded_entries(&record);
             visit_entries(
                 visitor,
                 entries,
@@ -81,7 +79,7 @@ pub(super) fn list(
             let listed = listed.map(|_| ());
             visit_entries(
                 visitor,
-                listing.iter(),
+                listing.iter().map(|entry| (entry, 0)),
                 listing.entries.len(),
                 job,
                 dir,
@@ -91,6 +89,15 @@ pub(super) fn list(
             )
         }
     }
+}
+
+/// The entries `record` holds, each with its child offset (see `index::format`).
+fn recorded_entries<'r>(
+    record: &crate::index::format::Record<'r>,
+) -> impl Iterator<Item = (RawEntry<'r>, u32)> + 'r {
+    record
+        .entries_with_children()
+        .map(|(name, kind, at)| (RawEntry::from_name_with_nul(name, kind), at))
 }
 
 /// Copies the entries of `record` into `listing`.
@@ -130,10 +137,7 @@ pub(super) fn list_unopened(
     if job.piece().is_some() || job.print_if_empty() {
         return false;
     }
-    let Some((root, key)) = key_of(index, job, dir) else {
-        return false;
-    };
-    let Lookup::Use(record) = index.lookup(root, key, None, false) else {
+    let Some((_, record)) = record_of(index, job, dir) else {
         return false;
     };
     if record
@@ -157,37 +161,57 @@ pub(super) fn list_unopened(
     true
 }
 
-/// `--index` on a directory whose record holds no subdirectory, when nothing
-/// needs its descriptor (see [`needs_no_descriptor`]): its stamps are read with
-/// one `lstat` in its parent, which its job holds open as its anchor (one name,
-/// so no link can lead elsewhere; a mount over it shows its own device), and if
-/// they are those recorded, its entries are visited without opening it. One
-/// system call where opening, checking and closing it took three; a directory
-/// with subdirectories is opened, since they are opened from it. False (nothing
-/// done) when it cannot be answered so.
-pub(super) fn list_leaf_unopened(
+/// `--index` on a recorded directory, when nothing needs its descriptor (see
+/// [`needs_no_descriptor`]): its stamps are read with one `lstat` from the nearest
+/// open ancestor its job holds as its anchor (one name when that is its parent,
+/// else the path below it: every directory between was checked against the index
+/// just before, and not opened either), and if they are those recorded, its
+/// entries are visited and its subdirectories queued without opening it. One
+/// system call where opening, checking and closing it took three (a mount over it
+/// shows its own device). False (nothing done) when it cannot be answered so.
+pub(super) fn list_checked_unopened(
     visitor: &mut Visitor<'_>,
     (index, recorder): (&IndexRun, &Recorder),
     job: &DirJob,
     dir: &Dir<'_>,
+    slot: &WorkerSlot<DirJob>,
+    scratch: &mut Vec<u8>,
 ) -> bool {
-    if job.piece().is_some() || job.print_if_empty() || !job.anchor_is_parent() {
+    if job.piece().is_some() || job.print_if_empty() {
         return false;
     }
-    let (Some(anchor), Some(name)) = (job.anchor(), job.name_cstr()) else {
+    let Some(anchor) = job.anchor() else {
         return false;
     };
-    let Some((root, key)) = key_of(index, job, dir) else {
+    let Some((_, record)) = record_of(index, job, dir) else {
         return false;
     };
-    let Some(record) = index.recorded(root, key) else {
-        return false;
-    };
-    let branches = [EntryKind::Dir, EntryKind::Unknown].map(crate::index::format::kind_byte);
-    if record.kinds.iter().any(|kind| branches.contains(kind)) {
+    // An entry of unknown kind needs an `lstat` in the directory itself.
+    if record
+        .kinds
+        .contains(&crate::index::format::kind_byte(EntryKind::Unknown))
+    {
         return false;
     }
-    let Some(Ok(stat)) = crate::descriptors::lstat_in(anchor, name, Stamps::FIELDS) else {
+    let below = dir
+        .prefix
+        .get(anchor.prefix_len()..dir.path_len)
+        .unwrap_or_default();
+    let dir_byte = crate::index::format::kind_byte(EntryKind::Dir);
+    let subdirs = record
+        .kinds
+        .iter()
+        .filter(|&&kind| kind == dir_byte)
+        .count();
+    if opening_pays(below, subdirs) {
+        return false;
+    }
+    let stat = match (job.anchor_is_parent(), job.name_cstr()) {
+        (true, Some(name)) => crate::descriptors::lstat_in(anchor, name, Stamps::FIELDS),
+        _ if below.is_empty() => None,
+        _ => crate::descriptors::lstat_below(anchor, below, Stamps::FIELDS, scratch),
+    };
+    let Some(Ok(stat)) = stat else {
         return false;
     };
     // Anything but a directory now: opening it says what, as a walk would.
@@ -199,17 +223,58 @@ pub(super) fn list_leaf_unopened(
     let Some(trusted) = recorder.known_trust(stamps.dev) else {
         return false;
     };
-    let Lookup::Use(record) = index.lookup(root, key, Some(stamps), trusted) else {
+    let Lookup::Use(record) = index.check(Some(record), Some(stamps), trusted) else {
         return false;
     };
     visit_unopened(visitor, &record, job, dir);
+    if !visitor.children.is_empty() {
+        // Checked, and opened if they must be, from the same anchor.
+        let inherited = Inherited {
+            anchor: Some(anchor.clone()),
+            anchor_is_parent: false,
+            id: None,
+            root_dev: job.root_dev(),
+            rules: None,
+        };
+        queue_children(visitor, dir, slot, inherited);
+    }
     true
 }
 
-/// The file and key of `dir`'s record, if its root has an index.
-fn key_of(index: &IndexRun, job: &DirJob, dir: &Dir<'_>) -> Option<(RootKey, u64)> {
+/// The names the kernel resolves for each `lstat` of a directory one level
+/// deeper than the one it would rather open: past this many, opening the
+/// directory (an open, an `fstat` and a close, about as costly as this many
+/// names looked up, measured on `/usr`) and checking its subdirectories from it,
+/// one name each, costs less.
+const OPEN_WHEN_NAMES_SAVED: usize = 24;
+
+/// True when a directory at `below` from its anchor, with `subdirs`
+/// subdirectories, is better opened than checked by path: each of their paths
+/// would be `below`'s names and one more, against one name from it
+/// (`/usr/share/doc`'s 3,000 subdirectories, say).
+fn opening_pays(below: &[u8], subdirs: usize) -> bool {
+    let names = 1 + below.iter().filter(|&&b| b == b'/').count();
+    subdirs.saturating_mul(names) >= OPEN_WHEN_NAMES_SAVED
+}
+
+/// The file of `dir`'s root and `dir`'s record in it, if it has one: where its
+/// parent's record said, else found by its key.
+fn record_of<'i>(
+    index: &'i IndexRun,
+    job: &DirJob,
+    dir: &Dir<'_>,
+) -> Option<(RootKey, crate::index::format::Record<'i>)> {
     let root = index.root_key(job.siblings().root_identity())?;
-    Some((root, key_after(root.key, &dir.prefix[dir.below_root()..])))
+    let record = match job.index_at() {
+        0 => index.recorded(root, key_of(root, dir))?,
+        at => index.recorded_at(root, at)?,
+    };
+    Some((root, record))
+}
+
+/// The key of `dir`'s record in the file of `root`.
+fn key_of(root: RootKey, dir: &Dir<'_>) -> u64 {
+    key_after(root.key, &dir.prefix[dir.below_root()..])
 }
 
 /// Visits the entries `record` holds for `dir`, which is not open: nothing the
@@ -222,9 +287,7 @@ fn visit_unopened(
 ) {
     visitor.here.id = None;
     visitor.enter(dir);
-    let entries = record
-        .entries()
-        .map(|(name, kind)| RawEntry::from_name_with_nul(name, kind));
+    let entries = recorded_entries(record);
     let count = record.kinds.len();
     let _ = visit_entries(visitor, entries, count, job, dir, -1, false, Ok(()));
 }
@@ -245,8 +308,6 @@ fn fill<'i>(
     let Some(root) = index.root_key(job.siblings().root_identity()) else {
         return read_into(reader, listing, fd, stop).map(|()| None);
     };
-    let key = key_after(root.key, &dir.prefix[dir.below_root()..]);
-    let listed_at = SystemTime::now();
     let mut stamps = None;
     let mut trusted = false;
     if !index.trusting() {
@@ -258,7 +319,11 @@ fn fill<'i>(
         trusted = recorder.stamps_trusted(now.dev, fd);
         stamps = Some(now);
     }
-    let stamps = match index.lookup(root, key, stamps, trusted) {
+    let found = match job.index_at() {
+        0 => index.recorded(root, key_of(root, dir)),
+        at => index.recorded_at(root, at),
+    };
+    let stamps = match index.check(found, stamps, trusted) {
         Lookup::Use(record) => return Ok(Some(record)),
         Lookup::List(Some(stamps)) => stamps,
         // The trusted mode with no record: its stamps, to record the listing.
@@ -271,13 +336,16 @@ fn fill<'i>(
             Err(_) => return read_into(reader, listing, fd, stop).map(|()| None),
         },
     };
+    // Taken only for a listing (a clock read per directory was 1.6% of a repeat),
+    // microseconds after the stamps: far inside the racy margin.
+    let listed_at = SystemTime::now();
     let listed = read_into(reader, listing, fd, stop);
     // A listing cut short (an error, or the stop) is not the directory's.
     if listed.is_ok() && !stop.load(Ordering::Relaxed) {
         let kinds = listing.entries.iter().map(|&(_, kind)| kind);
         recorder.record(
             root,
-            key,
+            key_of(root, dir),
             &stamps,
             !trusted,
             listed_at,
@@ -308,7 +376,7 @@ fn read_into(
 #[inline(always)]
 fn visit_entries<'e>(
     visitor: &mut Visitor<'_>,
-    entries: impl Iterator<Item = RawEntry<'e>>,
+    entries: impl Iterator<Item = (RawEntry<'e>, u32)>,
     count: usize,
     job: &DirJob,
     dir: &Dir<'_>,
@@ -324,12 +392,19 @@ fn visit_entries<'e>(
         !job.print_if_empty() || (dir.depth < visitor.config.filter.max_depth && !crossing);
     if visit_entries {
         let stop = pool.stop_flag();
-        for (i, entry) in entries.enumerate() {
+        for (i, (entry, at)) in entries.enumerate() {
             // As between two batches of a listing: `-1` or a closed pipe ends it.
             if i % 1024 == 1023 && stop.load(Ordering::Relaxed) {
                 break;
             }
+            let queued = visitor.children.len();
             visitor.visit(dir, fd, entry);
+            // A subdirectory queued: where its record is, for its own turn.
+            if at != 0 && visitor.children.len() > queued {
+                if let Some(child) = visitor.children.last_mut() {
+                    child.index_at = at;
+                }
+            }
         }
     }
     if job.print_if_empty() && listed.is_ok() && count == 0 && !pool.is_stopped() {

@@ -107,6 +107,10 @@ pub struct DirJob {
     /// `--ignore`: ignore rules exclude the directory, but git tracks paths in it;
     /// only those are walked (see `ignore`).
     tracked_only: bool,
+    /// `--index`: where the directory's record is in its root's index, as its
+    /// parent's record said; 0 when not known (it is then found by its key). In
+    /// what was padding: no job is bigger for it.
+    index_at: u32,
 }
 
 /// What the subdirectories found in one listing share, kept once for all of them
@@ -226,6 +230,8 @@ pub struct Child {
     pub(super) name_start: usize,
     pub(super) print_if_empty: bool,
     pub(super) tracked_only: bool,
+    /// As [`DirJob`]'s.
+    pub(super) index_at: u32,
 }
 
 impl DirJob {
@@ -252,6 +258,7 @@ impl DirJob {
             name_start: 0,
             print_if_empty: false,
             tracked_only: false,
+            index_at: 0,
         }
     }
 
@@ -263,6 +270,7 @@ impl DirJob {
             name_start: self.name_start,
             print_if_empty: self.print_if_empty,
             tracked_only: self.tracked_only,
+            index_at: self.index_at,
         }
     }
 
@@ -278,6 +286,7 @@ impl DirJob {
             name_start,
             print_if_empty,
             tracked_only,
+            index_at: 0,
         }
     }
 
@@ -310,6 +319,11 @@ impl DirJob {
             return None;
         }
         std::ffi::CStr::from_bytes_until_nul(&self.from.bytes[self.name_start..]).ok()
+    }
+
+    /// Where its record is in its root's index (0: not known).
+    pub(super) fn index_at(&self) -> u32 {
+        self.index_at
     }
 
     /// True when [`Self::anchor`] is the directory's parent, held open.
@@ -429,6 +443,7 @@ impl DirJob {
             name_start: from.prefix_len,
             print_if_empty: false,
             tracked_only: self.tracked_only,
+            index_at: self.index_at,
         }
     }
 }
@@ -513,6 +528,7 @@ impl Siblings {
             name_start: prefix_len + child.name_start,
             print_if_empty: child.print_if_empty,
             tracked_only: child.tracked_only,
+            index_at: child.index_at,
         })
     }
 }
@@ -724,6 +740,7 @@ mod tests {
                         name_start: collected.len(),
                         print_if_empty: name.len() == 3,
                         tracked_only: false,
+                        index_at: 0,
                     };
                     collected.extend_from_slice(name);
                     collected.push(0);
@@ -757,6 +774,7 @@ mod tests {
                         name_start: 0,
                         print_if_empty: false,
                         tracked_only: false,
+                        index_at: 0,
                     }),
                 )
                 .collect();

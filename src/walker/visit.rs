@@ -592,6 +592,7 @@ impl Visitor<'_> {
                 name_start: self.child_names.len(),
                 print_if_empty,
                 tracked_only: self.here.child_tracked_only,
+                index_at: 0,
             });
             self.child_names.extend_from_slice(name);
             self.child_names.push(0);

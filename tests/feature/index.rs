@@ -544,6 +544,67 @@ fn a_change_in_the_same_tick_as_the_recording_is_seen() {
     }
 }
 
+/// A repeat of an unchanged tree checks a directory with one `lstat` by its path
+/// from an open ancestor, subdirectories or not, and opens only a directory with
+/// enough subdirectories that checking them from it costs less (here `wide`, 30 of
+/// them); `deep/d1/d2/d3` are checked by their paths from the root and never opened. Counted with
+/// strace (skipped, saying so, where it is missing).
+#[test]
+fn a_repeat_opens_only_the_directories_worth_opening() {
+    if !has("strace") {
+        eprintln!("skipped: strace is not installed");
+        return;
+    }
+    let mut dirs = vec!["deep/d1/d2/d3".to_owned()];
+    let mut files = vec!["deep/d1/d2/d3/f".to_owned(), "deep/d1/g".to_owned()];
+    for i in 0..30 {
+        dirs.push(format!("wide/s{i}"));
+        files.push(format!("wide/s{i}/f"));
+    }
+    let dirs: Vec<&str> = dirs.iter().map(String::as_str).collect();
+    let files: Vec<&str> = files.iter().map(String::as_str).collect();
+    let env = testenv::TestEnv::new(&dirs, &files);
+    let cache = tempfile::tempdir().unwrap();
+    // Past the racy margin, so that every record is trusted next time.
+    std::thread::sleep(std::time::Duration::from_millis(2_200));
+    let first = run_str(env.root(), cache.path(), &["--index", "-j1", "."]);
+    assert!(first.status.success(), "{first:?}");
+    let trace = tempfile::NamedTempFile::new().unwrap();
+    let traced = Command::new("strace")
+        .args([
+            "-f",
+            "-e",
+            "trace=openat,openat2,open,newfstatat,statx",
+            "-o",
+        ])
+        .arg(trace.path())
+        .arg(env!("CARGO_BIN_EXE_pfind"))
+        .args(["--index", "-j1", "."])
+        .current_dir(env.root())
+        .env("XDG_CACHE_HOME", cache.path())
+        .env_remove("PFIND_OPTIONS")
+        .output()
+        .unwrap();
+    let walked = run_str(env.root(), cache.path(), &["-j1", "."]);
+    assert_eq!(sorted_lines(&traced.stdout), sorted_lines(&walked.stdout));
+    let trace = std::fs::read_to_string(trace.path()).unwrap();
+    let opened = |name: &str| {
+        trace
+            .lines()
+            .any(|l| l.contains("open") && l.contains(&format!("\"{name}\"")))
+    };
+    assert!(opened("wide"), "wide is worth opening:\n{trace}");
+    for name in ["deep", "d1", "d2", "d3", "d1/d2", "d1/d2/d3", "s0"] {
+        assert!(!opened(name), "{name} opened:\n{trace}");
+    }
+    assert!(
+        trace
+            .lines()
+            .any(|l| l.contains("stat") && l.contains("\"deep/d1/d2/d3\"")),
+        "d3 checked by its path from the root:\n{trace}"
+    );
+}
+
 /// The same on ext4 with 128-byte inodes, whose times are whole seconds: a file
 /// created in the second of the listing recorded leaves the directory's stamps
 /// as they were, which only the racy rule catches (root: a loop mount).
