@@ -194,6 +194,9 @@ impl<'a> Walker<'a> {
             }
             let next = pool.next_job(slot, || {
                 serve();
+                // Idle, its counts are published: a line asked for while it parks
+                // has them.
+                self.visitor.publish_progress();
                 self.visitor.flush();
                 // Parking is a wait of our own, not the disk's.
                 self.visitor.disk_watch.reset();
@@ -201,6 +204,7 @@ impl<'a> Walker<'a> {
             let Some(job) = next else { break };
             self.walk_one(&job, slot);
         }
+        self.visitor.publish_progress();
         self.visitor.flush();
         if let Some(index) = self.index {
             index.collect(std::mem::take(&mut self.recorder));
@@ -350,9 +354,8 @@ impl<'a> Walker<'a> {
         } else {
             self.walk_listed(job, slot);
         }
-        if self.visitor.config.progress {
-            self.visitor.publish_progress();
-        }
+        self.visitor.listed_dirs += 1;
+        self.visitor.answer_progress();
         pool.finish_dir();
         let visitor = &mut self.visitor;
         let holding = !visitor.buffer.is_empty();

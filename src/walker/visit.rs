@@ -18,7 +18,7 @@ use crate::output::meta::Meta;
 use crate::output::pacing::{Pacing, ShallowFirst};
 use crate::output::sink::{Output, OUTPUT_INITIAL_CAPACITY};
 use crate::output::OutputMode;
-use crate::progress::{Published, PROGRESS};
+use crate::progress::{Answered, Published, PROGRESS};
 use crate::queue::Pool;
 use crate::report::Reporter;
 use crate::threads::DiskWaitWatch;
@@ -84,10 +84,11 @@ pub(super) struct Visitor<'a> {
     pub(super) unknown: Unknown,
     /// When `buffer` goes out before it is full.
     pub(super) pacing: Pacing,
-    /// Subdirectories this worker queued, and what it has published of its counts
-    /// (see `progress`).
+    /// Subdirectories this worker queued, directories it listed, and what it has
+    /// published of its counts (see `progress`).
     pub(super) queued_dirs: u64,
-    pub(super) published: Published,
+    pub(super) listed_dirs: u64,
+    pub(super) published: Answered,
     /// Whether the directories at depth 0 and 1 have all been listed.
     pub(super) shallow: &'a ShallowFirst,
 }
@@ -194,7 +195,8 @@ impl<'a> Visitor<'a> {
             here: Here::default(),
             pacing: Pacing::new(config.flush_per_directory),
             queued_dirs: 0,
-            published: Published::default(),
+            listed_dirs: 0,
+            published: Answered::default(),
             shallow,
             disk_watch: if watch_disk {
                 DiskWaitWatch::primed(pool.latency_growth())
@@ -374,13 +376,28 @@ impl Visitor<'_> {
         }
     }
 
-    /// Adds what this worker counted since it last did to the status line's counts.
+    /// After each directory: publishes this worker's counts if a status line was
+    /// asked for since it last did (see `progress`), one load and one comparison
+    /// otherwise.
+    #[inline(always)]
+    pub(super) fn answer_progress(&mut self) {
+        if PROGRESS.asked() != self.published.asked() {
+            self.publish_progress();
+        }
+    }
+
+    /// Adds what this worker counted since it last did to the status line's counts
+    /// (where the walk publishes them, [`Config::progress`]).
     #[inline(never)]
     pub(super) fn publish_progress(&mut self) {
+        if !self.config.progress {
+            return;
+        }
         let now = Published {
             examined: self.found.examined,
             matches: self.found.matches,
             queued: self.queued_dirs,
+            listed: self.listed_dirs,
         };
         PROGRESS.publish(&mut self.published, now);
     }
