@@ -5,11 +5,9 @@
 //! says exactly what the walk came to, though the workers publish their counts
 //! only when asked.
 
-use crate::testenv::{pfind_command, split_records};
+use crate::testenv::{gated_paths, gated_tree, lines_of, pfind_command, reset_gate, split_records};
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
 use std::process::Stdio;
-use std::sync::mpsc::{channel, Receiver};
 use std::time::Duration;
 
 #[test]
@@ -73,38 +71,6 @@ fn sigusr1_mid_walk_prints_the_status_line_and_changes_no_output() {
     }
 }
 
-/// A tree of `dirs` directories of two files each, and a command for
-/// `--exec-batch` that prints its paths, one a line, then waits for the file `go`
-/// (`trap`: a signal sent to the process group leaves it be).
-fn gated_tree(base: &Path, dirs: usize) {
-    std::fs::create_dir(base.join("tree")).unwrap();
-    for dir in 0..dirs {
-        let dir = base.join(format!("tree/d{dir}"));
-        std::fs::create_dir(&dir).unwrap();
-        std::fs::write(dir.join("a"), b"").unwrap();
-        std::fs::write(dir.join("b"), b"").unwrap();
-    }
-    std::fs::write(
-        base.join("gate.sh"),
-        "trap '' USR1\nprintf '%s\\n' \"$@\"\nwhile [ ! -e go ]; do sleep 0.01; done\n",
-    )
-    .unwrap();
-}
-
-/// The lines of `reader`, as they come, on a channel.
-fn lines_of(reader: impl Read + Send + 'static) -> Receiver<String> {
-    let (send, receive) = channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(reader).lines() {
-            let Ok(line) = line else { break };
-            if send.send(line).is_err() {
-                break;
-            }
-        }
-    });
-    receive
-}
-
 #[test]
 fn sigusr1_after_the_listing_says_exactly_what_the_walk_came_to() {
     let tmp = tempfile::tempdir().unwrap();
@@ -130,23 +96,17 @@ fn sigusr1_after_the_listing_says_exactly_what_the_walk_came_to() {
         ),
     ];
     for (extra, counts) in counted {
-        let _ = std::fs::remove_file(base.join("go"));
+        reset_gate(base);
         let mut args = vec!["tree", "-j", "3"];
         args.extend(extra);
         args.extend(["--exec-batch", "sh", "gate.sh", "{}", "+"]);
         let mut child = pfind_command(base, &args)
-            .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stdout = lines_of(child.stdout.take().unwrap());
         let stderr = lines_of(child.stderr.take().unwrap());
-        // Every path printed: the walk is over, its last command waits on `go`.
-        let mut got = Vec::new();
-        while got.len() < expected.len() {
-            let line = stdout.recv_timeout(Duration::from_secs(60));
-            got.push(line.expect("the command's output").into_bytes());
-        }
+        // Every path written: the walk is over, its last command waits on `go`.
+        let got = gated_paths(base, expected.len(), || false).unwrap();
         // SAFETY: `kill` with the pid of a child that has not been waited for.
         assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGUSR1) }, 0);
         let line = stderr.recv_timeout(Duration::from_secs(60)).unwrap();
@@ -159,8 +119,6 @@ fn sigusr1_after_the_listing_says_exactly_what_the_walk_came_to() {
         assert!(child.wait().unwrap().success());
         let rest: Vec<String> = stderr.iter().collect();
         assert!(rest.is_empty(), "{rest:?}");
-        got.extend(stdout.iter().map(String::into_bytes));
-        got.sort();
         assert!(got == expected, "the output changed");
     }
 }
