@@ -9,19 +9,21 @@
 //!
 //! Each worker keeps its counts to itself (its `Summary`, the subdirectories it
 //! queued, the directories it listed) and adds them to [`PROGRESS`] only when a
-//! line has been asked for since it last did: after each directory it compares
-//! [`Progress::asked`], a number the signal handler (or the timer) bumps, with the
-//! one it last answered, one load and one comparison, never an atomic addition
-//! (they cost the default walk 0.9% of its instructions when every directory
-//! added its counts: callgrind, `/usr -j1 -c`). The line is printed a moment
-//! later ([`ANSWER_WITHIN`]), by a second signal (SIGALRM from a one-shot timer),
-//! once the workers have finished the directory they were in and published. A
-//! worker publishes too before it parks with nothing to do and when it ends, so an
-//! idle worker's counts are never missing, and a line asked for after the listing
-//! is over says exactly what the walk came to. A worker still in its directory
-//! after [`ANSWER_WITHIN`] (a giant one, or one whose output waits on a slow
-//! reader) is left out of that line for what it did since the last line: the line
-//! then lags by that worker's share, which the next line has.
+//! line has been asked for since it last did, and every [`PUBLISH_EVERY`]
+//! directories: after each directory it compares [`Progress::asked`], a number
+//! the signal handler (or the timer) bumps, with the one it last answered, and its
+//! count of directories with the next multiple; a load and two comparisons, and
+//! no atomic addition (four a directory cost the default walk 0.9% of its
+//! instructions: callgrind, `/usr -j1 -c`). The line is printed a moment later
+//! ([`ANSWER_WITHIN`]), by a second signal (SIGALRM from a one-shot timer), once
+//! the workers have finished the directory they were in and published. A worker
+//! publishes too before it parks with nothing to do and when it ends, so an idle
+//! worker's counts are never missing, and a line asked for after the listing is
+//! over says exactly what the walk came to. A worker still in its directory after
+//! [`ANSWER_WITHIN`] (a giant one, one whose output waits on a slow reader, one on
+//! a server that hangs) is in that line with what it last published: the line
+//! lags by that directory and at most [`PUBLISH_EVERY`] - 1 before it, which the
+//! next line has.
 //!
 //! The counts are one process's, with those its peers sent added in on the one
 //! that prints (`pfind-mpi`'s rank 0, see [`Progress::add_others`]). The walk
@@ -35,6 +37,12 @@ use std::time::Duration;
 
 /// The process's walk, as published so far.
 pub static PROGRESS: Progress = Progress::new();
+
+/// A worker publishes at least every this many directories it lists, asked or
+/// not: a worker that a line finds stuck in one directory is then in the line
+/// with all but its last few directories' counts, for four atomic additions every
+/// 64 directories.
+pub const PUBLISH_EVERY: u64 = 64;
 
 /// How long after a line is asked for it is printed: time for the workers to
 /// finish the directory they are in and publish (a directory takes microseconds

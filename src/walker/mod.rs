@@ -354,7 +354,6 @@ impl<'a> Walker<'a> {
         } else {
             self.walk_listed(job, slot);
         }
-        self.visitor.listed_dirs += 1;
         self.visitor.answer_progress();
         pool.finish_dir();
         let visitor = &mut self.visitor;

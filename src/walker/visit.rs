@@ -18,7 +18,7 @@ use crate::output::meta::Meta;
 use crate::output::pacing::{Pacing, ShallowFirst};
 use crate::output::sink::{Output, OUTPUT_INITIAL_CAPACITY};
 use crate::output::OutputMode;
-use crate::progress::{Answered, Published, PROGRESS};
+use crate::progress::{Answered, Published, PROGRESS, PUBLISH_EVERY};
 use crate::queue::Pool;
 use crate::report::Reporter;
 use crate::threads::DiskWaitWatch;
@@ -84,10 +84,13 @@ pub(super) struct Visitor<'a> {
     pub(super) unknown: Unknown,
     /// When `buffer` goes out before it is full.
     pub(super) pacing: Pacing,
-    /// Subdirectories this worker queued, directories it listed, and what it has
-    /// published of its counts (see `progress`).
+    /// Subdirectories this worker queued, directories it had listed when it last
+    /// published, how many more it lists before it publishes unasked (counted down,
+    /// so that one subtraction counts a directory and tests for it), and what it
+    /// has published of its counts (see `progress`).
     pub(super) queued_dirs: u64,
     pub(super) listed_dirs: u64,
+    pub(super) until_publish: u64,
     pub(super) published: Answered,
     /// Whether the directories at depth 0 and 1 have all been listed.
     pub(super) shallow: &'a ShallowFirst,
@@ -196,6 +199,7 @@ impl<'a> Visitor<'a> {
             pacing: Pacing::new(config.flush_per_directory),
             queued_dirs: 0,
             listed_dirs: 0,
+            until_publish: PUBLISH_EVERY,
             published: Answered::default(),
             shallow,
             disk_watch: if watch_disk {
@@ -376,12 +380,14 @@ impl Visitor<'_> {
         }
     }
 
-    /// After each directory: publishes this worker's counts if a status line was
-    /// asked for since it last did (see `progress`), one load and one comparison
+    /// After each directory: counts it, and publishes this worker's counts if a
+    /// status line was asked for since it last did, or every [`PUBLISH_EVERY`]
+    /// directories (see `progress`); a subtraction, a load and a comparison
     /// otherwise.
     #[inline(always)]
     pub(super) fn answer_progress(&mut self) {
-        if PROGRESS.asked() != self.published.asked() {
+        self.until_publish -= 1;
+        if self.until_publish == 0 || PROGRESS.asked() != self.published.asked() {
             self.publish_progress();
         }
     }
@@ -390,6 +396,8 @@ impl Visitor<'_> {
     /// (where the walk publishes them, [`Config::progress`]).
     #[inline(never)]
     pub(super) fn publish_progress(&mut self) {
+        self.listed_dirs += PUBLISH_EVERY - self.until_publish;
+        self.until_publish = PUBLISH_EVERY;
         if !self.config.progress {
             return;
         }
