@@ -77,9 +77,9 @@ pub struct Config {
     /// can say so (issue 30: `pfind /usr -n python3` missed the link
     /// `/usr/bin/python3` without a word).
     pub miss_hints: bool,
-    /// The workers publish their counts into [`crate::progress::PROGRESS`] once per
-    /// directory, for the status line (SIGUSR1, `--progress`): set by the command
-    /// line, left off for library users.
+    /// The workers publish their counts into [`crate::progress::PROGRESS`] when a
+    /// status line is asked for (SIGUSR1, `--progress`): set by the command line,
+    /// left off for library users.
     pub progress: bool,
     /// `--files-from`: `roots` are a list of entries, each tested itself and none
     /// walked (see `Walker::visit_listed`).

@@ -207,10 +207,16 @@ fn run(link: &std::sync::Arc<Link>) -> u8 {
         }
     }
     let started = std::time::Instant::now();
-    // Each rank answers SIGUSR1 (which Open MPI's mpirun forwards to every rank)
-    // with its own line: the ranks' counts are not summed (issue 49 left it).
-    let program = format!("pfind-mpi: rank {}", link.rank());
-    let watcher = pfind::progress::Watcher::start(&program, None);
+    // SIGUSR1 (which Open MPI's mpirun forwards to every rank) is answered by rank
+    // 0 alone, with the sum of every rank's counts: the others send theirs to it
+    // (`cluster::coordinator`) and answer the signal without a word.
+    let watcher = match (first, link.ranks()) {
+        (true, 1) => pfind::progress::Watcher::start("pfind-mpi", None),
+        (true, ranks) => {
+            pfind::progress::Watcher::start(&format!("pfind-mpi: {ranks} ranks"), None)
+        }
+        (false, _) => pfind::progress::Watcher::start_silent(),
+    };
     let ended = rank::run(&config, link, &output, &reporter);
     watcher.stop();
     let took = started.elapsed();

@@ -98,6 +98,10 @@ pub trait Peers: Sync {
     /// [`Pool::finish_dir`], which ends this process's walk. `roots` are the walk's
     /// root directories, to make and read jobs against.
     fn serve(&self, pool: &Pool<DirJob>, roots: &Roots);
+
+    /// This process's workers have all ended (before `--exec`'s last commands
+    /// run): what they counted is final.
+    fn walked(&self) {}
 }
 
 /// [`run`] as one process of a walk shared with others: see [`Peers`].
@@ -107,13 +111,18 @@ pub fn run_shared(
     reporter: &Reporter,
     peers: &dyn Peers,
 ) -> Summary {
-    let Some(exec) = &config.exec else {
-        return run_walk(config, output, reporter, ReaderKind::native(), Some(peers));
+    let walk = |config: &Config, output: &Output| {
+        let summary = run_walk(config, output, reporter, ReaderKind::native(), Some(peers));
+        peers.walked();
+        summary
     };
-    let walk = exec_walk(config, exec);
-    let dashes = paths_may_start_with_a_dash(&walk);
+    let Some(exec) = &config.exec else {
+        return walk(config, output);
+    };
+    let exec_config = exec_walk(config, exec);
+    let dashes = paths_may_start_with_a_dash(&exec_config);
     exec.run(config.threads, dashes, output, reporter, |feed| {
-        run_walk(&walk, feed, reporter, ReaderKind::native(), Some(peers))
+        walk(&exec_config, feed)
     })
 }
 
@@ -158,7 +167,10 @@ fn run_walk(
     let shallow = ShallowFirst::new(roots.dirs.len());
     if config.progress {
         let progress = &crate::progress::PROGRESS;
-        progress.queue_roots(roots.dirs.len() as u64);
+        // In a shared walk, the roots are queued by the one process that has them.
+        if starts_with_roots {
+            progress.queue_roots(roots.dirs.len() as u64);
+        }
         progress.count_examined(config.stats || config.count_examined);
     }
     // pfind-mpi's ranks do not use the index (docs/design.md says how they could).

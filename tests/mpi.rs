@@ -2,16 +2,19 @@
 //! Open MPI and runs `cargo test --features mpi --test mpi`): at 1, 2, 4 and 8 ranks
 //! on one machine (`mpirun --oversubscribe`), its output equals pfind's on odd trees,
 //! every run ends within its deadline (a hang is how a cluster walk fails), totals
-//! and exit statuses are agreed, and `--rank-root` walks each rank's own path while
-//! printing the root as typed. `PFIND_MPI_RUNS` sets the runs per case (default 2).
+//! and exit statuses are agreed, `--rank-root` walks each rank's own path while
+//! printing the root as typed, and SIGUSR1 gets one status line, rank 0's, with
+//! every rank's counts. `PFIND_MPI_RUNS` sets the runs per case (default 2).
 #![cfg(feature = "mpi")]
 
 mod testenv;
 
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
-use std::time::Duration;
-use testenv::{output_within, random_tree, split_records};
+use std::time::{Duration, Instant};
+use testenv::{
+    gated_paths, gated_tree, lines_of, output_within, random_tree, reset_gate, split_records,
+};
 
 const RANKS: [usize; 4] = [1, 2, 4, 8];
 
@@ -452,4 +455,107 @@ fn pfind_mpi_names_itself_and_its_help_is_plain_under_mpirun() {
         pfind_run(base, &words[at + 1..]).stdout,
         "{line}"
     );
+}
+
+/// SIGUSR1 to `mpirun` (which forwards it to every rank) while the walk is over on
+/// every rank but the last batch of `--exec-batch` holds the ranks other than 0:
+/// one line per signal, rank 0's, none from the other ranks, and once the ranks'
+/// last counts have reached rank 0 the line has the whole tree's (a rank's alone
+/// cannot: rank 0 starts with the root and gives half of what it queues to the
+/// ranks that ask); the output is unchanged. The walk's end comes before the line's
+/// last counts may, so the signal is sent again until they do, every line checked.
+#[test]
+fn sigusr1_gets_one_line_from_rank_0_with_every_ranks_counts() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path();
+    gated_tree(base, 1_500);
+    let expected = pfind_run(base, &["tree"]);
+    let mut expected = split_records(&expected.stdout, b'\n');
+    expected.sort();
+    let ranks = 3;
+    let counts = format!("1501 directories listed, {} matches,", expected.len());
+    let args = [
+        "tree",
+        "-j",
+        "2",
+        "--exec-batch",
+        "sh",
+        "gate.sh",
+        "{}",
+        "+",
+    ];
+    // A run where no rank but 0 had a match (and so no batch to hold it) ends
+    // before the line can be asked for; it is run again.
+    for attempt in 0..3 {
+        reset_gate(base);
+        let mut command = mpi_command(base);
+        command
+            .args(["-np", &ranks.to_string()])
+            .arg(env!("CARGO_BIN_EXE_pfind-mpi"))
+            .args(args)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().unwrap();
+        let stdout = lines_of(child.stdout.take().unwrap());
+        let stderr = lines_of(child.stderr.take().unwrap());
+        // Every path written: every rank's walk is over, and each batch is past
+        // its `trap`.
+        let got = gated_paths(base, expected.len(), || child.try_wait().unwrap().is_some());
+        let mut signals = 0;
+        let mut lines = Vec::new();
+        let held = got.is_some()
+            && loop {
+                // SAFETY: `kill` with the pid of a child that has not been waited for.
+                assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGUSR1) }, 0);
+                signals += 1;
+                let line = loop {
+                    match stderr.recv_timeout(Duration::from_secs(60)) {
+                        Ok(line) if line.starts_with("mpirun: Forwarding signal") => continue,
+                        Ok(line) => break Some(line),
+                        Err(_) => break None,
+                    }
+                };
+                let Some(line) = line else { break false };
+                let figures = line
+                    .strip_prefix(&format!("pfind-mpi: {ranks} ranks: "))
+                    .unwrap_or_else(|| panic!("not rank 0's status line: {line:?}"));
+                assert!(figures.ends_with(" directories waiting"), "{line}");
+                lines.push(line.clone());
+                if figures.starts_with(&counts) && figures.ends_with(" s, 0 directories waiting") {
+                    break true;
+                }
+                assert!(
+                    signals < 100,
+                    "the line never had every rank's counts ({counts}): {line}"
+                );
+                std::thread::sleep(Duration::from_millis(20));
+            };
+        std::fs::write(base.join("go"), b"").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(60);
+        let status = loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                break status;
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                panic!("pfind-mpi did not end within a minute of the gate's opening");
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        if !held {
+            assert!(attempt < 2, "no run was held by a rank's last batch");
+            continue;
+        }
+        assert!(status.success(), "{status:?}");
+        // One line per signal, each rank 0's: no rank spoke for itself.
+        let rest: Vec<String> = stderr
+            .iter()
+            .filter(|line| !line.starts_with("mpirun: Forwarding signal"))
+            .collect();
+        assert!(rest.is_empty(), "{rest:?} after {lines:?}");
+        assert_eq!(lines.len(), signals, "{lines:?}");
+        assert_eq!(stdout.iter().count(), 0, "the commands write to files");
+        assert!(got == Some(expected), "the output changed");
+        return;
+    }
 }

@@ -8,12 +8,14 @@ use super::transport::XorShift;
 use crate::config::Config;
 use crate::os::listing_id::ListingId;
 use crate::output::Output;
+use crate::progress::{Published, PROGRESS};
 use crate::queue::Pool;
 use crate::report::Reporter;
 use crate::scheduler::Peers;
 use crate::walker::{DirJob, Roots};
 use crate::walker::{Unmade, WireJob};
 use std::collections::{HashSet, VecDeque};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// A rank's share of a cluster walk, as the scheduler runs it.
@@ -23,6 +25,8 @@ pub struct Coordinator<'a> {
     /// Rank 0's output, which other ranks' blocks are written to as they arrive.
     output: &'a Output,
     reporter: &'a Reporter,
+    /// A rank other than 0: its status-line counts as last sent to rank 0.
+    reported: Mutex<Published>,
 }
 
 impl<'a> Coordinator<'a> {
@@ -37,6 +41,7 @@ impl<'a> Coordinator<'a> {
             config,
             output,
             reporter,
+            reported: Mutex::new(Published::default()),
         }
     }
 }
@@ -53,6 +58,12 @@ const HOLD_ASK: Duration = Duration::from_millis(3);
 
 /// How often the coordinator looks at its pool while it holds an ask.
 const HOLDING_POLL: Duration = Duration::from_micros(50);
+
+/// How often a rank other than 0 sends rank 0 its status-line counts, when they
+/// grew: rank 0's line has them, late by at most twice this (the workers publish
+/// when the coordinator asks, and what they published is sent at its next look).
+/// A few small messages a second per busy rank, none while it idles.
+const REPORT_EVERY: Duration = Duration::from_millis(250);
 
 /// Safra's termination detection, one rank's part (Dijkstra's token ring with
 /// message counts, as in Safra's algorithm; see the module comment of `cluster`).
@@ -86,6 +97,8 @@ struct Trading {
     refused: HashSet<(usize, ListingId)>,
     /// Picks the rank to ask.
     random: XorShift,
+    /// When this rank next sends its status-line counts to rank 0.
+    report_after: Instant,
 }
 
 impl Trading {
@@ -99,6 +112,7 @@ impl Trading {
             held: VecDeque::new(),
             refused: HashSet::new(),
             random: XorShift::new((rank as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15)),
+            report_after: Instant::now(),
         }
     }
 }
@@ -127,6 +141,7 @@ impl Peers for Coordinator<'_> {
                 pool.return_set_aside();
             }
             self.spread_stop(&mut trading, pool);
+            self.report_progress(&mut trading);
             // Idle: nothing queued or being read here, and only work sent from
             // elsewhere can change that.
             if (pool.is_idle() || pool.is_stopped()) && self.when_idle(&mut trading, pool) {
@@ -139,6 +154,13 @@ impl Peers for Coordinator<'_> {
             } else {
                 pause.wait();
             }
+        }
+    }
+
+    /// This rank's workers have ended: its counts are final, and go to rank 0.
+    fn walked(&self) {
+        if self.link.rank() != 0 && self.config.progress {
+            self.send_progress();
         }
     }
 }
@@ -188,6 +210,7 @@ impl Coordinator<'_> {
             Message::Output(block) => {
                 self.output.deliver(&block, self.reporter);
             }
+            Message::Progress(added) => PROGRESS.add_others(added),
             // Only after the walk (see `run`), or before it (`agree`).
             Message::Totals(_)
             | Message::Status(_)
@@ -322,6 +345,33 @@ impl Coordinator<'_> {
             self.link.send(next, &token);
         }
         false
+    }
+
+    /// A rank other than 0, every [`REPORT_EVERY`]: sends rank 0 what its workers
+    /// published since the last time, and asks them for their counts again.
+    fn report_progress(&self, trading: &mut Trading) {
+        if self.link.rank() == 0 || !self.config.progress {
+            return;
+        }
+        let now = Instant::now();
+        if now < trading.report_after {
+            return;
+        }
+        trading.report_after = now + REPORT_EVERY;
+        self.send_progress();
+        PROGRESS.ask();
+    }
+
+    /// Sends rank 0 what this rank's counts grew by since they were last sent, if
+    /// anything.
+    fn send_progress(&self) {
+        let now = PROGRESS.own();
+        let mut reported = self.reported.lock().unwrap_or_else(|e| e.into_inner());
+        let added = now.since(*reported);
+        if added != Published::default() {
+            self.link.send(0, &Message::Progress(added));
+            *reported = now;
+        }
     }
 
     /// The walk is over: ranks still asking are told so by rank 0; the hold the

@@ -4,6 +4,7 @@
 //! the same receive, and every receive here takes any tag), which the end of the
 //! walk relies on: a rank's last output block reaches rank 0 before its summary.
 
+use crate::progress::Published;
 use crate::walker::WireJob;
 
 /// A message between ranks.
@@ -40,6 +41,10 @@ pub enum Message {
     /// Rank 0's answer to every [`Message::Verdict`]: `None` to walk, or the
     /// status every rank ends with.
     Agreed(Option<u8>),
+    /// To rank 0, while the walk runs and once more when the rank's walk is over:
+    /// what the rank's status-line counts grew by since it last sent them (rank 0
+    /// prints their sum with its own, see `progress`).
+    Progress(Published),
 }
 
 /// What one rank's walk found, for rank 0 to add up.
@@ -104,6 +109,12 @@ impl Message {
                 out.push(11);
                 push_status(&mut out, *status);
             }
+            Message::Progress(added) => {
+                out.push(12);
+                for count in [added.examined, added.matches, added.queued, added.listed] {
+                    out.extend_from_slice(&count.to_le_bytes());
+                }
+            }
         }
         out
     }
@@ -159,6 +170,15 @@ impl Message {
                 (status, []) => Message::Agreed(status),
                 _ => return None,
             },
+            12 if rest.len() == 32 => {
+                let count = |at: usize| rest[at..at + 8].try_into().ok().map(u64::from_le_bytes);
+                Message::Progress(Published {
+                    examined: count(0)?,
+                    matches: count(8)?,
+                    queued: count(16)?,
+                    listed: count(24)?,
+                })
+            }
             _ => return None,
         };
         Some(message)
@@ -229,6 +249,12 @@ mod tests {
             },
             Message::Agreed(None),
             Message::Agreed(Some(2)),
+            Message::Progress(Published {
+                examined: u64::MAX,
+                matches: 1,
+                queued: 2,
+                listed: 3,
+            }),
         ];
         for message in messages {
             let bytes = message.encode();

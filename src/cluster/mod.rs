@@ -59,6 +59,16 @@
 //! `-s` and `--stats`, and every rank exits with the worst status any had
 //! ([`Message::Status`]). Errors are printed by the rank that met them, on its
 //! own stderr, one line each, as pfind prints them.
+//!
+//! # The status line
+//!
+//! SIGUSR1 gets one line, from rank 0, with every rank's counts: the other ranks
+//! answer the signal silently, and their coordinators send rank 0 what their
+//! counts grew by ([`Message::Progress`]) every 250 ms while they grow, asking
+//! their workers for them each time (`progress`), and once more when their
+//! workers have ended (before `--exec`'s last commands run, which may take long);
+//! rank 0 adds them to its own. Sums of what grew, so rank 0 keeps nothing per
+//! rank, and a few small messages a second per busy rank.
 
 pub mod agree;
 pub mod coordinator;

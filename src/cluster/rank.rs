@@ -53,6 +53,8 @@ pub fn run(config: &Config, link: &Arc<Link>, output: &Output, reporter: &Report
                 (_, Message::Output(block)) => {
                     output.deliver(&block, reporter);
                 }
+                // A rank's last counts, sent as its walk ended.
+                (_, Message::Progress(added)) => crate::progress::PROGRESS.add_others(added),
                 (_, Message::Totals(totals)) => {
                     whole.add(Summary {
                         matches: totals.matches,

@@ -200,6 +200,9 @@ impl<'a> Walker<'a> {
             }
             let next = pool.next_job(slot, || {
                 serve();
+                // Idle, its counts are published: a line asked for while it parks
+                // has them.
+                self.visitor.publish_progress();
                 self.visitor.flush();
                 // Parking is a wait of our own, not the disk's.
                 self.visitor.disk_watch.reset();
@@ -207,6 +210,7 @@ impl<'a> Walker<'a> {
             let Some(job) = next else { break };
             self.walk_one(&job, slot);
         }
+        self.visitor.publish_progress();
         self.visitor.flush();
         if let Some(index) = self.index {
             index.collect(std::mem::take(&mut self.recorder));
@@ -356,9 +360,7 @@ impl<'a> Walker<'a> {
         } else {
             self.walk_listed(job, slot);
         }
-        if self.visitor.config.progress {
-            self.visitor.publish_progress();
-        }
+        self.visitor.answer_progress();
         pool.finish_dir();
         let visitor = &mut self.visitor;
         let holding = !visitor.buffer.is_empty();

@@ -18,7 +18,7 @@ use crate::output::meta::Meta;
 use crate::output::pacing::{Pacing, ShallowFirst};
 use crate::output::sink::{Output, OUTPUT_INITIAL_CAPACITY};
 use crate::output::OutputMode;
-use crate::progress::{Published, PROGRESS};
+use crate::progress::{Answered, Published, PROGRESS, PUBLISH_EVERY};
 use crate::queue::Pool;
 use crate::report::Reporter;
 use crate::threads::DiskWaitWatch;
@@ -84,10 +84,14 @@ pub(super) struct Visitor<'a> {
     pub(super) unknown: Unknown,
     /// When `buffer` goes out before it is full.
     pub(super) pacing: Pacing,
-    /// Subdirectories this worker queued, and what it has published of its counts
-    /// (see `progress`).
+    /// Subdirectories this worker queued, directories it had listed when it last
+    /// published, how many more it lists before it publishes unasked (counted down,
+    /// so that one subtraction counts a directory and tests for it), and what it
+    /// has published of its counts (see `progress`).
     pub(super) queued_dirs: u64,
-    pub(super) published: Published,
+    pub(super) listed_dirs: u64,
+    pub(super) until_publish: u64,
+    pub(super) published: Answered,
     /// Whether the directories at depth 0 and 1 have all been listed.
     pub(super) shallow: &'a ShallowFirst,
 }
@@ -194,7 +198,9 @@ impl<'a> Visitor<'a> {
             here: Here::default(),
             pacing: Pacing::new(config.flush_per_directory),
             queued_dirs: 0,
-            published: Published::default(),
+            listed_dirs: 0,
+            until_publish: PUBLISH_EVERY,
+            published: Answered::default(),
             shallow,
             disk_watch: if watch_disk {
                 DiskWaitWatch::primed(pool.latency_growth())
@@ -374,13 +380,32 @@ impl Visitor<'_> {
         }
     }
 
-    /// Adds what this worker counted since it last did to the status line's counts.
+    /// After each directory: counts it, and publishes this worker's counts if a
+    /// status line was asked for since it last did, or every [`PUBLISH_EVERY`]
+    /// directories (see `progress`); a subtraction, a load and a comparison
+    /// otherwise.
+    #[inline(always)]
+    pub(super) fn answer_progress(&mut self) {
+        self.until_publish -= 1;
+        if self.until_publish == 0 || PROGRESS.asked() != self.published.asked() {
+            self.publish_progress();
+        }
+    }
+
+    /// Adds what this worker counted since it last did to the status line's counts
+    /// (where the walk publishes them, [`Config::progress`]).
     #[inline(never)]
     pub(super) fn publish_progress(&mut self) {
+        self.listed_dirs += PUBLISH_EVERY - self.until_publish;
+        self.until_publish = PUBLISH_EVERY;
+        if !self.config.progress {
+            return;
+        }
         let now = Published {
             examined: self.found.examined,
             matches: self.found.matches,
             queued: self.queued_dirs,
+            listed: self.listed_dirs,
         };
         PROGRESS.publish(&mut self.published, now);
     }

@@ -425,3 +425,88 @@ pub fn on_ranks<T: Send + 'static>(
     ends.sort_by_key(|(rank, _)| *rank);
     ends.into_iter().map(|(_, end)| end).collect()
 }
+
+/// A tree of `dirs` directories of two files each, `tree`, and a command for
+/// `--exec-batch`, `gate.sh`, that writes its paths, one a line, to a file
+/// `paths.PID` of its own (through the launcher, two ranks' output may interleave
+/// within a line), then waits for the file `go`: the last batch holds the process
+/// once its walk is over. Not on `pfind-mpi`'s rank 0, which must go on to hear
+/// the other ranks. `trap`: a signal sent to the process group (as Open MPI's
+/// `mpirun` forwards it) leaves it be.
+pub fn gated_tree(base: &Path, dirs: usize) {
+    std::fs::create_dir(base.join("tree")).unwrap();
+    for dir in 0..dirs {
+        let dir = base.join(format!("tree/d{dir}"));
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("a"), b"").unwrap();
+        std::fs::write(dir.join("b"), b"").unwrap();
+    }
+    std::fs::write(
+        base.join("gate.sh"),
+        "trap '' USR1\n\
+         printf '%s\\n' \"$@\" >paths.$$.part && mv paths.$$.part paths.$$\n\
+         [ \"${OMPI_COMM_WORLD_RANK:-}\" = 0 ] && exit 0\n\
+         while [ ! -e go ]; do sleep 0.01; done\n",
+    )
+    .unwrap();
+}
+
+/// Closes the gate of [`gated_tree`] again and forgets the paths written.
+pub fn reset_gate(base: &Path) {
+    for entry in std::fs::read_dir(base).unwrap() {
+        let name = entry.unwrap().file_name();
+        let name = name.to_string_lossy();
+        if name == "go" || name.starts_with("paths.") {
+            std::fs::remove_file(base.join(&*name)).unwrap();
+        }
+    }
+}
+
+/// The paths [`gated_tree`]'s commands wrote, sorted, once there are `count` of
+/// them (every batch written), or `None` if `ended` says the process ended first;
+/// a minute at most.
+pub fn gated_paths(
+    base: &Path,
+    count: usize,
+    mut ended: impl FnMut() -> bool,
+) -> Option<Vec<Vec<u8>>> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let mut paths = Vec::new();
+        for entry in std::fs::read_dir(base).unwrap() {
+            let entry = entry.unwrap();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with("paths.") && !name.ends_with(".part") {
+                paths.extend(split_records(&std::fs::read(entry.path()).unwrap(), b'\n'));
+            }
+        }
+        if paths.len() >= count {
+            paths.sort();
+            return Some(paths);
+        }
+        if ended() {
+            return None;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} paths of {count} after a minute",
+            paths.len()
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// The lines of `reader`, as they come, on a channel.
+pub fn lines_of(reader: impl Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufRead::lines(std::io::BufReader::new(reader)) {
+            let Ok(line) = line else { break };
+            if send.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    receive
+}
