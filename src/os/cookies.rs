@@ -218,8 +218,7 @@ pub fn records(filled: &[u8]) -> impl Iterator<Item = Record<'_>> {
         }
         offset += reclen;
         let word = |at: usize| u64::from_ne_bytes(record[at..at + 8].try_into().unwrap_or([0; 8]));
-        let name = &record[NAME..reclen];
-        let name = &name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())];
+        let name = crate::os::dirent::name_in_area(&record[NAME..reclen]);
         Some(Record {
             ino: word(INO),
             next: word(OFF),
