@@ -388,7 +388,7 @@ impl Unusable {
 /// one near the last rather than a cache miss away: written in key order (random),
 /// the first read of each record was 4.8% of a repeat's profile. The table is in
 /// key order, for the search.
-pub fn put_file(header: &Header, records: &[&[u8]]) -> Vec<u8> {
+pub fn put_file(header: &Header, records: &[&[u8]]) -> WholeFile {
     let table_start = HEADER_LEN + header.root.len();
     let records_start = table_start + TABLE_ROW * records.len();
     let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(records.len());
@@ -401,26 +401,35 @@ pub fn put_file(header: &Header, records: &[&[u8]]) -> Vec<u8> {
         offset += record.len();
     }
     keyed.sort_unstable_by_key(|&(key, _)| key);
-    let mut out = Vec::with_capacity(offset);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&[0; 8]);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.extend_from_slice(&header.uid.to_le_bytes());
-    out.extend_from_slice(&header.written.to_le_bytes());
-    out.extend_from_slice(&header.root_id.0.to_le_bytes());
-    out.extend_from_slice(&header.root_id.1.to_le_bytes());
-    out.extend_from_slice(&(header.root.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(keyed.len() as u32).to_le_bytes());
-    out.extend_from_slice(&header.root);
+    // Written in place, in memory asked for in huge pages: a growing `Vec` took
+    // a page fault every 4 KiB of a file written again on every repeat that
+    // found a change.
+    let mut out = WholeFile::zeroed(offset);
+    let mut at = 0;
+    let mut put = |bytes: &[u8]| {
+        out[at..at + bytes.len()].copy_from_slice(bytes);
+        at += bytes.len();
+    };
+    put(MAGIC);
+    put(&[0; 8]);
+    put(&VERSION.to_le_bytes());
+    put(&header.uid.to_le_bytes());
+    put(&header.written.to_le_bytes());
+    put(&header.root_id.0.to_le_bytes());
+    put(&header.root_id.1.to_le_bytes());
+    put(&(header.root.len() as u32).to_le_bytes());
+    put(&(keyed.len() as u32).to_le_bytes());
+    put(&header.root);
     for (key, offset) in &keyed {
-        out.extend_from_slice(&key.to_le_bytes());
-        out.extend_from_slice(&offset.to_le_bytes());
+        put(&key.to_le_bytes());
+        put(&offset.to_le_bytes());
     }
     let at_key: KeyMap<u32> = keyed.iter().copied().collect();
+    let mut start = records_start;
     for record in records {
-        let start = out.len();
-        out.extend_from_slice(record);
-        link_children(&mut out[start..], &at_key);
+        out[start..start + record.len()].copy_from_slice(record);
+        link_children(&mut out[start..start + record.len()], &at_key);
+        start += record.len();
     }
     let sum = checksum(&out[16..]);
     out[8..16].copy_from_slice(&sum.to_le_bytes());
@@ -569,13 +578,16 @@ impl Parsed {
         Record::parse(self.bytes.get(offset..)?).map(|(r, _)| r)
     }
 
-    /// Every record with its bytes, in key order (a malformed one left out).
+    /// Every record with its bytes, in the file's order (a walk's: read front to
+    /// back, where key order jumped around the file, a cache miss a record when
+    /// a repeat writes the index again); up to a malformed one, if any.
     pub fn records(&self) -> impl Iterator<Item = (Record<'_>, &[u8])> + '_ {
-        (0..self.len()).filter_map(move |i| {
-            let (_, offset) = self.row(i);
-            let bytes = self.bytes.get(offset..)?;
-            let (record, len) = Record::parse(bytes)?;
-            Some((record, &bytes[..len]))
+        let mut rest = self.bytes.get(self.table.end..).unwrap_or_default();
+        std::iter::from_fn(move || {
+            let (record, len) = Record::parse(rest)?;
+            let (bytes, after) = rest.split_at(len);
+            rest = after;
+            Some((record, bytes))
         })
     }
 }
@@ -696,7 +708,7 @@ mod tests {
             .chain([record(3, &[])])
             .collect();
         let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
-        let file = put_file(&header(), &refs);
+        let file = put_file(&header(), &refs).to_vec();
         let parsed = Parsed::new(file.clone()).unwrap();
         assert_eq!(parsed.header, header());
         assert_eq!(parsed.len(), 51);
@@ -721,7 +733,7 @@ mod tests {
     fn damaged_files_are_refused_with_their_reason() {
         let records = [record(1, &[("x", EntryKind::Symlink)])];
         let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
-        let file = put_file(&header(), &refs);
+        let file = put_file(&header(), &refs).to_vec();
         for cut in [0, 4, 20, HEADER_LEN + 2, file.len() - 1] {
             let err = Parsed::new(file[..cut].to_vec()).err().unwrap();
             assert!(

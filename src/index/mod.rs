@@ -11,7 +11,8 @@
 //! over it has another (device, inode). Three cases are not trusted:
 //! - the racy case (git's `racy-git.txt`): a change in the same timestamp tick as
 //!   the listing leaves the stamps as recorded. A directory whose mtime or ctime
-//!   was at most [`RACY_MARGIN`] before its listing began is recorded as racy and
+//!   was at most [`RACY_MARGIN`] ([`FINE_RACY_MARGIN`] where its times have
+//!   nanoseconds) before its listing began is recorded as racy and
 //!   listed again next time (by then its stamps are old enough);
 //! - a filesystem whose directory times cannot be relied on (`os::fstype`'s
 //!   `stamps_trusted`: FAT, network, FUSE, procfs): always listed again;
@@ -36,6 +37,17 @@ use std::time::{Duration, SystemTime};
 /// trusted next time: more than any local filesystem's timestamp granularity (a
 /// second on ext4 with small inodes; the kernel's coarse clock lags by a tick).
 pub const RACY_MARGIN: Duration = Duration::from_secs(2);
+
+/// The margin for a directory whose mtime or ctime has a nonzero nanosecond part,
+/// which shows that its filesystem keeps times finer than a second: its times
+/// come from the kernel's coarse clock, which lags the real time by at most one
+/// tick (10 ms at the slowest, HZ=100), so a change after the listing is at
+/// least that recent, and this is five ticks. With 2 s for every directory, a
+/// tree that changes all the time (a build, a mail spool) had each directory
+/// changed in the last 2 s listed again by every search in them: a search a
+/// tenth of a second after a change to 10% of `/usr`'s directories was slower
+/// than a walk (benchmark.py --index).
+pub const FINE_RACY_MARGIN: Duration = Duration::from_millis(50);
 
 /// Whether and how a walk uses the index.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -473,8 +485,10 @@ impl Recorder {
         listed_at: SystemTime,
         (entries, names): (impl Iterator<Item = crate::os::dirent::EntryKind>, &[u8]),
     ) {
+        let fine = stamps.mtime.1 != 0 || stamps.ctime.1 != 0;
+        let margin = if fine { FINE_RACY_MARGIN } else { RACY_MARGIN };
         let margin_from = listed_at
-            .checked_sub(RACY_MARGIN)
+            .checked_sub(margin)
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
             .map_or((i64::MIN, 0), |d| (d.as_secs() as i64, d.subsec_nanos()));
         let racy = unchecked || stamps.racy(margin_from);
@@ -609,6 +623,48 @@ mod tests {
         let mut want = vec![ROOT_KEY, a, link];
         want.sort_unstable();
         assert_eq!(kept, want);
+    }
+
+    #[test]
+    fn a_listing_is_racy_within_the_margin_its_times_allow() {
+        let listed_at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
+        let at = |before: Duration, nanos: bool| {
+            let t = listed_at - before;
+            let d = t.duration_since(SystemTime::UNIX_EPOCH).unwrap();
+            let time = (
+                d.as_secs() as i64,
+                if nanos { d.subsec_nanos().max(1) } else { 0 },
+            );
+            Stamps {
+                dev: 1,
+                ino: 2,
+                mtime: time,
+                ctime: time,
+            }
+        };
+        let racy = |stamps: Stamps| {
+            let mut recorder = Recorder::default();
+            let root = RootKey {
+                file: 0,
+                key: ROOT_KEY,
+            };
+            recorder.record(
+                root,
+                ROOT_KEY,
+                &stamps,
+                false,
+                listed_at,
+                (std::iter::empty(), &[]),
+            );
+            let (record, _) = format::Record::parse(&recorder.bytes).unwrap();
+            record.flags & FLAG_RACY != 0
+        };
+        // Times with nanoseconds: five coarse-clock ticks of margin.
+        assert!(racy(at(Duration::from_millis(30), true)));
+        assert!(!racy(at(Duration::from_millis(100), true)));
+        // Whole seconds (ext4 with small inodes): two seconds.
+        assert!(racy(at(Duration::from_millis(1_500), false)));
+        assert!(!racy(at(Duration::from_secs(3), false)));
     }
 
     #[test]

@@ -149,13 +149,49 @@ pub fn write(dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
             .open(&temp)?;
         file.write_all(bytes)?;
         file.flush()?;
-        fs::rename(&temp, dir.join(name))
+        replace(&temp, &dir.join(name))
     })();
     if let Err(err) = written {
         let _ = fs::remove_file(&temp);
         return Err(named(&dir.join(name), err));
     }
     Ok(())
+}
+
+/// Puts the file `temp` at `path` in one step: a reader sees the old file or the
+/// new one, whole. On Linux the two are exchanged (`renameat2(RENAME_EXCHANGE)`)
+/// and the old one, now at `temp`, removed: a `rename` over an existing file makes
+/// ext4 allocate and start writing the new file's blocks at once (its
+/// `auto_da_alloc`, for files that must survive a crash), 15 to 18 ms of a repeat
+/// search that changed 1% of `/usr`'s directories, for a cache that a crash may
+/// lose (a torn index is refused by its checksum, and rebuilt). Where there is no
+/// old file, or the filesystem cannot exchange, a plain `rename`.
+fn replace(temp: &Path, path: &Path) -> io::Result<()> {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let c = |p: &Path| std::ffi::CString::new(p.as_os_str().as_bytes());
+        if let (Ok(from), Ok(to)) = (c(temp), c(path)) {
+            // SAFETY: two NUL-terminated paths; renameat2 reads them and
+            // changes nothing in this process's memory.
+            let exchanged = unsafe {
+                libc::renameat2(
+                    libc::AT_FDCWD,
+                    from.as_ptr(),
+                    libc::AT_FDCWD,
+                    to.as_ptr(),
+                    libc::RENAME_EXCHANGE,
+                )
+            } == 0;
+            if exchanged {
+                // The old index, at the temporary name now: left for the next
+                // prune if it cannot be removed; the new one is in place.
+                let _ = fs::remove_file(temp);
+                return Ok(());
+            }
+        }
+    }
+    fs::rename(temp, path)
 }
 
 /// One index in the cache directory, as `--index-list` shows it.

@@ -33,6 +33,16 @@ impl Deref for WholeFile {
     }
 }
 
+impl std::ops::DerefMut for WholeFile {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match &mut self.bytes {
+            Bytes::Vec(vec) => &mut vec[..self.len],
+            #[cfg(target_os = "linux")]
+            Bytes::Mapped(region) => &mut region.as_mut_slice()[..self.len],
+        }
+    }
+}
+
 impl From<Vec<u8>> for WholeFile {
     fn from(vec: Vec<u8>) -> WholeFile {
         WholeFile {
@@ -43,6 +53,21 @@ impl From<Vec<u8>> for WholeFile {
 }
 
 impl WholeFile {
+    /// `len` zero bytes to be written into (a whole file put together before it
+    /// is written), in huge pages as a read is.
+    pub fn zeroed(len: usize) -> WholeFile {
+        #[cfg(target_os = "linux")]
+        if len >= huge::WORTH_IT {
+            if let Some(region) = huge::Region::new(len) {
+                return WholeFile {
+                    bytes: Bytes::Mapped(region),
+                    len,
+                };
+            }
+        }
+        WholeFile::from(vec![0; len])
+    }
+
     /// Reads `file`, `expected` bytes long by its `stat`, to its end (which may be
     /// elsewhere, if it changed since).
     pub fn read(mut file: &File, expected: usize) -> io::Result<WholeFile> {
@@ -175,6 +200,19 @@ mod tests {
         let file = File::open(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         file
+    }
+
+    #[test]
+    fn a_zeroed_buffer_is_zeros_and_writable() {
+        for len in [0, 10, 3 << 20] {
+            let mut buf = WholeFile::zeroed(len);
+            assert_eq!(buf.len(), len);
+            assert!(buf.iter().all(|&b| b == 0));
+            if len > 0 {
+                buf[len - 1] = 7;
+                assert_eq!(buf[len - 1], 7);
+            }
+        }
     }
 
     #[test]
