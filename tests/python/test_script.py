@@ -295,6 +295,75 @@ class TestScriptTests(TempDirTest):
         self.assertIn("error[E0425]", done.stdout)
         self.assertEqual(done.stdout.splitlines()[-1], "tests: 0 passed, 1 failed")
 
+    def test_the_test_binaries_run_at_once_and_report_in_cargo_order(self):
+        """Where cargo names the test binaries (--message-format=json), test.sh
+        runs them itself, all at once: each fake binary here waits for the other
+        to have started (a deadline ends the wait, it is no speed limit), so run
+        one after the other the first would fail. Their results come in cargo's
+        order, the unit tests first, and a failure is shown and counted."""
+        bin_dir = self.tmp / "bin"
+        bin_dir.mkdir()
+        marks = self.tmp / "marks"
+        marks.mkdir()
+
+        def fake(name: str, other: str, output: str) -> Path:
+            path = self.tmp / name
+            path.write_text(
+                "#!/bin/sh\n"
+                f'touch "{marks}/{name}"\n'
+                "i=0\n"
+                f'while [ ! -e "{marks}/{other}" ]; do i=$((i + 1)); [ $i -gt 100 ] && {{ echo "{other} never started"; exit 3; }}; sleep 0.1; done\n'
+                f"cat <<'EOF'\n{output}EOF\n"
+            )
+            path.chmod(0o755)
+            return path
+
+        unit = fake("unit", "feature", "\nrunning 3 tests\n...\ntest result: ok. 3 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.07s\n\n")
+        feature = fake("feature", "unit", FAILING.split("\n", 1)[1].split("error: test failed")[0])
+        artifact = (
+            '{{"reason":"compiler-artifact","target":{{"kind":["{kind}"],"name":"x","src_path":"{src}","test":true}},'
+            '"profile":{{"test":true}},"executable":"{exe}","fresh":true}}'
+        )
+        lines = [
+            artifact.format(kind="test", src=f"{REPO}/tests/feature/main.rs", exe=feature),
+            artifact.format(kind="lib", src=f"{REPO}/src/lib.rs", exe=unit),
+            '{"reason":"compiler-artifact","target":{"kind":["bin"],"name":"pfind","src_path":"x"},"profile":{"test":false},"executable":"/bin/false","fresh":true}',
+        ]
+        (self.tmp / "json.out").write_text("\n".join(lines) + "\n")
+        (self.tmp / "portable.out").write_text(PORTABLE_OK)
+        (self.tmp / "mpi.out").write_text(MPI_OK)
+        stubs = {
+            "cargo": (
+                f'case "$*" in *--message-format=json*) cat "{self.tmp}/json.out"; exit 0;; '
+                '*--no-run*) exit 0;; build*) exit 0;; '
+                '*--doc*) printf "   Doc-tests pfind\\n\\nrunning 0 tests\\n\\ntest result: ok. 0 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out; finished in 0.00s\\n"; exit 0;; '
+                f'*"--features portable"*) cat "{self.tmp}/portable.out"; exit 0;; '
+                f'*"--features mpi"*) cat "{self.tmp}/mpi.out"; exit 0;; esac\n'
+                "echo 'cargo test ran the binaries itself'; exit 1\n"
+            ),
+            "python3": f'cat <<\'EOF\' >&2\n{PYTHON_OK}EOF\nexit 0\n',
+            "mpirun": "exit 0\n",
+            "mpicc": "exit 0\n",
+        }
+        for name, body in stubs.items():
+            (bin_dir / name).write_text("#!/bin/sh\n" + body)
+            (bin_dir / name).chmod(0o755)
+        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        env.pop("PFIND_TEST_VERBOSE", None)
+        done = subprocess.run(["bash", str(REPO / "scripts" / "test.sh")], env=env, capture_output=True, text=True)
+        out = done.stdout
+        self.assertEqual(done.returncode, 1, out)
+        self.assertNotIn("never started", out)
+        self.assertNotIn("cargo test ran the binaries itself", out)
+        unit_line = out.index("unittests src/lib.rs")
+        feature_line = out.index("tests/feature/main.rs ")
+        self.assertLess(unit_line, feature_line)
+        self.assertRegex(out, r"unittests src/lib.rs +3 passed, 0 failed")
+        self.assertRegex(out, r"tests/feature/main.rs +1 passed, 1 failed")
+        self.assertIn("the reason", out)
+        self.assertIn("doc tests of pfind", out)
+        self.assertEqual(out.splitlines()[-1], "tests: 13 passed, 1 failed", out)
+
 
 if __name__ == "__main__":
     unittest.main()
