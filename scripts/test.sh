@@ -55,66 +55,15 @@ if [ -z "$verbose" ]; then
     python_pid=$!
 fi
 
-# The test binaries cargo built (unit tests first, then tests/ by path), a line
-# each: how cargo names it when it runs it ("unittests src/lib.rs",
-# "tests/feature/main.rs"), a tab, its path. From cargo's JSON messages, read with
-# sed (python3 may be a test's stand-in): an artifact with an executable that is
-# not a binary target (those are the binaries the integration tests run).
-test_binaries() {
-    cargo test --no-run --message-format=json 2>/dev/null |
-        grep '"reason":"compiler-artifact"' |
-        grep '"executable":"' |
-        grep -v '"kind":\["bin"\]' |
-        while IFS= read -r line; do
-            exe=$(printf '%s\n' "$line" | sed 's/.*"executable":"\([^"]*\)".*/\1/')
-            src=$(printf '%s\n' "$line" | sed 's/.*"src_path":"\([^"]*\)".*/\1/')
-            src=${src#"$PWD/"}
-            case $line in
-            *'"kind":["lib"]'*) printf '0\tunittests %s\t%s\n' "$src" "$exe" ;;
-            *) printf '1\t%s\t%s\n' "$src" "$exe" ;;
-            esac
-        done | sort | cut -f 2-
-}
-
-# Runs each binary of test_binaries at once, each into a log of its own, then
-# puts the logs together in that order into $1, as `cargo test` would have
-# printed them one after the other; the status is 1 if any failed. Run one after
-# the other (cargo's way: it holds the build directory's lock while its tests
-# run), the unit and oracle tests left a CPU idle for 40 s of the feature
-# binary's 99 (they wait on processes and the disk more than they compute).
-# Where cargo names no binary, `cargo test` runs them as before.
-run_binaries_at_once() {
-    local out=$1 n=0 name exe status=0 pids=()
-    while IFS=$'\t' read -r name exe; do
-        n=$((n + 1))
-        { echo "     Running $name ($exe)"; "$exe" -q; } >"$logs/binary.$n" 2>&1 &
-        pids+=($!)
-    done < <(test_binaries)
-    if [ "$n" -eq 0 ]; then
-        cargo test --no-fail-fast -- -q >"$out" 2>&1
-        return
-    fi
-    for pid in "${pids[@]}"; do
-        wait "$pid" || status=1
-    done
-    : >"$out"
-    for i in $(seq 1 "$n"); do
-        cat "$logs/binary.$i" >>"$out"
-    done
-    # The doc tests, which only cargo runs (none today: a fraction of a second).
-    cargo test --doc -- -q >>"$out" 2>&1 || status=1
-    return "$status"
-}
-
 echo "== cargo test"
-# No binary's failure hides another's result. `-q` is libtest's, one dot per test.
+# --no-fail-fast: one failing binary must not hide the others' results. `-q` is
+# libtest's, one dot per test; cargo still names each binary as it runs it.
 if [ -n "$verbose" ]; then
     cargo test --no-fail-fast 2>&1 | tee "$logs/cargo"
-    cargo_status=${PIPESTATUS[0]}
 else
-    run_binaries_at_once "$logs/cargo"
-    cargo_status=$?
+    cargo test --no-fail-fast -- -q >"$logs/cargo" 2>&1
 fi
+cargo_status=${PIPESTATUS[0]}
 # One line per binary of the cargo log $1; a binary whose result is FAILED, or that
 # ends without one (it crashed), is printed whole; each name is followed by $3. The
 # totals go to $2.
