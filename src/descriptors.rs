@@ -251,36 +251,18 @@ impl Root {
     }
 }
 
-/// `lstat` of `name` (one name, no `/`) in the directory `anchor` holds open, or
-/// `None` if it has been given up: the index checks a directory's stamps there
-/// without opening it (`walker/indexed.rs`).
+/// `lstat` of `path` (one name or more) below the directory `anchor` holds open,
+/// or `None` if it has been given up: the index checks a directory's stamps there
+/// without opening it (`walker/indexed.rs`). Unlike [`open_dir`], names before
+/// the last are followed if they are links: the index believes the answer only
+/// if it names the recorded directory (device and inode) with its recorded
+/// times, which a path through a link placed since could only reach if it led to
+/// that same, unchanged directory.
 pub fn lstat_in(
     anchor: &Anchor,
-    name: &std::ffi::CStr,
+    path: &std::ffi::CStr,
     fields: crate::os::stat::Fields,
 ) -> Option<io::Result<crate::os::stat::Stat>> {
-    let lease = anchor.lease()?;
-    Some(crate::os::stat::lstat_at(lease.0.fd, name, fields))
-}
-
-/// `lstat` of `below`, a path of one or more names below the directory `anchor`
-/// holds open, or `None` if the anchor has been given up or the path does not fit
-/// `scratch` (which is reused for its C string). Unlike [`open_dir`], components
-/// before the last are followed if they are links: the index uses it only for a
-/// directory whose every ancestor up to `anchor` it has just checked, and it
-/// believes the answer only if it names the recorded directory (device and
-/// inode) with its recorded times, which a path through a link placed since could
-/// only reach if it led to that same, unchanged directory.
-pub fn lstat_below(
-    anchor: &Anchor,
-    below: &[u8],
-    fields: crate::os::stat::Fields,
-    scratch: &mut Vec<u8>,
-) -> Option<io::Result<crate::os::stat::Stat>> {
-    scratch.clear();
-    scratch.extend_from_slice(below);
-    scratch.push(0);
-    let path = std::ffi::CStr::from_bytes_with_nul(scratch).ok()?;
     let lease = anchor.lease()?;
     Some(crate::os::stat::lstat_at(lease.0.fd, path, fields))
 }

@@ -271,25 +271,10 @@ impl IndexRun {
         self.mode == IndexMode::Trust
     }
 
-    /// What to do with the directory of key `key` in `root`'s file, whose stamps
-    /// are `stamps` (read by the caller from the open directory; `None` in the
-    /// trusted mode, which does not look) on a filesystem whose directory times
+    /// What to do with a directory whose record is `found` (`None`: it has
+    /// none) and whose stamps are `stamps` (read by the caller; `None` in the
+    /// trusted mode, which does not look), on a filesystem whose directory times
     /// are trusted or not.
-    pub fn lookup(
-        &self,
-        root: RootKey,
-        key: u64,
-        stamps: Option<Stamps>,
-        fs_trusted: bool,
-    ) -> Lookup<'_> {
-        let found = self.files[root.file]
-            .old
-            .as_ref()
-            .and_then(|old| old.find(key));
-        self.check(found, stamps, fs_trusted)
-    }
-
-    /// As [`Self::lookup`], for a record already found (`None`: none).
     pub fn check<'a>(
         &'a self,
         found: Option<format::Record<'a>>,

@@ -106,7 +106,7 @@ impl<'a> RawEntry<'a> {
     /// lowest is the terminator we want.
     #[inline]
     pub fn name(&self) -> &'a [u8] {
-        name_in_area(self.name_area)
+        super::cookies::name_in_area(self.name_area)
     }
 
     /// The name as a C string, for `*at` system calls.
@@ -132,36 +132,6 @@ impl<'a> RawEntry<'a> {
     #[inline]
     pub fn is_dot_or_dotdot(&self) -> bool {
         matches!(self.name_area, [b'.', 0, ..] | [b'.', b'.', 0, ..])
-    }
-}
-
-/// The name in a `getdents64` record's name area (from `d_name` to the record's
-/// end): the kernel pads a record to eight bytes after the name's NUL, so the NUL
-/// is in the area's last word, found there a word at a time rather than byte by
-/// byte from the start (a scan from the start was a fifth of a giant directory's
-/// piece listing on xfs, `cookies::records`).
-#[inline]
-pub fn name_in_area(area: &[u8]) -> &[u8] {
-    let Some(start) = area.len().checked_sub(8) else {
-        return short_name(area);
-    };
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&area[start..]);
-    let word = u64::from_le_bytes(word);
-    let zero_marks = word.wrapping_sub(0x0101_0101_0101_0101) & !word & 0x8080_8080_8080_8080;
-    if zero_marks == 0 {
-        return area; // unreachable for kernel data; be safe anyway
-    }
-    &area[..start + (zero_marks.trailing_zeros() / 8) as usize]
-}
-
-/// The name in a name area shorter than a word (a short `getdents64` record or a
-/// `readdir` name under eight bytes): a plain scan for the terminator.
-#[inline]
-fn short_name(area: &[u8]) -> &[u8] {
-    match area.iter().position(|&b| b == 0) {
-        Some(nul) => &area[..nul],
-        None => area,
     }
 }
 

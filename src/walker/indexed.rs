@@ -134,30 +134,10 @@ pub(super) fn list_unopened(
     dir: &Dir<'_>,
     slot: &WorkerSlot<DirJob>,
 ) -> bool {
-    if job.piece().is_some() || job.print_if_empty() {
-        return false;
-    }
-    let Some((_, record)) = record_of(index, job, dir) else {
+    let Some(record) = unopened_record(index, job, dir) else {
         return false;
     };
-    if record
-        .kinds
-        .contains(&crate::index::format::kind_byte(EntryKind::Unknown))
-    {
-        return false;
-    }
-    visit_unopened(visitor, &record, job, dir);
-    if !visitor.children.is_empty() {
-        // Opened, if they must be, from the nearest open ancestor.
-        let inherited = Inherited {
-            anchor: job.anchor().cloned(),
-            anchor_is_parent: false,
-            id: None,
-            root_dev: job.root_dev(),
-            rules: None,
-        };
-        queue_children(visitor, dir, slot, inherited);
-    }
+    visit_unopened(visitor, &record, job, dir, slot);
     true
 }
 
@@ -177,22 +157,12 @@ pub(super) fn list_checked_unopened(
     slot: &WorkerSlot<DirJob>,
     scratch: &mut Vec<u8>,
 ) -> bool {
-    if job.piece().is_some() || job.print_if_empty() {
-        return false;
-    }
     let Some(anchor) = job.anchor() else {
         return false;
     };
-    let Some((_, record)) = record_of(index, job, dir) else {
+    let Some(record) = unopened_record(index, job, dir) else {
         return false;
     };
-    // An entry of unknown kind needs an `lstat` in the directory itself.
-    if record
-        .kinds
-        .contains(&crate::index::format::kind_byte(EntryKind::Unknown))
-    {
-        return false;
-    }
     let below = dir
         .prefix
         .get(anchor.prefix_len()..dir.path_len)
@@ -209,7 +179,15 @@ pub(super) fn list_checked_unopened(
     let stat = match (job.anchor_is_parent(), job.name_cstr()) {
         (true, Some(name)) => crate::descriptors::lstat_in(anchor, name, Stamps::FIELDS),
         _ if below.is_empty() => None,
-        _ => crate::descriptors::lstat_below(anchor, below, Stamps::FIELDS, scratch),
+        // Several names: a C string of them, in the worker's buffer.
+        _ => {
+            scratch.clear();
+            scratch.extend_from_slice(below);
+            scratch.push(0);
+            std::ffi::CStr::from_bytes_with_nul(scratch)
+                .ok()
+                .and_then(|path| crate::descriptors::lstat_in(anchor, path, Stamps::FIELDS))
+        }
     };
     let Some(Ok(stat)) = stat else {
         return false;
@@ -226,18 +204,7 @@ pub(super) fn list_checked_unopened(
     let Lookup::Use(record) = index.check(Some(record), Some(stamps), trusted) else {
         return false;
     };
-    visit_unopened(visitor, &record, job, dir);
-    if !visitor.children.is_empty() {
-        // Checked, and opened if they must be, from the same anchor.
-        let inherited = Inherited {
-            anchor: Some(anchor.clone()),
-            anchor_is_parent: false,
-            id: None,
-            root_dev: job.root_dev(),
-            rules: None,
-        };
-        queue_children(visitor, dir, slot, inherited);
-    }
+    visit_unopened(visitor, &record, job, dir, slot);
     true
 }
 
@@ -257,19 +224,18 @@ fn opening_pays(below: &[u8], subdirs: usize) -> bool {
     subdirs.saturating_mul(names) >= OPEN_WHEN_NAMES_SAVED
 }
 
-/// The file of `dir`'s root and `dir`'s record in it, if it has one: where its
+/// `dir`'s record in the file of its root `root`, if it has one: where its
 /// parent's record said, else found by its key.
-fn record_of<'i>(
+fn recorded<'i>(
     index: &'i IndexRun,
+    root: RootKey,
     job: &DirJob,
     dir: &Dir<'_>,
-) -> Option<(RootKey, crate::index::format::Record<'i>)> {
-    let root = index.root_key(job.siblings().root_identity())?;
-    let record = match job.index_at() {
-        0 => index.recorded(root, key_of(root, dir))?,
-        at => index.recorded_at(root, at)?,
-    };
-    Some((root, record))
+) -> Option<crate::index::format::Record<'i>> {
+    match job.index_at() {
+        0 => index.recorded(root, key_of(root, dir)),
+        at => index.recorded_at(root, at),
+    }
 }
 
 /// The key of `dir`'s record in the file of `root`.
@@ -277,19 +243,49 @@ fn key_of(root: RootKey, dir: &Dir<'_>) -> u64 {
     key_after(root.key, &dir.prefix[dir.below_root()..])
 }
 
+/// The record of `dir` if it can be answered without opening it: not a piece
+/// nor a directory listed only to see whether it is empty, recorded, and with no
+/// entry of unknown kind (that needs an `lstat` in the directory itself).
+fn unopened_record<'i>(
+    index: &'i IndexRun,
+    job: &DirJob,
+    dir: &Dir<'_>,
+) -> Option<crate::index::format::Record<'i>> {
+    if job.piece().is_some() || job.print_if_empty() {
+        return None;
+    }
+    let root = index.root_key(job.siblings().root_identity())?;
+    let record = recorded(index, root, job, dir)?;
+    let unknown = crate::index::format::kind_byte(EntryKind::Unknown);
+    (!record.kinds.contains(&unknown)).then_some(record)
+}
+
 /// Visits the entries `record` holds for `dir`, which is not open: nothing the
 /// visitor does for them asks for its descriptor (see [`needs_no_descriptor`]).
+/// Its subdirectories are queued with its job's anchor, checked and opened, if
+/// they must be, from there.
 fn visit_unopened(
     visitor: &mut Visitor<'_>,
     record: &crate::index::format::Record<'_>,
     job: &DirJob,
     dir: &Dir<'_>,
+    slot: &WorkerSlot<DirJob>,
 ) {
     visitor.here.id = None;
     visitor.enter(dir);
     let entries = recorded_entries(record);
     let count = record.kinds.len();
     let _ = visit_entries(visitor, entries, count, job, dir, -1, false, Ok(()));
+    if !visitor.children.is_empty() {
+        let inherited = Inherited {
+            anchor: job.anchor().cloned(),
+            anchor_is_parent: false,
+            id: None,
+            root_dev: job.root_dev(),
+            rules: None,
+        };
+        queue_children(visitor, dir, slot, inherited);
+    }
 }
 
 /// The entries of `dir` (open as `fd`): the recorded ones if the index has them
@@ -319,11 +315,7 @@ fn fill<'i>(
         trusted = recorder.stamps_trusted(now.dev, fd);
         stamps = Some(now);
     }
-    let found = match job.index_at() {
-        0 => index.recorded(root, key_of(root, dir)),
-        at => index.recorded_at(root, at),
-    };
-    let stamps = match index.check(found, stamps, trusted) {
+    let stamps = match index.check(recorded(index, root, job, dir), stamps, trusted) {
         Lookup::Use(record) => return Ok(Some(record)),
         Lookup::List(Some(stamps)) => stamps,
         // The trusted mode with no record: its stamps, to record the listing.
