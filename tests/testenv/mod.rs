@@ -158,6 +158,55 @@ pub fn assert_same_records(context: &str, actual: &[Vec<u8>], expected: &[Vec<u8
     );
 }
 
+/// The seeds of a differential run: `default`, or the one seed in the variable
+/// `replay` (`PFIND_WALK_SEED=17` replays that case alone).
+pub fn seeds_or_replay(replay: &str, default: std::ops::Range<u64>) -> Vec<u64> {
+    match std::env::var(replay) {
+        Ok(seed) => vec![seed
+            .parse()
+            .unwrap_or_else(|_| panic!("{replay} is a number"))],
+        Err(_) => default.collect(),
+    }
+}
+
+/// Runs `check` on each of `seeds`, a few at a time (twice the cores: most of a
+/// case's time is spent waiting for the oracle and pfind), with a line on stderr
+/// every 1,000 so that a long run shows how far it is (`--nocapture`). Each
+/// failure is printed as it comes; returns the seeds that failed and the sum of
+/// what the others returned.
+pub fn check_seeds(
+    seeds: &[u64],
+    check: impl Fn(u64) -> Result<usize, String> + Sync,
+) -> (Vec<u64>, usize) {
+    use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+    let next = AtomicUsize::new(0);
+    let total = AtomicUsize::new(0);
+    let failures = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).clamp(2, 8));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| loop {
+                let at = next.fetch_add(1, Relaxed);
+                let Some(&seed) = seeds.get(at) else { break };
+                if at > 0 && at % 1000 == 0 {
+                    let differ = failures.lock().unwrap().len();
+                    eprintln!("{at} of {} started, {differ} differ so far", seeds.len());
+                }
+                match check(seed) {
+                    Ok(count) => {
+                        total.fetch_add(count, Relaxed);
+                    }
+                    Err(why) => {
+                        eprintln!("{why}");
+                        failures.lock().unwrap().push(seed);
+                    }
+                }
+            });
+        }
+    });
+    (failures.into_inner().unwrap(), total.into_inner())
+}
+
 /// Whether `git` runs here; when not, says the test is skipped (git is its oracle).
 pub fn git_available() -> bool {
     let found = Command::new("git").arg("--version").output().is_ok();

@@ -606,33 +606,9 @@ fn check_repositories(seeds: std::ops::Range<u64>) {
     if !git_available() {
         return;
     }
-    let seeds: Vec<u64> = match std::env::var("PFIND_IGNORE_SEED") {
-        Ok(seed) => vec![seed.parse().expect("PFIND_IGNORE_SEED is a number")],
-        Err(_) => seeds.collect(),
-    };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failures = std::sync::Mutex::new(Vec::new());
-    // Twice the cores: most of a case's time is spent waiting for git and pfind.
-    let workers = std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).clamp(2, 8));
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&seed) = seeds.get(at) else { break };
-                // A line now and then in the long runs, so that one can tell how
-                // far it is (`--nocapture`).
-                if at > 0 && at % 1000 == 0 {
-                    let differ = failures.lock().unwrap().len();
-                    eprintln!("{at} of {} started, {differ} differ so far", seeds.len());
-                }
-                if let Err(why) = check_repository(seed) {
-                    eprintln!("{why}");
-                    failures.lock().unwrap().push(seed);
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
+    let seeds = crate::testenv::seeds_or_replay("PFIND_IGNORE_SEED", seeds);
+    let (failures, _) =
+        crate::testenv::check_seeds(&seeds, |seed| check_repository(seed).map(|()| 0));
     assert!(
         failures.is_empty(),
         "{} of {} random repositories differ from git, seeds {failures:?} (above)",

@@ -482,39 +482,8 @@ fn check_trees(seeds: std::ops::Range<u64>) {
         eprintln!("skipped: GNU find is not installed, and it is the oracle here");
         return;
     }
-    let seeds: Vec<u64> = match std::env::var("PFIND_WALK_SEED") {
-        Ok(seed) => vec![seed.parse().expect("PFIND_WALK_SEED is a number")],
-        Err(_) => seeds.collect(),
-    };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failures = std::sync::Mutex::new(Vec::new());
-    let total = std::sync::atomic::AtomicUsize::new(0);
-    std::thread::scope(|scope| {
-        // Twice the cores: most of a case's time is spent waiting for find and pfind.
-        let workers = std::thread::available_parallelism().map_or(4, |n| (2 * n.get()).clamp(2, 8));
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let at = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(&seed) = seeds.get(at) else { break };
-                // A line now and then in the long runs, so that one can tell how
-                // far it is (`--nocapture`).
-                if at > 0 && at % 1000 == 0 {
-                    let differ = failures.lock().unwrap().len();
-                    eprintln!("{at} of {} started, {differ} differ so far", seeds.len());
-                }
-                match check_tree(seed) {
-                    Ok(lines) => {
-                        total.fetch_add(lines, std::sync::atomic::Ordering::Relaxed);
-                    }
-                    Err(why) => {
-                        eprintln!("{why}");
-                        failures.lock().unwrap().push(seed);
-                    }
-                }
-            });
-        }
-    });
-    let failures = failures.into_inner().unwrap();
+    let seeds = crate::testenv::seeds_or_replay("PFIND_WALK_SEED", seeds);
+    let (failures, lines) = crate::testenv::check_seeds(&seeds, check_tree);
     assert!(
         failures.is_empty(),
         "{} of {} random trees differ from find, seeds {failures:?} (above)",
@@ -524,7 +493,7 @@ fn check_trees(seeds: std::ops::Range<u64>) {
     eprintln!(
         "{} random trees and option sets equal find's answer ({} lines in all, each at -j 1, 2 and 16)",
         seeds.len(),
-        total.into_inner()
+        lines
     );
 }
 
