@@ -142,6 +142,15 @@ FAILED (failures=1)
 """
 
 
+def script_env(bin_dir: Path, scratch: bool = False) -> dict[str, str]:
+    """The environment of a run of test.sh with the stand-ins in `bin_dir` first
+    on PATH; without `scratch`, no scratch filesystem is made (each one is a
+    mkfs and a mount, as root)."""
+    env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+    env["PFIND_TEST_SCRATCH"] = "1" if scratch else "0"
+    return env
+
+
 class TestScriptTests(TempDirTest):
     def run_script(
         self,
@@ -176,7 +185,7 @@ class TestScriptTests(TempDirTest):
         for name, body in stubs.items():
             (bin_dir / name).write_text("#!/bin/sh\n" + body)
             (bin_dir / name).chmod(0o755)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        env = script_env(bin_dir)
         env.pop("PFIND_TEST_VERBOSE", None)
         if verbose:
             env["PFIND_TEST_VERBOSE"] = "1"
@@ -258,7 +267,7 @@ class TestScriptTests(TempDirTest):
             (bin_dir / name).chmod(0o755)
         if awk:
             (bin_dir / "awk").symlink_to(awk)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        env = script_env(bin_dir)
         env.pop("PFIND_TEST_VERBOSE", None)
         with subprocess.Popen(["bash", str(REPO / "scripts" / "test.sh")], env=env, stdout=subprocess.PIPE, text=True) as script:
             seen = []
@@ -289,11 +298,43 @@ class TestScriptTests(TempDirTest):
         bin_dir.mkdir()
         (bin_dir / "cargo").write_text("#!/bin/sh\necho 'error[E0425]: cannot find value'\nexit 101\n")
         (bin_dir / "cargo").chmod(0o755)
-        env = dict(os.environ, PATH=f"{bin_dir}:{os.environ['PATH']}")
+        env = script_env(bin_dir)
         done = subprocess.run(["bash", str(REPO / "scripts" / "test.sh")], env=env, capture_output=True, text=True)
         self.assertEqual(done.returncode, 1)
         self.assertIn("error[E0425]", done.stdout)
         self.assertEqual(done.stdout.splitlines()[-1], "tests: 0 passed, 1 failed")
+
+    @unittest.skipUnless(os.geteuid() == 0 and shutil.which("mkfs.ext4") and shutil.which("findmnt"),
+                         "needs root, mkfs.ext4 and findmnt to make the scratch filesystem")
+    def test_the_tests_get_a_fresh_ext4_that_is_gone_after_the_run(self):
+        # Issue 50: the tests' temporary files go on an ext4 of their own, with a
+        # journal; it is unmounted and its image removed however the run ends.
+        for status in (0, 101):
+            with self.subTest(status=status):
+                bin_dir = self.tmp / f"bin{status}"
+                bin_dir.mkdir()
+                seen = self.tmp / f"seen{status}"
+                (bin_dir / "cargo").write_text(
+                    "#!/bin/sh\n"
+                    f'findmnt -n -o FSTYPE --target "$TMPDIR" >"{seen}"; findmnt -n -o TARGET --target "$TMPDIR" >>"{seen}"\n'
+                    f'echo "$TMPDIR" >>"{seen}"\nexit {status}\n'
+                )
+                (bin_dir / "python3").write_text("#!/bin/sh\necho 'Ran 0 tests in 0.0s' >&2\n")
+                for name in ("cargo", "python3"):
+                    (bin_dir / name).chmod(0o755)
+                outer = self.tmp / f"outer{status}"
+                outer.mkdir()
+                env = script_env(bin_dir, scratch=True)
+                env["TMPDIR"] = str(outer)
+                done = subprocess.run(["bash", str(REPO / "scripts" / "test.sh")], env=env, capture_output=True, text=True)
+                self.assertEqual(done.returncode, 1 if status else 0, done.stdout + done.stderr)
+                fstype, mount_point, tmpdir = seen.read_text().splitlines()
+                self.assertEqual(fstype, "ext4")
+                self.assertEqual(mount_point, tmpdir, "TMPDIR is the scratch filesystem's root")
+                with open("/proc/self/mountinfo") as mounts:
+                    self.assertNotIn(f" {tmpdir} ", mounts.read())
+                self.assertFalse(Path(tmpdir).exists(), "its mount point is removed")
+                self.assertEqual(list(outer.iterdir()), [], "its image is removed")
 
 
 if __name__ == "__main__":
