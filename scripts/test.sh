@@ -25,19 +25,25 @@ verbose=${PFIND_TEST_VERBOSE:-}
 # filesystem mount their own (tests/feature/engine/giant.rs). Elsewhere, or with
 # PFIND_TEST_SCRATCH=0, the usual temporary directory.
 scratch_image=
-scratch=$logs/scratch
+scratch=
 cleanup() {
     if [ -n "$scratch_image" ]; then
         # Lazily: a failed test may have left its own mount inside.
         umount -l "$scratch" 2>/dev/null
+        rmdir "$scratch"
         rm -f "$scratch_image"
     fi
     rm -rf "$logs"
 }
 trap cleanup EXIT
+# A signal ends the script through exit, so that the trap above still cleans up.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 if [ "${PFIND_TEST_SCRATCH:-1}" != 0 ] && [ "$(id -u)" = 0 ] && command -v mkfs.ext4 >/dev/null; then
     scratch_image=$(mktemp "${TMPDIR:-/tmp}/pfind-test-scratch.XXXXXX")
-    mkdir "$scratch"
+    # Not under $logs (0700): some tests run as nobody, who must reach it.
+    scratch=$(mktemp -d "${TMPDIR:-/tmp}/pfind-test-scratch.XXXXXX")
     # Sparse: only what the tests write takes space.
     if truncate -s 16G "$scratch_image" && mkfs.ext4 -q -F "$scratch_image" >/dev/null 2>&1 &&
         mount -o loop "$scratch_image" "$scratch" 2>/dev/null; then
@@ -45,6 +51,7 @@ if [ "${PFIND_TEST_SCRATCH:-1}" != 0 ] && [ "$(id -u)" = 0 ] && command -v mkfs.
         export TMPDIR=$scratch
         echo "== scratch: tests' temporary files on a fresh ext4 ($scratch)"
     else
+        rmdir "$scratch"
         rm -f "$scratch_image"
         scratch_image=
     fi
