@@ -319,13 +319,13 @@ impl IndexRun {
     /// the new ones, less the records no directory of the index leads to any more
     /// (a directory removed or renamed). A failure (a full disk) is one warning;
     /// the old file stays.
-    pub fn finish(self, reporter: &Reporter) {
+    pub fn finish(mut self, reporter: &Reporter) {
         let collected = self
             .collected
             .into_inner()
             .unwrap_or_else(|e| e.into_inner());
         let now = SystemTime::now();
-        for (at, file) in self.files.iter().enumerate() {
+        for (at, file) in self.files.iter_mut().enumerate() {
             if !file.writable {
                 continue;
             }
@@ -341,12 +341,6 @@ impl IndexRun {
             if records.is_empty() {
                 continue;
             }
-            if let Some(old) = &file.old {
-                for (record, bytes) in old.records() {
-                    records.entry(record.key).or_insert(bytes);
-                }
-            }
-            let kept = reachable(&records);
             let header = Header {
                 uid: store_euid(),
                 written: now
@@ -355,8 +349,22 @@ impl IndexRun {
                 root_id: file.root_id,
                 root: file.root.clone(),
             };
-            let bytes = format::put_file(&header, &kept);
-            match store::write(&file.dir, &file.name, &bytes) {
+            let patched = (file.old.as_mut())
+                .and_then(|old| old.patched(&header, records.values().copied()))
+                .map(|bytes| store::write(&file.dir, &file.name, bytes));
+            let written = match patched {
+                Some(written) => written,
+                None => {
+                    if let Some(old) = &file.old {
+                        for (record, bytes) in old.records() {
+                            records.entry(record.key).or_insert(bytes);
+                        }
+                    }
+                    let kept = reachable(&records);
+                    store::write(&file.dir, &file.name, &format::put_file(&header, &kept))
+                }
+            };
+            match written {
                 Ok(()) if file.old.is_none() => {
                     store::prune(&file.dir, now);
                 }

@@ -197,6 +197,13 @@ impl Tree {
                     std::fs::rename(dir.join(&name), dir.join(format!("{name}.log")))
                 })
             }
+            Step::Touch => {
+                // A file made and removed: the directory's times move and its
+                // entries stay, and the index writes the new times over its old
+                // record (`Parsed::patched`), as after benchmark.py's changes.
+                std::fs::write(dir.join(&name), b"t")
+                    .and_then(|()| std::fs::remove_file(dir.join(&name)))
+            }
             Step::Chmod => match entry {
                 Some(ref e) if !e.is_symlink() => {
                     let mode = [0o755, 0o700, 0o644, 0o600, 0o555, 0o711][rng.usize(..6)];
@@ -345,6 +352,7 @@ enum Step {
     Swap,
     FileToDir,
     SameTick,
+    Touch,
     Chmod,
     Content,
     Mount,
@@ -353,7 +361,7 @@ enum Step {
     Git,
 }
 
-const STEPS: [Step; 13] = [
+const STEPS: [Step; 14] = [
     Step::Create,
     Step::Remove,
     Step::RenameWithin,
@@ -361,6 +369,7 @@ const STEPS: [Step; 13] = [
     Step::Swap,
     Step::FileToDir,
     Step::SameTick,
+    Step::Touch,
     Step::Chmod,
     Step::Content,
     Step::Mount,
