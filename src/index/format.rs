@@ -237,10 +237,24 @@ pub fn put_record(
         .take(kinds.len())
         .map_while(|name| u8::try_from(name.len()).ok())
         .collect();
-    let (flags, kinds, names) = if lens.len() == kinds.len() {
-        (flags, kinds, names)
+    put_record_lens(out, key, stamps, flags, (kinds, &lens), names);
+}
+
+/// [`put_record`] with each name's length (without its NUL) given, one byte an
+/// entry: fewer lengths than kinds (a name too long for its byte) make the
+/// record hold no entries and be racy.
+pub fn put_record_lens(
+    out: &mut Vec<u8>,
+    key: u64,
+    stamps: &Stamps,
+    flags: u32,
+    (kinds, lens): (&[u8], &[u8]),
+    names: &[u8],
+) {
+    let (flags, kinds, lens, names) = if lens.len() == kinds.len() {
+        (flags, kinds, lens, names)
     } else {
-        (flags | FLAG_RACY, &[][..], &[][..])
+        (flags | FLAG_RACY, &[][..], &[][..], &[][..])
     };
     out.extend_from_slice(&key.to_le_bytes());
     out.extend_from_slice(&stamps.dev.to_le_bytes());
@@ -255,7 +269,7 @@ pub fn put_record(
     let branches = kinds.iter().filter(|&&kind| is_branch(kind)).count();
     out.extend_from_slice(&(branches as u32).to_le_bytes());
     out.extend_from_slice(kinds);
-    out.extend_from_slice(&lens[..kinds.len()]);
+    out.extend_from_slice(lens);
     out.extend_from_slice(names);
     // Filled in by `put_file`, which knows where the children's records go.
     out.resize(out.len() + 4 * branches, 0);

@@ -299,6 +299,11 @@ impl IndexRun {
         self.files[root.file].old.as_ref()?.find(key)
     }
 
+    /// True when `root`'s file had records to look in (not a first run).
+    pub fn has_records(&self, root: RootKey) -> bool {
+        self.files[root.file].old.is_some()
+    }
+
     /// The record at `at` in `root`'s file: the child offset its parent's record
     /// gave (see `format`).
     pub fn recorded_at(&self, root: RootKey, at: u32) -> Option<format::Record<'_>> {
@@ -440,6 +445,7 @@ pub struct Recorder {
     bytes: Vec<u8>,
     spans: Vec<(usize, std::ops::Range<usize>)>,
     kinds: Vec<u8>,
+    lens: Vec<u8>,
     devices: Vec<(u64, bool)>,
 }
 
@@ -465,10 +471,11 @@ impl Recorder {
     }
 
     /// Records the listing of the directory of key `key` in `root`'s file: its
-    /// entries (each name with its NUL in `names`, and their kinds), listed
-    /// from `listed_at` on, when its stamps were `stamps`. On a filesystem whose
-    /// times are not trusted, or too recent, the record is for `--index-trust`
-    /// alone.
+    /// entries (each one's length with its NUL and its kind, as the walk's
+    /// `Listing` keeps them, the names back to back with their NULs in `names`),
+    /// listed from `listed_at` on, when its stamps were `stamps`. On a filesystem
+    /// whose times are not trusted, or too recent, the record is for
+    /// `--index-trust` alone.
     pub fn record(
         &mut self,
         root: RootKey,
@@ -476,7 +483,7 @@ impl Recorder {
         stamps: &Stamps,
         unchecked: bool,
         listed_at: SystemTime,
-        (entries, names): (impl Iterator<Item = crate::os::dirent::EntryKind>, &[u8]),
+        (entries, names): (&[(u32, crate::os::dirent::EntryKind)], &[u8]),
     ) {
         let fine = stamps.mtime.1 != 0 || stamps.ctime.1 != 0;
         let margin = if fine { FINE_RACY_MARGIN } else { RACY_MARGIN };
@@ -486,14 +493,28 @@ impl Recorder {
             .map_or((i64::MIN, 0), |d| (d.as_secs() as i64, d.subsec_nanos()));
         let racy = unchecked || stamps.racy(margin_from);
         self.kinds.clear();
-        self.kinds.extend(entries.map(format::kind_byte));
+        self.lens.clear();
+        // The lengths as the listing has them: scanning the names for their NULs
+        // again was a sixth of a first run's instructions in `put_record`.
+        let mut too_long = false;
+        for &(len, kind) in entries {
+            self.kinds.push(format::kind_byte(kind));
+            match u8::try_from(len.saturating_sub(1)) {
+                Ok(len) => self.lens.push(len),
+                Err(_) => too_long = true,
+            }
+        }
+        if too_long {
+            // Fewer lengths than kinds: an empty, racy record (see `put_record`).
+            self.lens.clear();
+        }
         let start = self.bytes.len();
-        format::put_record(
+        format::put_record_lens(
             &mut self.bytes,
             key,
             stamps,
             if racy { FLAG_RACY } else { 0 },
-            &self.kinds,
+            (&self.kinds, &self.lens),
             names,
         );
         self.spans.push((root.file, start..self.bytes.len()));
@@ -619,6 +640,48 @@ mod tests {
     }
 
     #[test]
+    fn a_listing_is_recorded_with_the_lengths_it_was_listed_with() {
+        use crate::os::dirent::EntryKind::{Dir, File};
+        let root = RootKey {
+            file: 0,
+            key: ROOT_KEY,
+        };
+        let long = [b'n'; 256];
+        let mut long_names = long.to_vec();
+        long_names.push(0);
+        let cases: [(&[(u32, _)], &[u8]); 3] = [
+            (&[(2, File), (4, Dir)], b"a\0bcd\0"),
+            (&[(256, File)], &long_names[1..]),
+            (
+                &[(2, File), (257, File)],
+                &[b"a\0".as_slice(), &long_names].concat(),
+            ),
+        ];
+        for (at, (entries, names)) in cases.into_iter().enumerate() {
+            let mut recorder = Recorder::default();
+            let old = SystemTime::UNIX_EPOCH + Duration::from_secs(1);
+            recorder.record(
+                root,
+                ROOT_KEY,
+                &Stamps::default(),
+                false,
+                old,
+                (entries, names),
+            );
+            let (record, _) = format::Record::parse(&recorder.bytes).unwrap();
+            let listed: Vec<_> = record.entries().collect();
+            match at {
+                0 => assert_eq!(listed, [(&b"a\0"[..], File), (&b"bcd\0"[..], Dir)]),
+                1 => assert_eq!(listed, [(&long_names[1..], File)], "255 bytes fit"),
+                _ => {
+                    assert!(listed.is_empty(), "a 256-byte name: no entries");
+                    assert_eq!(record.flags, FLAG_RACY, "and listed again");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn a_listing_is_racy_within_the_margin_its_times_allow() {
         let listed_at = SystemTime::UNIX_EPOCH + Duration::from_secs(1_000_000);
         let at = |before: Duration, nanos: bool| {
@@ -641,14 +704,7 @@ mod tests {
                 file: 0,
                 key: ROOT_KEY,
             };
-            recorder.record(
-                root,
-                ROOT_KEY,
-                &stamps,
-                false,
-                listed_at,
-                (std::iter::empty(), &[]),
-            );
+            recorder.record(root, ROOT_KEY, &stamps, false, listed_at, (&[], &[]));
             let (record, _) = format::Record::parse(&recorder.bytes).unwrap();
             record.flags & FLAG_RACY != 0
         };

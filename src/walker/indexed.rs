@@ -233,7 +233,10 @@ fn recorded<'i>(
     dir: &Dir<'_>,
 ) -> Option<crate::index::format::Record<'i>> {
     match job.index_at() {
-        0 => index.recorded(root, key_of(root, dir)),
+        // Its key, a hash of its path, only if there is a file to look in: twice a
+        // directory was a seventh of a first run's instructions.
+        0 if index.has_records(root) => index.recorded(root, key_of(root, dir)),
+        0 => None,
         at => index.recorded_at(root, at),
     }
 }
@@ -334,14 +337,13 @@ fn fill<'i>(
     let listed = read_into(reader, listing, fd, stop);
     // A listing cut short (an error, or the stop) is not the directory's.
     if listed.is_ok() && !stop.load(Ordering::Relaxed) {
-        let kinds = listing.entries.iter().map(|&(_, kind)| kind);
         recorder.record(
             root,
             key_of(root, dir),
             &stamps,
             !trusted,
             listed_at,
-            (kinds, &listing.names),
+            (&listing.entries, &listing.names),
         );
     }
     listed.map(|()| None)
