@@ -142,6 +142,12 @@ pub struct Glob {
 /// Everything but the original fast path.
 #[derive(Clone, Debug)]
 struct General {
+    /// True when the fast path's pattern has no `?`: literal ASCII bytes and stars
+    /// alone, which match any name byte by byte as they match it character by
+    /// character (see [`Glob::matches`]). Here rather than beside the fast path:
+    /// a field added to `Glob` cost a walk without any glob 0.9% of its
+    /// instructions (callgrind, `/usr -j1 -c`).
+    bytewise: bool,
     /// One set of ASCII characters per position, split at `*`: for ASCII names.
     sets: Box<[Box<[AsciiSet]>]>,
     /// The pattern as a sequence of tokens, for every other name.
@@ -190,6 +196,7 @@ impl Glob {
                 Token::Any | Token::Star => true,
                 Token::Class(_) => false,
             });
+        let bytewise = simple && !tokens.contains(&Token::Any);
         let bytes = simple.then(|| {
             split_at_stars(&tokens, |token| match token {
                 Token::Char(c) => *c as u8,
@@ -198,6 +205,7 @@ impl Glob {
         });
         let sets = split_at_stars(&tokens, |token| token.ascii_set(ignore_case));
         let general = General {
+            bytewise,
             sets,
             tokens: tokens.into(),
             ignore_case,
@@ -259,6 +267,7 @@ impl Glob {
     /// A glob matching when any of `any_of` does and all of `also` do.
     fn node(any_of: Box<[Glob]>, also: Box<[Arc<dyn NameTest>]>) -> Glob {
         let general = General {
+            bytewise: false,
             sets: Box::new([]),
             tokens: Box::new([]),
             ignore_case: false,
@@ -275,7 +284,15 @@ impl Glob {
     #[inline]
     pub fn matches(&self, name: &[u8]) -> bool {
         match &self.bytes {
-            Some(segments) if name.is_ascii() => segments_match(segments, name),
+            // Stars and ASCII literals match bytes as they match characters, in any
+            // name: an ASCII byte is always a character of its own, and every byte
+            // of any other character is not ASCII, so a literal is found at the same
+            // places and what a star spans between literals is whole characters.
+            // Such a glob needs no scan of the name for a byte that is not ASCII
+            // first (`-n 'README*'` on `/usr`: 73 instructions a name, 45 without).
+            Some(segments) if self.general.bytewise || name.is_ascii() => {
+                segments_match(segments, name)
+            }
             _ => self.general.matches(name),
         }
     }
@@ -748,7 +765,21 @@ mod tests {
             b"[[:upper:]]",
             b"\xff",
         ];
-        let name_alphabet: [&[u8]; 7] = [b"a", b"b", b"B", b".", b"*", "é".as_bytes(), b"\xff"];
+        // Past the ASCII ones: whole characters of two and three bytes, a stray
+        // byte, a lead byte without its continuation and a sequence cut short
+        // (each then one character per byte, never swallowing the ASCII after).
+        let name_alphabet: [&[u8]; 10] = [
+            b"a",
+            b"b",
+            b"B",
+            b".",
+            b"*",
+            "é".as_bytes(),
+            b"\xff",
+            "€".as_bytes(),
+            b"\xc3",
+            b"\xe2\x82",
+        ];
         let mut matched = 0;
         for round in 0..40_000 {
             // Half of the patterns use only the original syntax.
@@ -757,7 +788,7 @@ mod tests {
             let glob = Glob::new(&pattern, rng.bool()).unwrap();
             for _ in 0..10 {
                 let ascii_only = rng.bool();
-                let name = random_case(&mut rng, &name_alphabet[..if ascii_only { 5 } else { 7 }]);
+                let name = random_case(&mut rng, &name_alphabet[..if ascii_only { 5 } else { 10 }]);
                 let want = glob.matches_chars(&name);
                 let shown = format!("{:?} on {:?} ({glob:?})", lossy(&pattern), lossy(&name));
                 assert_eq!(glob.matches(&name), want, "{shown}");
