@@ -322,8 +322,10 @@ impl IndexRun {
 
     /// Writes each file that has new records: the old records not listed again,
     /// the new ones, less the records no directory of the index leads to any more
-    /// (a directory removed or renamed). A failure (a full disk) is one warning;
-    /// the old file stays.
+    /// (a directory removed or renamed); or, when every directory listed again
+    /// kept its entries, the old file with their new stamps written over it
+    /// (`Parsed::patched`). A failure (a full disk) is one warning; the old file
+    /// stays.
     pub fn finish(mut self, reporter: &Reporter) {
         let collected = self
             .collected
