@@ -401,8 +401,9 @@ impl Unusable {
 /// order, parents before children), so that a walk that reads them finds the next
 /// one near the last rather than a cache miss away: written in key order (random),
 /// the first read of each record was 4.8% of a repeat's profile. The table is in
-/// key order, for the search.
-pub fn put_file(header: &Header, records: &[&[u8]]) -> WholeFile {
+/// key order, for the search. `None` when two records have one key (a caller
+/// that has not made them unique).
+pub fn put_file(header: &Header, records: &[&[u8]]) -> Option<WholeFile> {
     let table_start = HEADER_LEN + header.root.len();
     let records_start = table_start + TABLE_ROW * records.len();
     let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(records.len());
@@ -415,6 +416,9 @@ pub fn put_file(header: &Header, records: &[&[u8]]) -> WholeFile {
         offset += record.len();
     }
     keyed.sort_unstable_by_key(|&(key, _)| key);
+    if keyed.windows(2).any(|pair| pair[0].0 == pair[1].0) {
+        return None;
+    }
     // Written in place, in memory asked for in huge pages: a growing `Vec` took
     // a page fault every 4 KiB of a file written again on every repeat that
     // found a change.
@@ -447,7 +451,7 @@ pub fn put_file(header: &Header, records: &[&[u8]]) -> WholeFile {
     }
     let sum = checksum(&out[16..]);
     out[8..16].copy_from_slice(&sum.to_le_bytes());
-    out
+    Some(out)
 }
 
 /// Writes into `record` (whole, as [`put_record`] made it) the offset of each
@@ -750,7 +754,7 @@ mod tests {
             .map(|&k| record(k, &[("f", EntryKind::File)]))
             .collect();
         let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
-        let parsed = Parsed::new(put_file(&header(), &refs)).unwrap();
+        let parsed = Parsed::new(put_file(&header(), &refs).unwrap()).unwrap();
         for &key in &keys {
             assert_eq!(parsed.find(key).map(|r| r.key), Some(key), "{key:#x}");
         }
@@ -771,7 +775,7 @@ mod tests {
             .chain([record(3, &[])])
             .collect();
         let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
-        let file = put_file(&header(), &refs).to_vec();
+        let file = put_file(&header(), &refs).unwrap().to_vec();
         let parsed = Parsed::new(file.clone()).unwrap();
         assert_eq!(parsed.header, header());
         assert_eq!(parsed.len(), 51);
@@ -796,7 +800,7 @@ mod tests {
     fn damaged_files_are_refused_with_their_reason() {
         let records = [record(1, &[("x", EntryKind::Symlink)])];
         let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
-        let file = put_file(&header(), &refs).to_vec();
+        let file = put_file(&header(), &refs).unwrap().to_vec();
         for cut in [0, 4, 20, HEADER_LEN + 2, file.len() - 1] {
             let err = Parsed::new(file[..cut].to_vec()).err().unwrap();
             assert!(
@@ -901,11 +905,19 @@ mod tests {
     }
 
     #[test]
+    fn a_key_given_twice_puts_no_file_together() {
+        let root = record(ROOT_KEY, &[("a", EntryKind::Dir)]);
+        let a = record(child_key(ROOT_KEY, b"a"), &[]);
+        assert!(put_file(&header(), &[&root, &a]).is_some());
+        assert!(put_file(&header(), &[&root, &a, &a]).is_none());
+    }
+
+    #[test]
     fn a_record_with_the_same_entries_is_written_over_its_old_one() {
         let entries = [("x", EntryKind::File), ("y", EntryKind::Symlink)];
         let old = two_records(&stamps(1), 0, &entries);
         let refs: Vec<&[u8]> = old.iter().map(Vec::as_slice).collect();
-        let mut parsed = Parsed::new(put_file(&header(), &refs)).unwrap();
+        let mut parsed = Parsed::new(put_file(&header(), &refs).unwrap()).unwrap();
         let changed = Stamps {
             mtime: (1_800_000_000, 7),
             ..stamps(2)
@@ -922,7 +934,7 @@ mod tests {
             .to_vec();
         // Byte for byte the file put together from scratch with the new record.
         let new_refs: Vec<&[u8]> = new.iter().map(Vec::as_slice).collect();
-        assert_eq!(bytes, put_file(&later, &new_refs).to_vec());
+        assert_eq!(bytes, put_file(&later, &new_refs).unwrap().to_vec());
         let again = Parsed::new(bytes).unwrap();
         assert_eq!(again.header, later);
         let a = again.find(child_key(ROOT_KEY, b"a")).unwrap();
@@ -937,7 +949,7 @@ mod tests {
         let entries = [("x", EntryKind::File)];
         let old = two_records(&stamps(1), 0, &entries);
         let refs: Vec<&[u8]> = old.iter().map(Vec::as_slice).collect();
-        let file = put_file(&header(), &refs).to_vec();
+        let file = put_file(&header(), &refs).unwrap().to_vec();
         let mut parsed = Parsed::new(file.clone()).unwrap();
         let renamed = two_records(&stamps(2), 0, &[("z", EntryKind::File)]);
         let added = two_records(

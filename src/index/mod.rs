@@ -336,18 +336,11 @@ impl IndexRun {
             if !file.writable {
                 continue;
             }
-            let mut records: format::KeyMap<&[u8]> = format::KeyMap::default();
-            for recorder in &collected {
-                for &(in_file, ref span) in &recorder.spans {
-                    if in_file == at {
-                        let bytes = &recorder.bytes[span.clone()];
-                        records.insert(u64::from_le_bytes(bytes[..8].try_into().unwrap()), bytes);
-                    }
-                }
-            }
-            if records.is_empty() {
-                continue;
-            }
+            let recorded = (collected.iter()).flat_map(|recorder| {
+                (recorder.spans.iter())
+                    .filter(move |(in_file, _)| *in_file == at)
+                    .map(|(_, span)| &recorder.bytes[span.clone()])
+            });
             let header = Header {
                 uid: store_euid(),
                 written: now
@@ -356,19 +349,38 @@ impl IndexRun {
                 root_id: file.root_id,
                 root: file.root.clone(),
             };
-            let patched = (file.old.as_mut())
-                .and_then(|old| old.patched(&header, records.values().copied()))
-                .map(|bytes| store::write(&file.dir, &file.name, bytes));
-            let written = match patched {
-                Some(written) => written,
-                None => {
-                    if let Some(old) = &file.old {
-                        for (record, bytes) in old.records() {
-                            records.entry(record.key).or_insert(bytes);
-                        }
+            if recorded.clone().next().is_none() {
+                continue;
+            }
+            // A first run's records are all new, each reached from the root: put
+            // together in the workers' order, without the map and the walk from
+            // the root that a repeat needs (2.7 ms of the first run on `/usr`),
+            // unless a key came twice.
+            let first = match &file.old {
+                None => format::put_file(&header, &recorded.clone().collect::<Vec<_>>()),
+                Some(_) => None,
+            };
+            let written = if let Some(bytes) = first {
+                store::write(&file.dir, &file.name, &bytes)
+            } else if let Some(bytes) =
+                (file.old.as_mut()).and_then(|old| old.patched(&header, recorded.clone()))
+            {
+                store::write(&file.dir, &file.name, bytes)
+            } else {
+                let mut records: format::KeyMap<&[u8]> = format::KeyMap::default();
+                for bytes in recorded {
+                    records.insert(u64::from_le_bytes(bytes[..8].try_into().unwrap()), bytes);
+                }
+                if let Some(old) = &file.old {
+                    for (record, bytes) in old.records() {
+                        records.entry(record.key).or_insert(bytes);
                     }
-                    let kept = reachable(&records);
-                    store::write(&file.dir, &file.name, &format::put_file(&header, &kept))
+                }
+                let kept = reachable(&records);
+                match format::put_file(&header, &kept) {
+                    Some(bytes) => store::write(&file.dir, &file.name, &bytes),
+                    // The map keeps one record a key.
+                    None => continue,
                 }
             };
             match written {
