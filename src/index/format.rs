@@ -48,6 +48,11 @@ pub const MAGIC: &[u8; 8] = b"PFINDIX1";
 pub const VERSION: u32 = 2;
 pub const HEADER_LEN: usize = 8 + 8 + 4 + 4 + 8 + 16 + 4 + 4;
 pub const RECORD_FIXED: usize = 8 * 5 + 4 * 6;
+/// Where a record's stamps and flags are (after its key), and where its counts
+/// begin (entries, names length, branches): what `Parsed::patched` writes over,
+/// and what it compares.
+const STAMPS_AT: usize = 8;
+const COUNTS_AT: usize = 52;
 const TABLE_ROW: usize = 12;
 
 /// A record's flag: its stamps were too recent when it was listed (the racy
@@ -220,30 +225,12 @@ pub fn kind_of(byte: u8) -> EntryKind {
     }
 }
 
-/// Appends one record to `out`: `names` is each entry's name and its NUL, `kinds`
-/// one byte an entry ([`kind_byte`]). A name longer than 255 bytes (none is, on
-/// any filesystem pfind trusts) makes the record hold no entries and be racy,
-/// so that it is listed again.
+/// Appends one record to `out`: `kinds` one byte an entry ([`kind_byte`]), `lens`
+/// each name's length without its NUL, one byte an entry, `names` each name and
+/// its NUL. Fewer lengths than kinds (a name longer than 255 bytes, which none
+/// is on any filesystem pfind trusts) make the record hold no entries and be
+/// racy, so that it is listed again.
 pub fn put_record(
-    out: &mut Vec<u8>,
-    key: u64,
-    stamps: &Stamps,
-    flags: u32,
-    kinds: &[u8],
-    names: &[u8],
-) {
-    let lens: Vec<u8> = names
-        .split(|&b| b == 0)
-        .take(kinds.len())
-        .map_while(|name| u8::try_from(name.len()).ok())
-        .collect();
-    put_record_lens(out, key, stamps, flags, (kinds, &lens), names);
-}
-
-/// [`put_record`] with each name's length (without its NUL) given, one byte an
-/// entry: fewer lengths than kinds (a name too long for its byte) make the
-/// record hold no entries and be racy.
-pub fn put_record_lens(
     out: &mut Vec<u8>,
     key: u64,
     stamps: &Stamps,
@@ -298,9 +285,9 @@ impl<'a> Record<'a> {
         let fixed = bytes.get(..RECORD_FIXED)?;
         let u64_at = |at: usize| u64::from_le_bytes(fixed[at..at + 8].try_into().unwrap());
         let u32_at = |at: usize| u32::from_le_bytes(fixed[at..at + 4].try_into().unwrap());
-        let count = u32_at(52) as usize;
-        let names_len = u32_at(56) as usize;
-        let branches = u32_at(60) as usize;
+        let count = u32_at(COUNTS_AT) as usize;
+        let names_len = u32_at(COUNTS_AT + 4) as usize;
+        let branches = u32_at(COUNTS_AT + 8) as usize;
         let names_start = RECORD_FIXED.checked_add(count.checked_mul(2)?)?;
         let names_end = names_start.checked_add(names_len)?;
         let end = names_end.checked_add(branches.checked_mul(4)?)?;
@@ -444,9 +431,10 @@ pub fn put_file(header: &Header, records: &[&[u8]]) -> Option<WholeFile> {
     }
     let at_key: KeyMap<u32> = keyed.iter().copied().collect();
     let mut start = records_start;
+    let mut offsets = Vec::new();
     for record in records {
         out[start..start + record.len()].copy_from_slice(record);
-        link_children(&mut out[start..start + record.len()], &at_key);
+        link_children(&mut out[start..start + record.len()], &at_key, &mut offsets);
         start += record.len();
     }
     let sum = checksum(&out[16..]);
@@ -455,13 +443,14 @@ pub fn put_file(header: &Header, records: &[&[u8]]) -> Option<WholeFile> {
 }
 
 /// Writes into `record` (whole, as [`put_record`] made it) the offset of each
-/// branch's record, from `at_key`; 0 where the child has none.
-fn link_children(record: &mut [u8], at_key: &KeyMap<u32>) {
+/// branch's record, from `at_key`; 0 where the child has none. `offsets` is the
+/// caller's buffer, one for all records.
+fn link_children(record: &mut [u8], at_key: &KeyMap<u32>, offsets: &mut Vec<u32>) {
     let Some((parsed, len)) = Record::parse(record) else {
         return;
     };
     let slots_at = len - parsed.children.len();
-    let mut offsets = Vec::with_capacity(parsed.children.len() / 4);
+    offsets.clear();
     for (name, _) in parsed
         .entries()
         .zip(parsed.kinds)
@@ -470,7 +459,10 @@ fn link_children(record: &mut [u8], at_key: &KeyMap<u32>) {
         let child = child_key(parsed.key, &name.0[..name.0.len() - 1]);
         offsets.push(at_key.get(&child).copied().unwrap_or(0));
     }
-    for (slot, offset) in record[slots_at..len].chunks_exact_mut(4).zip(offsets) {
+    for (slot, offset) in record[slots_at..len]
+        .chunks_exact_mut(4)
+        .zip(offsets.iter())
+    {
         slot.copy_from_slice(&offset.to_le_bytes());
     }
 }
@@ -626,15 +618,15 @@ impl Parsed {
             let old = self.bytes.get(offset..offset + len)?;
             // The entries' shape and names, up to the children (kept: the same
             // names lead to the same records).
-            let entries = RECORD_FIXED - 12..len - parsed.children.len();
+            let entries = COUNTS_AT..len - parsed.children.len();
             if old[..8] != new[..8] || old[entries.clone()] != new[entries] {
                 return None;
             }
             at.push(offset);
         }
         for (new, offset) in records.zip(at) {
-            self.bytes[offset + 8..offset + RECORD_FIXED - 12]
-                .copy_from_slice(&new[8..RECORD_FIXED - 12]);
+            self.bytes[offset + STAMPS_AT..offset + COUNTS_AT]
+                .copy_from_slice(&new[STAMPS_AT..COUNTS_AT]);
         }
         self.header.uid = header.uid;
         self.header.written = header.written;
@@ -672,6 +664,16 @@ mod tests {
         }
     }
 
+    /// Each name's length in `names` (names and their NULs), as many as fit
+    /// in a byte up to the first that does not, for `count` entries.
+    fn lens(names: &[u8], count: usize) -> Vec<u8> {
+        names
+            .split(|&b| b == 0)
+            .take(count)
+            .map_while(|name| u8::try_from(name.len()).ok())
+            .collect()
+    }
+
     fn record(key: u64, entries: &[(&str, EntryKind)]) -> Vec<u8> {
         let kinds: Vec<u8> = entries.iter().map(|&(_, k)| kind_byte(k)).collect();
         let mut names = Vec::new();
@@ -680,7 +682,8 @@ mod tests {
             names.push(0);
         }
         let mut out = Vec::new();
-        put_record(&mut out, key, &stamps(key), 0, &kinds, &names);
+        let lens = lens(&names, kinds.len());
+        put_record(&mut out, key, &stamps(key), 0, (&kinds, &lens), &names);
         out
     }
 
@@ -846,7 +849,14 @@ mod tests {
     fn a_name_longer_than_a_length_byte_leaves_the_record_empty_and_racy() {
         let mut out = Vec::new();
         let long = [vec![b'x'; 300], vec![0]].concat();
-        put_record(&mut out, 1, &Stamps::default(), 0, &[0], &long);
+        put_record(
+            &mut out,
+            1,
+            &Stamps::default(),
+            0,
+            (&[0], &lens(&long, 1)),
+            &long,
+        );
         let (record, _) = Record::parse(&out).unwrap();
         assert_eq!((record.entries().count(), record.flags), (0, FLAG_RACY));
     }
@@ -897,7 +907,8 @@ mod tests {
             .iter()
             .flat_map(|(name, _)| name.bytes().chain([0]))
             .collect();
-        put_record(&mut a_record, a, a_stamps, flags, &kinds, &names);
+        let lens = lens(&names, kinds.len());
+        put_record(&mut a_record, a, a_stamps, flags, (&kinds, &lens), &names);
         vec![
             record(ROOT_KEY, &[("a", EntryKind::Dir), ("f", EntryKind::File)]),
             a_record,

@@ -341,6 +341,9 @@ impl IndexRun {
                     .filter(move |(in_file, _)| *in_file == at)
                     .map(|(_, span)| &recorder.bytes[span.clone()])
             });
+            if recorded.clone().next().is_none() {
+                continue;
+            }
             let header = Header {
                 uid: store_euid(),
                 written: now
@@ -349,39 +352,23 @@ impl IndexRun {
                 root_id: file.root_id,
                 root: file.root.clone(),
             };
-            if recorded.clone().next().is_none() {
-                continue;
-            }
-            // A first run's records are all new, each reached from the root: put
-            // together in the workers' order, without the map and the walk from
-            // the root that a repeat needs (2.7 ms of the first run on `/usr`),
-            // unless a key came twice.
-            let first = match &file.old {
-                None => format::put_file(&header, &recorded.clone().collect::<Vec<_>>()),
-                Some(_) => None,
+            let written = match file.old.as_mut() {
+                // A first run's records are all new, each reached from the root:
+                // put together in the workers' order, without the map and the walk
+                // from the root a repeat needs (2.7 ms of the first run on `/usr`),
+                // unless a key came twice.
+                None => format::put_file(&header, &recorded.clone().collect::<Vec<_>>())
+                    .or_else(|| merged(&header, recorded, None))
+                    .map(|bytes| store::write(&file.dir, &file.name, &bytes)),
+                Some(old) => match old.patched(&header, recorded.clone()) {
+                    Some(bytes) => Some(store::write(&file.dir, &file.name, bytes)),
+                    None => merged(&header, recorded, file.old.as_ref())
+                        .map(|bytes| store::write(&file.dir, &file.name, &bytes)),
+                },
             };
-            let written = if let Some(bytes) = first {
-                store::write(&file.dir, &file.name, &bytes)
-            } else if let Some(bytes) =
-                (file.old.as_mut()).and_then(|old| old.patched(&header, recorded.clone()))
-            {
-                store::write(&file.dir, &file.name, bytes)
-            } else {
-                let mut records: format::KeyMap<&[u8]> = format::KeyMap::default();
-                for bytes in recorded {
-                    records.insert(u64::from_le_bytes(bytes[..8].try_into().unwrap()), bytes);
-                }
-                if let Some(old) = &file.old {
-                    for (record, bytes) in old.records() {
-                        records.entry(record.key).or_insert(bytes);
-                    }
-                }
-                let kept = reachable(&records);
-                match format::put_file(&header, &kept) {
-                    Some(bytes) => store::write(&file.dir, &file.name, &bytes),
-                    // The map keeps one record a key.
-                    None => continue,
-                }
+            // `None`: nothing to write (`merged` keeps one record a key).
+            let Some(written) = written else {
+                continue;
             };
             match written {
                 Ok(()) if file.old.is_none() => {
@@ -409,6 +396,25 @@ fn below_key(canonical: &[u8], above: &[u8]) -> u64 {
         return ROOT_KEY;
     }
     format::key_after(format::key_after(ROOT_KEY, rest), b"/")
+}
+
+/// The file put together from `recorded` and the records of `old` not listed
+/// again, less those no recorded directory leads to any more.
+fn merged<'a>(
+    header: &Header,
+    recorded: impl Iterator<Item = &'a [u8]>,
+    old: Option<&'a Parsed>,
+) -> Option<crate::os::whole_file::WholeFile> {
+    let mut records: format::KeyMap<&[u8]> = format::KeyMap::default();
+    for bytes in recorded {
+        records.insert(u64::from_le_bytes(bytes[..8].try_into().unwrap()), bytes);
+    }
+    if let Some(old) = old {
+        for (record, bytes) in old.records() {
+            records.entry(record.key).or_insert(bytes);
+        }
+    }
+    format::put_file(header, &reachable(&records))
 }
 
 /// The records a path of recorded directories leads to from the root's.
@@ -523,7 +529,7 @@ impl Recorder {
             self.lens.clear();
         }
         let start = self.bytes.len();
-        format::put_record_lens(
+        format::put_record(
             &mut self.bytes,
             key,
             stamps,
@@ -620,7 +626,15 @@ mod tests {
                 .flat_map(|(n, _)| n.iter().copied().chain([0]))
                 .collect();
             let mut out = Vec::new();
-            format::put_record(&mut out, key, &Stamps::default(), 0, &kinds, &names);
+            let lens: Vec<u8> = entries.iter().map(|(n, _)| n.len() as u8).collect();
+            format::put_record(
+                &mut out,
+                key,
+                &Stamps::default(),
+                0,
+                (&kinds, &lens),
+                &names,
+            );
             out
         };
         let a = format::child_key(ROOT_KEY, b"a");
