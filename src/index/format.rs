@@ -319,36 +319,60 @@ impl<'a> Record<'a> {
     /// Each entry's name with its NUL, and its kind; it stops at a name whose NUL
     /// is not where its length says (a file this code did not write).
     pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], EntryKind)> + 'a {
-        let names = self.names;
-        let mut start = 0;
-        self.kinds
-            .iter()
-            .zip(self.lens)
-            .map_while(move |(&kind, &len)| {
-                let end = start + usize::from(len) + 1;
-                let name = names.get(start..end).filter(|n| n.last() == Some(&0))?;
-                start = end;
-                Some((name, kind_of(kind)))
-            })
+        self.entries_with_children()
+            .map(|(name, kind, _)| (name, kind))
     }
 
     /// As [`Self::entries`], with each entry's child offset (0 for an entry that
     /// is no branch, or whose child has no record).
-    pub fn entries_with_children(&self) -> impl Iterator<Item = (&'a [u8], EntryKind, u32)> + 'a {
-        let children = self.children;
-        let mut branch = 0;
-        self.entries()
-            .zip(self.kinds)
-            .map(move |((name, kind), &byte)| {
-                let mut child = 0;
-                if is_branch(byte) {
-                    if let Some(slot) = children.get(branch * 4..branch * 4 + 4) {
-                        child = u32::from_le_bytes(slot.try_into().unwrap());
-                    }
-                    branch += 1;
-                }
-                (name, kind, child)
-            })
+    pub fn entries_with_children(&self) -> RecordEntries<'a> {
+        RecordEntries {
+            kinds: self.kinds,
+            lens: self.lens,
+            names: self.names,
+            children: self.children,
+        }
+    }
+}
+
+/// The entries of a [`Record`], each as its name with its NUL, its kind and its
+/// child offset. A loop of its own, each slice stepped past what was taken:
+/// written as zipped iterators with a running offset it was a third of
+/// `--index-trust -e conf`'s instructions on `/usr` (callgrind, `-j1`).
+pub struct RecordEntries<'a> {
+    kinds: &'a [u8],
+    lens: &'a [u8],
+    names: &'a [u8],
+    children: &'a [u8],
+}
+
+impl<'a> Iterator for RecordEntries<'a> {
+    type Item = (&'a [u8], EntryKind, u32);
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<Self::Item> {
+        let (&kind, kinds) = self.kinds.split_first()?;
+        let (&len, lens) = self.lens.split_first()?;
+        let len = usize::from(len);
+        if self.names.get(len) != Some(&0) {
+            return None;
+        }
+        let (name, names) = self.names.split_at(len + 1);
+        let mut child = 0;
+        if is_branch(kind) {
+            if let Some((slot, children)) = self.children.split_first_chunk::<4>() {
+                child = u32::from_le_bytes(*slot);
+                self.children = children;
+            }
+        }
+        self.kinds = kinds;
+        self.lens = lens;
+        self.names = names;
+        Some((name, kind_of(kind), child))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (0, Some(self.kinds.len()))
     }
 }
 
@@ -843,6 +867,38 @@ mod tests {
         moved[last] = b'z';
         let (record, _) = Record::parse(&moved).unwrap();
         assert_eq!(record.entries().count(), 1);
+    }
+
+    #[test]
+    fn each_branch_takes_the_next_child_offset_and_nothing_else_does() {
+        use EntryKind::*;
+        let entries = [
+            ("f", File),
+            ("d", Dir),
+            ("l", Symlink),
+            ("p", Fifo),
+            ("u", Unknown),
+        ];
+        let mut bytes = record(1, &entries);
+        let children = bytes.len() - 12;
+        for (i, offset) in [10u32, 20, 30].into_iter().enumerate() {
+            bytes[children + 4 * i..children + 4 * i + 4].copy_from_slice(&offset.to_le_bytes());
+        }
+        let (record, _) = Record::parse(&bytes).unwrap();
+        let seen: Vec<(&[u8], EntryKind, u32)> = record.entries_with_children().collect();
+        let want: Vec<(&[u8], EntryKind, u32)> = vec![
+            (b"f\0", File, 0),
+            (b"d\0", Dir, 10),
+            (b"l\0", Symlink, 20),
+            (b"p\0", Fifo, 0),
+            (b"u\0", Unknown, 30),
+        ];
+        assert_eq!(seen, want);
+        let names: Vec<(&[u8], EntryKind)> = record.entries().collect();
+        assert_eq!(
+            names,
+            want.iter().map(|&(n, k, _)| (n, k)).collect::<Vec<_>>()
+        );
     }
 
     #[test]

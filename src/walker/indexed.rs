@@ -392,7 +392,8 @@ fn visit_entries<'e>(
                 break;
             }
             let queued = visitor.children.len();
-            visitor.visit(dir, fd, entry);
+            // Neither a listing (`read_into`) nor the index keeps `.` and `..`.
+            visitor.visit_not_dot(dir, fd, entry);
             // A subdirectory queued: where its record is, for its own turn.
             if at != 0 && visitor.children.len() > queued {
                 if let Some(child) = visitor.children.last_mut() {

@@ -270,12 +270,29 @@ impl Visitor<'_> {
     /// -j 1 on a million files; the rare branches are `#[inline(never)]` instead.
     #[inline(always)]
     pub(super) fn visit(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>) {
+        self.visit_maybe_dot::<true>(dir, dir_fd, entry)
+    }
+
+    /// [`Self::visit`] for an entry that is not `.` or `..`: one of a listing copied
+    /// without them, or of the index, which never holds them.
+    #[inline(always)]
+    pub(super) fn visit_not_dot(&mut self, dir: &Dir<'_>, dir_fd: RawFd, entry: RawEntry<'_>) {
+        self.visit_maybe_dot::<false>(dir, dir_fd, entry)
+    }
+
+    #[inline(always)]
+    fn visit_maybe_dot<const MAY_BE_DOT: bool>(
+        &mut self,
+        dir: &Dir<'_>,
+        dir_fd: RawFd,
+        entry: RawEntry<'_>,
+    ) {
         let mut kind = entry.kind;
         if self.count_by_type_only && kind == EntryKind::File {
             self.found.matches += 1;
             return;
         }
-        if entry.is_dot_or_dotdot() {
+        if MAY_BE_DOT && entry.is_dot_or_dotdot() {
             return;
         }
         if kind == EntryKind::Unknown || self.config.force_stat {
