@@ -574,14 +574,33 @@ pub fn drop_roots(roots: &[OsString]) -> Result<Vec<String>, String> {
     store::checked_dir(&dir).map_err(|e| e.to_string())?;
     let mut lines = Vec::new();
     for root in roots {
-        let canonical = std::fs::canonicalize(root).map_err(|e| {
+        let not_there = |e: &std::io::Error| {
             format!(
                 "{}: {}",
                 Path::new(root).display(),
-                crate::report::describe(&e)
+                crate::report::describe(e)
             )
-        })?;
-        let path = dir.join(store::file_name(canonical.as_os_str().as_bytes()));
+        };
+        let (canonical, path) = match std::fs::canonicalize(root) {
+            Ok(canonical) => {
+                let path = dir.join(store::file_name(canonical.as_os_str().as_bytes()));
+                (canonical, path)
+            }
+            // A root deleted since it was indexed: its index is found by the path
+            // as given, made absolute as `--index-list` shows it; with none there,
+            // the path is wrong, and said so.
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                let gone = std::env::current_dir()
+                    .map(|cwd| lexically_absolute(&cwd, Path::new(root)))
+                    .map_err(|e| not_there(&e))?;
+                let path = dir.join(store::file_name(gone.as_os_str().as_bytes()));
+                if std::fs::symlink_metadata(&path).is_err() {
+                    return Err(not_there(&err));
+                }
+                (gone, path)
+            }
+            Err(err) => return Err(not_there(&err)),
+        };
         match std::fs::remove_file(&path) {
             Ok(()) => lines.push(format!("dropped the index of {}", canonical.display())),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -599,9 +618,45 @@ pub fn drop_roots(roots: &[OsString]) -> Result<Vec<String>, String> {
     Ok(lines)
 }
 
+/// `path` below `cwd` if it is relative, with `.` and `..` taken away by name
+/// (a path that no longer exists has no links left to follow).
+fn lexically_absolute(cwd: &Path, path: &Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut out = std::path::PathBuf::from("/");
+    for component in cwd.join(path).components() {
+        match component {
+            Component::Normal(name) => out.push(name),
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::RootDir | Component::CurDir | Component::Prefix(_) => {}
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gone_root_is_made_absolute_by_its_names() {
+        let cwd = Path::new("/home/u/src");
+        let cases = [
+            ("proj", "/home/u/src/proj"),
+            ("./proj/", "/home/u/src/proj"),
+            ("../old/./x/..", "/home/u/old"),
+            ("/tmp//gone/", "/tmp/gone"),
+            ("/../..", "/"),
+        ];
+        for (given, want) in cases {
+            assert_eq!(
+                lexically_absolute(cwd, Path::new(given)),
+                Path::new(want),
+                "{given}"
+            );
+        }
+    }
 
     #[test]
     fn a_subdirectory_is_keyed_by_its_path_below_the_indexed_root() {

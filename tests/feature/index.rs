@@ -938,6 +938,35 @@ fn indexes_are_listed_and_dropped() {
     assert!(listed.stdout.is_empty() && listed.status.success());
 }
 
+/// A root deleted since it was indexed: `--index-drop` still finds its index by
+/// the path as given (relative, with a trailing `/`); a path that never had one
+/// is an error naming it.
+#[test]
+fn the_index_of_a_deleted_root_is_dropped() {
+    let env = testenv::TestEnv::new(&["gone", "gone/a"], &["gone/a/x"]);
+    let cache = tempfile::tempdir().unwrap();
+    let built = run_str(env.root(), cache.path(), &["--index", "gone"]);
+    assert!(built.status.success(), "{built:?}");
+    let index_dir = cache.path().join("pfind");
+    assert_eq!(std::fs::read_dir(&index_dir).unwrap().count(), 1);
+    let listed = run_str(env.root(), cache.path(), &["--index-list"]);
+    let canonical = std::fs::canonicalize(env.root().join("gone")).unwrap();
+    std::fs::remove_dir_all(env.root().join("gone")).unwrap();
+    let wrong = run_str(env.root(), cache.path(), &["--index-drop", "gonne"]);
+    let said = String::from_utf8_lossy(&wrong.stderr);
+    assert!(!wrong.status.success() && said.contains("gonne"), "{said}");
+    assert_eq!(said.lines().count(), 1, "{said}");
+    assert_eq!(std::fs::read_dir(&index_dir).unwrap().count(), 1);
+    let dropped = run_str(env.root(), cache.path(), &["--index-drop", "./gone/"]);
+    assert!(dropped.status.success(), "{dropped:?}");
+    assert_eq!(
+        String::from_utf8_lossy(&dropped.stdout),
+        format!("dropped the index of {}\n", canonical.display())
+    );
+    assert_eq!(std::fs::read_dir(&index_dir).unwrap().count(), 0);
+    assert!(String::from_utf8_lossy(&listed.stdout).starts_with(&*canonical.to_string_lossy()));
+}
+
 /// Through `PFIND_OPTIONS`, for those who want it always; `--no-index` undoes it.
 #[test]
 fn pfind_options_may_carry_the_index() {
