@@ -938,6 +938,50 @@ fn indexes_are_listed_and_dropped() {
     assert!(listed.stdout.is_empty() && listed.status.success());
 }
 
+/// An index over a megabyte is mapped under a read lease rather than read
+/// (`src/os/leased_map.rs`, Linux): its answers are a walk's, repeated, after a
+/// change, and trusted; and a second pfind reading it meanwhile is no obstacle.
+#[test]
+fn a_large_index_answers_as_a_walk_does() {
+    let env = testenv::TestEnv::new(&["a", "b/c"], &[]);
+    for dir in ["a", "b/c"] {
+        for i in 0..12_000 {
+            std::fs::File::create(env.root().join(dir).join(format!("{i:070}"))).unwrap();
+        }
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let walk = || run_str(env.root(), cache.path(), &["-n", "*7*"]).stdout;
+    let indexed = |mode: &str| {
+        let out = run_str(env.root(), cache.path(), &[mode, "-n", "*7*"]);
+        assert!(out.status.success(), "{out:?}");
+        out.stdout
+    };
+    let first = indexed("--index");
+    assert_eq!(sorted_lines(&first), sorted_lines(&walk()));
+    let file = std::fs::read_dir(cache.path().join("pfind"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap();
+    let size = file.metadata().unwrap().len();
+    assert!(
+        size > 1 << 20,
+        "an index of {size} bytes is read, not mapped"
+    );
+    // Another descriptor open for reading the while, as another pfind's would be.
+    let held = std::fs::File::open(file.path()).unwrap();
+    assert_eq!(sorted_lines(&indexed("--index")), sorted_lines(&walk()));
+    std::fs::File::create(env.root().join("b/c/new7")).unwrap();
+    std::fs::remove_file(env.root().join(format!("a/{:070}", 7))).unwrap();
+    let changed = indexed("--index");
+    assert_eq!(sorted_lines(&changed), sorted_lines(&walk()));
+    assert_eq!(
+        sorted_lines(&indexed("--index-trust")),
+        sorted_lines(&changed)
+    );
+    drop(held);
+}
+
 /// A root deleted since it was indexed: `--index-drop` still finds its index by
 /// the path as given (relative, with a trailing `/`); a path that never had one
 /// is an error naming it.
