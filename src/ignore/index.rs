@@ -14,9 +14,11 @@
 //! an index rewritten in place while it was read (`cp`, `rsync --inplace`, go-git
 //! write it with `O_TRUNC`) is refused rather than misread (issue 47).
 //!
-//! The index is read into memory whole (the checksum needs every byte anyway):
-//! a mapping of a file cut short under it is a `SIGBUS` at the first page past
-//! its new end. The paths of a version 2 or 3 index are not copied out of it:
+//! The index is taken whole (the checksum needs every byte anyway), on Linux
+//! mapped under a read lease where one can be had (`os/leased_map.rs`: a plain
+//! mapping of a file cut short under it was a `SIGBUS` at the first page past its
+//! new end; under the lease, the tool that would cut it waits while pfind copies
+//! the bytes), else read. The paths of a version 2 or 3 index are not copied out of it:
 //! one pass finds where each entry is, and lookups read the paths in the index
 //! itself. Only version 4's prefix-compressed paths are put together.
 //!

@@ -198,11 +198,11 @@ impl Repo {
         self.tracked
             .get_or_init(|| {
                 let file = self.git_dir.join("index");
-                // Read, not mapped: a tool that rewrites it in place (`cp`,
-                // `rsync --inplace`, go-git) would cut a mapping short under the
-                // walk, a SIGBUS (issue 47); and checking its checksum reads every
-                // byte anyway.
-                let bytes = match read_small_path(&file, INDEX) {
+                // Mapped under a lease where one can be had, read otherwise: a
+                // tool that rewrites it in place (`cp`, `rsync --inplace`, go-git)
+                // cut a plain mapping short under the walk, a SIGBUS (issue 47);
+                // under the lease it waits while pfind copies the bytes it maps.
+                let bytes = match crate::os::read::read_large_path(&file, INDEX) {
                     Ok(bytes) => bytes,
                     Err(err) if err.kind() == io::ErrorKind::NotFound => {
                         return Some(TrackedPaths::default())

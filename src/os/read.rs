@@ -1,7 +1,8 @@
 //! Reading a small file whole: the ignore rules' files (`.gitignore`, `.ignore`,
 //! `info/exclude`, `core.excludesFile`, `--ignore-file`), git's configuration and
-//! index, by name in an open directory or by path. Read, never mapped: a mapped
-//! file cut short under its reader is a `SIGBUS` (issue 47).
+//! index, by name in an open directory or by path. Read, not mapped: a mapped
+//! file cut short under its reader is a `SIGBUS` (issue 47); only git's index,
+//! megabytes, is mapped, under a lease that rules that out ([`read_large_path`]).
 //!
 //! Such a file is data someone else wrote, so it is read as git reads it and no
 //! further (issue 38): only a regular file is opened (a FIFO would block `open` for
@@ -87,6 +88,26 @@ fn open_checked(dir: Option<RawFd>, path: &CStr, expect: Expect) -> io::Result<(
         return Err(too_large(expect));
     }
     Ok((file, meta.len()))
+}
+
+/// [`read_small_file`] for a file that may be megabytes (git's index): past
+/// [`super::whole_file::WholeFile`]'s threshold, mapped under a read lease where
+/// one can be had (no SIGBUS: a process that would cut it short waits, and pfind
+/// copies it first; see `leased_map`), else read into memory of its own.
+pub fn read_large_path(
+    path: &std::path::Path,
+    expect: Expect,
+) -> io::Result<super::whole_file::WholeFile> {
+    use std::os::unix::ffi::OsStrExt;
+    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
+    let (file, len) = open_checked(None, &path, expect)?;
+    let len = usize::try_from(len).map_err(|_| too_large(expect))?;
+    let bytes = super::whole_file::WholeFile::read(&file, len)?;
+    if bytes.len() as u64 > expect.limit {
+        return Err(too_large(expect));
+    }
+    Ok(bytes)
 }
 
 /// [`read_small_file`] by a path, relative to the working directory or absolute.

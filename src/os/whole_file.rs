@@ -1,4 +1,5 @@
-//! A large file read whole into memory (an index: megabytes, read once a run). On
+//! A large file read whole into memory (pfind's index or git's: megabytes, read
+//! once a run). On
 //! Linux it is mapped under a read lease where one can be had ([`super::leased_map`]:
 //! no pages cleared and no copy, a quarter of `--index-trust`'s samples on `/usr`,
 //! and the lease rules out the SIGBUS of a file cut short under a mapping);
@@ -48,6 +49,12 @@ impl std::ops::DerefMut for WholeFile {
             #[cfg(target_os = "linux")]
             Bytes::Leased(map) => &mut map.as_mut_slice()[..self.len],
         }
+    }
+}
+
+impl AsRef<[u8]> for WholeFile {
+    fn as_ref(&self) -> &[u8] {
+        self
     }
 }
 

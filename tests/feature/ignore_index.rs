@@ -124,3 +124,44 @@ fn a_torn_index_is_refused_with_one_warning_and_the_walk_goes_on() {
         }
     }
 }
+
+/// An index over a megabyte is mapped under a read lease on Linux rather than
+/// read (`src/os/leased_map.rs`): the answer is git's all the same, the tracked
+/// ignored file kept and the untracked ones left out, at every thread count.
+#[test]
+fn an_index_over_a_megabyte_is_read_as_git_reads_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("large");
+    repository(&dir, &[]);
+    let mut want = vec![
+        b".gitignore".to_vec(),
+        b"kept.log".to_vec(),
+        b"plain".to_vec(),
+    ];
+    for d in 0..60 {
+        let sub = dir.join(format!("module_with_a_long_name_{d:02}"));
+        std::fs::create_dir(&sub).unwrap();
+        for f in 0..200 {
+            let name = format!("source_file_{f:03}.rs");
+            std::fs::write(sub.join(&name), b"").unwrap();
+            want.push(format!("module_with_a_long_name_{d:02}/{name}").into_bytes());
+        }
+        std::fs::write(sub.join("build.log"), b"").unwrap();
+    }
+    git(&dir, &["add", "."]);
+    let size = std::fs::metadata(dir.join(".git/index")).unwrap().len();
+    assert!(
+        size > 1 << 20,
+        "an index of {size} bytes is read, not mapped"
+    );
+    want.sort();
+    for threads in THREAD_COUNTS {
+        let (paths, stderr) = ignore_walk(&dir, threads);
+        assert!(
+            paths == want,
+            "-j {threads}: {} paths, {stderr}",
+            paths.len()
+        );
+        assert_eq!(stderr, "");
+    }
+}
