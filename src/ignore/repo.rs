@@ -7,7 +7,7 @@
 use super::gitconfig::GitSettings;
 use super::index::TrackedPaths;
 use super::rules::RuleList;
-use crate::os::read::{read_small_path, Expect};
+use crate::os::read::{read_large_path, read_small_path, Expect};
 use crate::report::Reporter;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -202,7 +202,7 @@ impl Repo {
                 // tool that rewrites it in place (`cp`, `rsync --inplace`, go-git)
                 // cut a plain mapping short under the walk, a SIGBUS (issue 47);
                 // under the lease it waits while pfind copies the bytes it maps.
-                let bytes = match crate::os::read::read_large_path(&file, INDEX) {
+                let bytes = match read_large_path(&file, INDEX) {
                     Ok(bytes) => bytes,
                     Err(err) if err.kind() == io::ErrorKind::NotFound => {
                         return Some(TrackedPaths::default())

@@ -581,11 +581,9 @@ pub fn drop_roots(roots: &[OsString]) -> Result<Vec<String>, String> {
                 crate::report::describe(e)
             )
         };
-        let (canonical, path) = match std::fs::canonicalize(root) {
-            Ok(canonical) => {
-                let path = dir.join(store::file_name(canonical.as_os_str().as_bytes()));
-                (canonical, path)
-            }
+        let index_of = |root: &Path| dir.join(store::file_name(root.as_os_str().as_bytes()));
+        let canonical = match std::fs::canonicalize(root) {
+            Ok(canonical) => canonical,
             // A root deleted since it was indexed: its index is found by the path
             // as given, made absolute as `--index-list` shows it; with none there,
             // the path is wrong, and said so.
@@ -593,14 +591,14 @@ pub fn drop_roots(roots: &[OsString]) -> Result<Vec<String>, String> {
                 let gone = std::env::current_dir()
                     .map(|cwd| lexically_absolute(&cwd, Path::new(root)))
                     .map_err(|e| not_there(&e))?;
-                let path = dir.join(store::file_name(gone.as_os_str().as_bytes()));
-                if std::fs::symlink_metadata(&path).is_err() {
+                if std::fs::symlink_metadata(index_of(&gone)).is_err() {
                     return Err(not_there(&err));
                 }
-                (gone, path)
+                gone
             }
             Err(err) => return Err(not_there(&err)),
         };
+        let path = index_of(&canonical);
         match std::fs::remove_file(&path) {
             Ok(()) => lines.push(format!("dropped the index of {}", canonical.display())),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {

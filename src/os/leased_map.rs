@@ -45,8 +45,8 @@ const F_SETSIG: Option<libc::c_int> = if cfg!(any(
 /// signal handler may only read atomics.
 const SLOTS: usize = 8;
 
-// A slot's states. `map` takes a FREE slot (CLAIMED), fills it and makes it
-// ACTIVE; the handler takes an ACTIVE one to COPYING and leaves it COPIED; the
+// A slot's states. `new` takes a FREE slot (CLAIMED), fills it and, once the
+// lease is held and the size checked, makes it ACTIVE; the handler takes an ACTIVE one to COPYING and leaves it COPIED; the
 // owner's drop takes ACTIVE or COPIED to CLOSING (waiting out COPYING) and frees it.
 const FREE: u8 = 0;
 const CLAIMED: u8 = 1;
@@ -136,7 +136,6 @@ impl LeasedMap {
         entry.fd.store(raw, Ordering::Relaxed);
         entry.base.store(base as usize, Ordering::Relaxed);
         entry.len.store(len, Ordering::Relaxed);
-        entry.state.store(ACTIVE, Ordering::Release);
         // SAFETY: plain `fcntl`s on a descriptor this owns. The signal first, so
         // that a break right after the lease is already announced with it.
         let leased = unsafe {
@@ -144,9 +143,17 @@ impl LeasedMap {
                 && libc::fcntl(raw, libc::F_SETLEASE, libc::F_RDLCK) == 0
         };
         // The file may have been cut between its `stat` and the lease; from here
-        // on its size cannot change. (Dropping `map` undoes everything.)
+        // on its size cannot change. Only then may the handler copy the mapping
+        // (a copy of pages past the end would be the SIGBUS itself), so the slot
+        // is made ACTIVE here. (Dropping `map` undoes everything.)
         if !leased || size_of(raw) != Some(len) {
             return None;
+        }
+        entry.state.store(ACTIVE, Ordering::Release);
+        // SAFETY: as above. A break announced before the slot was ACTIVE found
+        // nothing to copy: it is answered now.
+        if unsafe { libc::fcntl(raw, libc::F_GETLEASE) } == libc::F_UNLCK {
+            on_lease_break(signal);
         }
         // SAFETY: advice on a mapping this owns; refused by kernels before 5.14,
         // which then fault the pages in as they are read.

@@ -98,10 +98,7 @@ pub fn read_large_path(
     path: &std::path::Path,
     expect: Expect,
 ) -> io::Result<super::whole_file::WholeFile> {
-    use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
-    let (file, len) = open_checked(None, &path, expect)?;
+    let (file, len) = open_checked(None, &c_path(path)?, expect)?;
     let len = usize::try_from(len).map_err(|_| too_large(expect))?;
     let bytes = super::whole_file::WholeFile::read(&file, len)?;
     if bytes.len() as u64 > expect.limit {
@@ -112,10 +109,15 @@ pub fn read_large_path(
 
 /// [`read_small_file`] by a path, relative to the working directory or absolute.
 pub fn read_small_path(path: &std::path::Path, expect: Expect) -> io::Result<Vec<u8>> {
+    read_small_file(None, &c_path(path)?, expect)
+}
+
+/// `path` as the C string the `*at` calls take; one with a NUL inside names no
+/// file.
+fn c_path(path: &std::path::Path) -> io::Result<std::ffi::CString> {
     use std::os::unix::ffi::OsStrExt;
-    let path = std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))?;
-    read_small_file(None, &path, expect)
+    std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::from_raw_os_error(libc::ENOENT))
 }
 
 /// Refuses what `expect` does not allow: a directory with `EISDIR` (the message

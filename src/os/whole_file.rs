@@ -1,10 +1,9 @@
 //! A large file read whole into memory (pfind's index or git's: megabytes, read
-//! once a run). On
-//! Linux it is mapped under a read lease where one can be had ([`super::leased_map`]:
-//! no pages cleared and no copy, a quarter of `--index-trust`'s samples on `/usr`,
-//! and the lease rules out the SIGBUS of a file cut short under a mapping);
-//! otherwise it is copied, on Linux into memory mapped for it and asked for in
-//! huge pages, elsewhere into a `Vec`. Read into a `Vec`, `/usr`'s 4.4 MB index
+//! once a run). On Linux it is mapped under a read lease where one can be had
+//! ([`super::leased_map`]: no pages cleared and no copy, a quarter of
+//! `--index-trust`'s samples on `/usr`, and the lease rules out the SIGBUS of a
+//! file cut short under a mapping); otherwise it is copied, on Linux into memory
+//! mapped for it and asked for in huge pages, elsewhere into a `Vec`. Read into a `Vec`, `/usr`'s 4.4 MB index
 //! cost a page fault, a page cleared and, at exit, a page unmapped for every
 //! 4 KiB: a fifth of `--index-trust`'s profile.
 
