@@ -1,4 +1,4 @@
-/* latencyfs: a read-only FUSE passthrough of a source directory that holds every
+/* latencyfs: a FUSE passthrough of a source directory that holds every
  * request for a fixed delay before answering it, to measure directory walkers on a
  * filesystem where every operation is a round trip (NFS, sshfs, cloud buckets under
  * FUSE). Used by `benchmark.py --latency-fs` (pfind_bench/latency_fs.py), which
@@ -39,8 +39,13 @@
  * of them) but ascend for the first half of the listing only, the second half
  * taking the low numbers.
  *
- * Usage: latencyfs [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u]
- *                  [-s snapshot|partial] [-o OPENSFILE] SOURCE MOUNTPOINT
+ * It is read-only unless -w, which passes mkdir and rmdir on as well: what
+ * `pfind --index` needs of a network filesystem to test that it keeps its
+ * directories' times (src/index/probe.rs); the rest of a tree's changes are made
+ * in SOURCE itself, as another client of a server makes them.
+ *
+ * Usage: latencyfs [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] [-w]
+ *                  [-a SECONDS] [-s snapshot|partial] [-o OPENSFILE] SOURCE MOUNTPOINT
  *   -d  the delay of every request (default 1000)
  *   -m  at most this many requests held at once (default: no cap)
  *   -c  written at unmount: the number of requests served and the most held
@@ -48,6 +53,9 @@
  *   -u  readdir gives no file types (DT_UNKNOWN), as some network filesystems do
  *   -s  number each open's snapshot of a directory (see above)
  *   -o  written at unmount: the number of opendir requests served
+ *   -w  mounted read-write, with mkdir and rmdir passed on
+ *   -a  how long the kernel keeps entries and attributes it was given (default
+ *       60 s; 0: every lookup and stat reaches the server)
  * It runs in the foreground until unmounted (fusermount3 -u MOUNTPOINT).
  */
 #define FUSE_USE_VERSION 31
@@ -73,6 +81,8 @@ static int source_fd = -1;
 static long delay_us = 1000;
 static const char *count_file;
 static int no_types;
+/* -a: how long the kernel may keep entries and attributes (seconds). */
+static double cache_seconds = 60;
 /* -s: 0 passes the source's cookies on; otherwise each open's snapshot is
  * numbered, SNAPSHOT in order, PARTIAL ascending for the first half only. */
 enum { PASSTHROUGH, SNAPSHOT, PARTIAL };
@@ -138,9 +148,9 @@ static void *lat_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
         atomic_store(&parallel_dirops_pending, 1);
     cfg->use_ino = 1;
     /* One mount per run: caching within it is what a client does anyway. */
-    cfg->entry_timeout = 60;
-    cfg->attr_timeout = 60;
-    cfg->negative_timeout = 60;
+    cfg->entry_timeout = cache_seconds;
+    cfg->attr_timeout = cache_seconds;
+    cfg->negative_timeout = cache_seconds;
     return NULL;
 }
 
@@ -348,7 +358,17 @@ static int lat_release(const char *path, struct fuse_file_info *fi) {
     return 0;
 }
 
-static const struct fuse_operations operations = {
+static int lat_mkdir(const char *path, mode_t mode) {
+    hold();
+    return mkdirat(source_fd, relative(path), mode) == 0 ? 0 : -errno;
+}
+
+static int lat_rmdir(const char *path) {
+    hold();
+    return unlinkat(source_fd, relative(path), AT_REMOVEDIR) == 0 ? 0 : -errno;
+}
+
+static struct fuse_operations operations = {
     .init = lat_init,
     .destroy = lat_destroy,
     .getattr = lat_getattr,
@@ -363,7 +383,7 @@ static const struct fuse_operations operations = {
 
 static int usage(const char *argv0) {
     fprintf(stderr,
-            "usage: %s [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] "
+            "usage: %s [-d MICROSECONDS] [-m MAX_IN_FLIGHT] [-c COUNTFILE] [-u] [-w] [-a SECONDS] "
             "[-s snapshot|partial] [-o OPENSFILE] SOURCE MOUNTPOINT\n",
             argv0);
     return 2;
@@ -372,7 +392,8 @@ static int usage(const char *argv0) {
 int main(int argc, char **argv) {
     int opt;
     long cap = 0;
-    while ((opt = getopt(argc, argv, "d:m:c:us:o:")) != -1) {
+    int writable = 0;
+    while ((opt = getopt(argc, argv, "d:m:c:uwa:s:o:")) != -1) {
         switch (opt) {
         case 'd':
             delay_us = atol(optarg);
@@ -387,6 +408,14 @@ int main(int argc, char **argv) {
             break;
         case 'u':
             no_types = 1;
+            break;
+        case 'w':
+            writable = 1;
+            break;
+        case 'a':
+            cache_seconds = atof(optarg);
+            if (cache_seconds < 0)
+                return usage(argv[0]);
             break;
         case 's':
             if (strcmp(optarg, "snapshot") == 0)
@@ -417,12 +446,18 @@ int main(int argc, char **argv) {
         perror(argv[optind]);
         return 1;
     }
-    /* Foreground, multi-threaded, read-only. libfuse 3.14 serves at most 10
+    if (writable) {
+        operations.mkdir = lat_mkdir;
+        operations.rmdir = lat_rmdir;
+    }
+    /* Foreground, multi-threaded, read-only unless -w. libfuse 3.14 serves at most 10
      * requests at a time and ends idle threads beyond 10 unless told otherwise:
      * a server of many clients keeps far more in flight. */
     char *fuse_argv[] = {argv[0], "-f", "-o",
-                         "ro,fsname=latencyfs,subtype=latencyfs,max_threads=4096,"
-                         "max_idle_threads=4096",
+                         writable ? "rw,fsname=latencyfs,subtype=latencyfs,max_threads=4096,"
+                                    "max_idle_threads=4096"
+                                  : "ro,fsname=latencyfs,subtype=latencyfs,max_threads=4096,"
+                                    "max_idle_threads=4096",
                          argv[optind + 1], NULL};
     return fuse_main(5, fuse_argv, &operations, NULL);
 }

@@ -778,7 +778,7 @@ def run_index(args, argv: Optional[list[str]] = None) -> int:
         return results
 
     def mount_latency(source):
-        return latency_fs.LatencyMount(latency_fs.build_latencyfs(), source, 1000)
+        return latency_fs.LatencyMount(latency_fs.build_latencyfs(), source, 1000, writable=True)
 
     section = index_mode.run(args, hyperfine, pfind_path, time_commands, cold_why, None if args.index_latency is None else mount_latency)
     report = {

@@ -3,7 +3,8 @@
 For each target (--index-tree PATH, /usr by default; --index-git REPO, searched
 with --ignore; --index-giant, one directory of 1m entries on the data directory;
 --index-latency SOURCE, SOURCE through latencyfs holding each request 1 ms, one
-mount for the whole target) and each --cache mode, these cells, each timed in
+writable mount for the whole target, so that pfind's probe of its directory
+times can pass, its changes made in SOURCE) and each --cache mode, these cells, each timed in
 passes of alternating order as every cell of the harness is:
 
     first      pfind --index, its index removed before each run (the building
@@ -118,11 +119,8 @@ def plan(targets: list[Target], caches: list[str], changes: list[float], cold_wh
                 continue
             cells.append(Cell(target, cache, "first"))
             for percent in changes:
-                if percent > 0 and target.kind != "latency" and not writable(target.root):
+                if percent > 0 and not writable(target.root):
                     skips.append(f"index {target.label} {cache} repeat {percent:g}%: the harness cannot write in {target.root} to change its directories")
-                    continue
-                if percent > 0 and target.kind == "latency":
-                    skips.append(f"index {target.label} {cache} repeat {percent:g}%: on FUSE the index lists every directory each time (its times are not trusted), so changes cost nothing more than repeat 0%")
                     continue
                 cells.append(Cell(target, cache, f"repeat {percent:g}%", percent))
             cells.append(Cell(target, cache, "trusted"))
@@ -244,7 +242,10 @@ def run(args, hyperfine: str, pfind: str, time_commands: Callable, cold_why: Opt
                     section["skipped"].append(f"index {target.label}: latencyfs cannot be built or mounted here")
                     continue
                 with mount_latency(target.root) as point:
-                    section["cells"] += time_target(mine, tools, point, cache_dir, time_commands)
+                    # Changes are made in the source, as another client of a
+                    # server makes them: the mount's client sees them only by
+                    # asking the server.
+                    section["cells"] += time_target(mine, tools, point, cache_dir, time_commands, change_root=target.root)
             else:
                 section["cells"] += time_target(mine, tools, target.root, cache_dir, time_commands)
     finally:
@@ -264,16 +265,18 @@ def unique_targets(cells: list[Cell]) -> list[Target]:
     return seen
 
 
-def time_target(cells: list[Cell], tools: Tools, root: str, cache_dir: str, time_commands: Callable) -> list[dict]:
+def time_target(cells: list[Cell], tools: Tools, root: str, cache_dir: str, time_commands: Callable, change_root: Optional[str] = None) -> list[dict]:
     """The cells of one target, on ``root``: plocate's database built, the index
-    built and checked, then each cell timed."""
+    built and checked, then each cell timed; the repeat cells change the
+    directories of ``change_root`` (``root`` unless given: the latency mount's
+    source)."""
     out = []
     with tempfile.TemporaryDirectory(prefix="pfind-bench-index-") as tmp:
         db = build_plocate_db(tools, root, os.path.join(tmp, "plocate.db")) if tools.plocate else None
         dir_list = os.path.join(tmp, "dirs")
         from .touch_dirs import list_dirs
 
-        list_dirs(root, dir_list)
+        list_dirs(change_root or root, dir_list)
         target = cells[0].target
         subprocess.run(pfind_argv(tools, target, root, "--index"), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         agree = answers_agree(tools, target, root)

@@ -159,18 +159,20 @@ class LatencyMount(FuseMount):
     at unmount into ``requests`` and ``peak``.  ``max_in_flight`` caps the
     requests held at once (latencyfs -m: a client's slots for requests in
     flight; a cap needs a delay above 0 to hold anything); ``point`` is where
-    to mount (see FuseMount)."""
+    to mount (see FuseMount); ``writable`` mounts it read-write with mkdir and
+    rmdir passed on (latencyfs -w), what pfind --index's probe asks of it."""
 
     name = "latencyfs"
 
-    def __init__(self, binary: str, source: str, delay_us: int, no_types: bool = False, max_in_flight: Optional[int] = None, point: Optional[str] = None):
+    def __init__(self, binary: str, source: str, delay_us: int, no_types: bool = False, max_in_flight: Optional[int] = None, point: Optional[str] = None, writable: bool = False):
         self.binary, self.source, self.delay_us, self.no_types = binary, source, delay_us, no_types
-        self.max_in_flight, self.at = max_in_flight, point
+        self.max_in_flight, self.at, self.writable = max_in_flight, point, writable
 
     def argv(self, workdir: str, point: str) -> list[str]:
         argv = [self.binary, "-d", str(self.delay_us), "-c", os.path.join(workdir, "requests")]
         argv += ["-m", str(self.max_in_flight)] if self.max_in_flight else []
         argv += ["-u"] if self.no_types else []
+        argv += ["-w"] if self.writable else []
         return argv + [self.source, point]
 
     def collect(self, workdir: str) -> None:

@@ -17,9 +17,10 @@ pub struct IndexArgs {
     /// $XDG_CACHE_HOME/pfind (~/.cache/pfind), each directory's entries and its stat
     /// data; a later search of it or below it lists again only the directories whose
     /// stat data changed, and prints exactly what a walk prints. A directory changed
-    /// just before it was recorded (50 ms; 2 s where times are whole seconds), or on
-    /// a filesystem whose directory times cannot be relied on (FAT, NFS, FUSE), is
-    /// listed again. Set it in
+    /// just before it was recorded (50 ms; 2 s where times are whole seconds or a
+    /// server's), or on a filesystem whose directory times cannot be relied on (FAT;
+    /// NFS and FUSE until a probe, an empty directory made and removed there once a
+    /// day, shows their server keeps them), is listed again. Set it in
     /// PFIND_OPTIONS to make it the default; --no-index undoes it.
     #[arg(long = "index", overrides_with_all = ["index_trust", "no_index"])]
     pub index: bool,

@@ -15,7 +15,9 @@
 //!   nanoseconds) before its listing began is recorded as racy and
 //!   listed again next time (by then its stamps are old enough);
 //! - a filesystem whose directory times cannot be relied on (`os::fstype`'s
-//!   `stamps_trusted`: FAT, network, FUSE, procfs): always listed again;
+//!   `directory_times`: FAT, procfs; a network or FUSE one unless [`remote`]'s
+//!   probe passed, and then its stamps are asked of the server): always listed
+//!   again;
 //! - `--index-trust`, the locate-like mode, skips the check, and says so.
 //!
 //! The rooms: [`format`] is the file's bytes (records, keys, checksum), [`store`]
@@ -23,6 +25,7 @@
 //! walk's use of them ([`IndexRun`]) and a worker's records ([`Recorder`]).
 
 pub mod format;
+pub mod remote;
 pub mod store;
 
 use crate::report::Reporter;
@@ -94,6 +97,12 @@ pub struct IndexRun {
     files: Vec<IndexFile>,
     roots: Vec<RootIndex>,
     collected: Mutex<Vec<Recorder>>,
+    /// Each device met and how far its directory times are trusted: one
+    /// `fstatfs` (a round trip on a network filesystem) and at most one probe a
+    /// device a run, whichever worker meets it first.
+    devices: Mutex<Vec<(u64, DirTimes)>>,
+    /// The cache directory, checked, where the probes' verdicts are kept.
+    cache: Option<PathBuf>,
 }
 
 /// The key of a root's directory for the walker's lookups, and the file it is in.
@@ -112,6 +121,33 @@ pub enum Lookup<'a> {
     List(Option<Stamps>),
 }
 
+/// How far the directory stamps of one device are relied on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DirTimes {
+    /// Not at all: each of its directories is listed every time.
+    Untrusted,
+    /// A local filesystem that keeps them (`os::fstype`).
+    Local,
+    /// A network or FUSE filesystem that passed [`remote`]'s probe: its stamps
+    /// are asked of the server each time, and since they are dated by another
+    /// machine's clock, the racy margin is always the whole [`RACY_MARGIN`].
+    Remote,
+}
+
+impl DirTimes {
+    pub fn trusted(self) -> bool {
+        self != DirTimes::Untrusted
+    }
+
+    /// What to ask a `stat` of a directory on the device for its stamps.
+    pub fn stamp_fields(self) -> crate::os::stat::Fields {
+        match self {
+            DirTimes::Remote => Stamps::FIELDS.with(crate::os::stat::Fields::FRESH),
+            _ => Stamps::FIELDS,
+        }
+    }
+}
+
 impl IndexRun {
     /// Reads the index of each root in `roots` (its path as given and its `stat`)
     /// that has one, or that of the nearest indexed directory above it; a problem
@@ -127,6 +163,8 @@ impl IndexRun {
             files: Vec::new(),
             roots: Vec::new(),
             collected: Mutex::new(Vec::new()),
+            devices: Mutex::new(Vec::new()),
+            cache: None,
         };
         let Some(dir) = store::cache_dir() else {
             reporter.warning(b"--index: no cache directory (neither XDG_CACHE_HOME nor HOME is set); walking without the index");
@@ -136,6 +174,7 @@ impl IndexRun {
             reporter.warning(format!("--index: {err}; walking without the index").as_bytes());
             return run;
         }
+        run.cache = Some(dir.clone());
         for (root, stat) in roots {
             let stamps = Stamps::of(stat);
             let id = (stamps.dev, stamps.ino);
@@ -310,6 +349,57 @@ impl IndexRun {
         self.files[root.file].old.as_ref()?.record_at(at)
     }
 
+    /// How far the directory times of device `dev` are trusted, if a worker has
+    /// found out.
+    fn known_dir_times(&self, dev: u64) -> Option<DirTimes> {
+        let devices = self.devices.lock().unwrap_or_else(|e| e.into_inner());
+        devices
+            .iter()
+            .find(|(d, _)| *d == dev)
+            .map(|&(_, times)| times)
+    }
+
+    /// How far the directory times of device `dev` are trusted, a directory on
+    /// it being open as `fd`: by its filesystem's type, and for a network or
+    /// FUSE one by the verdict kept for its mount or else [`remote`]'s probe,
+    /// made there (never in the trusted mode, which writes nothing) and kept.
+    /// Found under the lock, so that one worker probes and the others wait.
+    fn dir_times(&self, dev: u64, fd: std::os::fd::RawFd) -> DirTimes {
+        use crate::os::fstype::{directory_times, DirectoryTimes};
+        let mut devices = self.devices.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(&(_, times)) = devices.iter().find(|(d, _)| *d == dev) {
+            return times;
+        }
+        let times = match directory_times(fd) {
+            DirectoryTimes::Kept => DirTimes::Local,
+            DirectoryTimes::ServerKept if self.remote_times_kept(fd) => DirTimes::Remote,
+            _ => DirTimes::Untrusted,
+        };
+        devices.push((dev, times));
+        times
+    }
+
+    /// The verdict on the network or FUSE filesystem of `fd` (see
+    /// [`Self::dir_times`]): the one kept for its mount, else the probe's, kept
+    /// if the probe could be made there.
+    fn remote_times_kept(&self, fd: std::os::fd::RawFd) -> bool {
+        let mount = crate::os::fstype::mount_instance(fd);
+        let kept_for = self.cache.as_deref().zip(mount.as_deref());
+        let now = SystemTime::now();
+        if let Some(kept) = kept_for.and_then(|(dir, mount)| remote::remembered(dir, mount, now)) {
+            return kept;
+        }
+        if self.trusting() {
+            // No probe: it writes.
+            return false;
+        }
+        let verdict = remote::directory_times_kept(fd);
+        if let (Some(kept), Some((dir, mount))) = (verdict, kept_for) {
+            remote::remember(dir, mount, kept, now);
+        }
+        verdict.unwrap_or(false)
+    }
+
     /// Takes what a worker recorded, once its walk is over.
     pub fn collect(&self, recorder: Recorder) {
         if !recorder.spans.is_empty() {
@@ -466,52 +556,66 @@ pub struct Recorder {
     spans: Vec<(usize, std::ops::Range<usize>)>,
     kinds: Vec<u8>,
     lens: Vec<u8>,
-    devices: Vec<(u64, bool)>,
+    devices: Vec<(u64, DirTimes)>,
 }
 
 impl Recorder {
-    /// Whether the directory times of device `dev` are trusted, if this worker
-    /// has asked already (see [`Self::stamps_trusted`]).
-    pub fn known_trust(&self, dev: u64) -> Option<bool> {
-        self.devices
-            .iter()
-            .find(|(d, _)| *d == dev)
-            .map(|&(_, trusted)| trusted)
+    /// How far the directory times of device `dev` are trusted, if this worker
+    /// or another has found out (see [`Self::dir_times`]).
+    #[inline]
+    pub fn known_trust(&mut self, index: &IndexRun, dev: u64) -> Option<DirTimes> {
+        match self.devices.iter().find(|(d, _)| *d == dev) {
+            Some(&(_, times)) => Some(times),
+            None => self.learn_trust(index, dev),
+        }
     }
 
-    /// Whether the directory times of device `dev` (a directory on it open as
-    /// `fd`) are trusted: one `fstatfs` per device per worker.
-    pub fn stamps_trusted(&mut self, dev: u64, fd: std::os::fd::RawFd) -> bool {
-        if let Some(&(_, trusted)) = self.devices.iter().find(|(d, _)| *d == dev) {
-            return trusted;
+    /// [`Self::known_trust`] of a device this worker has not met: asked of the
+    /// run, under its lock.
+    #[inline(never)]
+    fn learn_trust(&mut self, index: &IndexRun, dev: u64) -> Option<DirTimes> {
+        let times = index.known_dir_times(dev)?;
+        self.devices.push((dev, times));
+        Some(times)
+    }
+
+    /// How far the directory times of device `dev` (a directory on it open as
+    /// `fd`) are trusted: asked of the run once per device per worker.
+    pub fn dir_times(&mut self, index: &IndexRun, dev: u64, fd: std::os::fd::RawFd) -> DirTimes {
+        if let Some(&(_, times)) = self.devices.iter().find(|(d, _)| *d == dev) {
+            return times;
         }
-        let trusted = crate::os::fstype::stamps_trusted(fd);
-        self.devices.push((dev, trusted));
-        trusted
+        let times = index.dir_times(dev, fd);
+        self.devices.push((dev, times));
+        times
     }
 
     /// Records the listing of the directory of key `key` in `root`'s file: its
     /// entries (each one's length with its NUL and its kind, as the walk's
     /// `Listing` keeps them, the names back to back with their NULs in `names`),
-    /// listed from `listed_at` on, when its stamps were `stamps`. On a filesystem
-    /// whose times are not trusted, or too recent, the record is for
-    /// `--index-trust` alone.
+    /// listed from `listed_at` on, when its stamps were `stamps`, on a device
+    /// whose times are trusted as `times` says. Where they are not, or are too
+    /// recent, the record is for `--index-trust` alone.
     pub fn record(
         &mut self,
         root: RootKey,
         key: u64,
         stamps: &Stamps,
-        unchecked: bool,
+        times: DirTimes,
         listed_at: SystemTime,
         (entries, names): (&[(u32, crate::os::dirent::EntryKind)], &[u8]),
     ) {
         let fine = stamps.mtime.1 != 0 || stamps.ctime.1 != 0;
-        let margin = if fine { FINE_RACY_MARGIN } else { RACY_MARGIN };
+        let margin = if fine && times == DirTimes::Local {
+            FINE_RACY_MARGIN
+        } else {
+            RACY_MARGIN
+        };
         let margin_from = listed_at
             .checked_sub(margin)
             .and_then(|t| t.duration_since(SystemTime::UNIX_EPOCH).ok())
             .map_or((i64::MIN, 0), |d| (d.as_secs() as i64, d.subsec_nanos()));
-        let racy = unchecked || stamps.racy(margin_from);
+        let racy = !times.trusted() || stamps.racy(margin_from);
         self.kinds.clear();
         self.lens.clear();
         // The lengths as the listing has them: scanning the names for their NULs
@@ -745,7 +849,7 @@ mod tests {
                 root,
                 ROOT_KEY,
                 &Stamps::default(),
-                false,
+                DirTimes::Local,
                 old,
                 (entries, names),
             );
@@ -779,22 +883,33 @@ mod tests {
                 ctime: time,
             }
         };
-        let racy = |stamps: Stamps| {
+        let racy_on = |stamps: Stamps, times: DirTimes| {
             let mut recorder = Recorder::default();
             let root = RootKey {
                 file: 0,
                 key: ROOT_KEY,
             };
-            recorder.record(root, ROOT_KEY, &stamps, false, listed_at, (&[], &[]));
+            recorder.record(root, ROOT_KEY, &stamps, times, listed_at, (&[], &[]));
             let (record, _) = format::Record::parse(&recorder.bytes).unwrap();
             record.flags & FLAG_RACY != 0
         };
+        let racy = |stamps: Stamps| racy_on(stamps, DirTimes::Local);
         // Times with nanoseconds: five coarse-clock ticks of margin.
         assert!(racy(at(Duration::from_millis(30), true)));
         assert!(!racy(at(Duration::from_millis(100), true)));
         // Whole seconds (ext4 with small inodes): two seconds.
         assert!(racy(at(Duration::from_millis(1_500), false)));
         assert!(!racy(at(Duration::from_secs(3), false)));
+        // A server's times, dated by another clock: two seconds, nanoseconds or
+        // not; and on a filesystem not trusted, every record.
+        let remote = |stamps| racy_on(stamps, DirTimes::Remote);
+        assert!(remote(at(Duration::from_millis(100), true)));
+        assert!(remote(at(Duration::from_millis(1_500), true)));
+        assert!(!remote(at(Duration::from_secs(3), true)));
+        assert!(racy_on(
+            at(Duration::from_secs(3), true),
+            DirTimes::Untrusted
+        ));
     }
 
     #[test]

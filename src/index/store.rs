@@ -5,8 +5,10 @@
 //! one planted by someone else must not answer for them). A file is written to a
 //! temporary name beside it and renamed over the old one, so a reader sees the
 //! old file or the new one whole, and two pfinds writing at once each leave a
-//! whole file. Read whole into memory (`os::whole_file`): no mapping a
-//! truncation could turn into a SIGBUS.
+//! whole file. Read whole (`os::whole_file`: mapped under a read lease where
+//! Linux gives one, so that no truncation can turn it into a SIGBUS; else read
+//! into memory). A network filesystem's probe verdict (`index::remote`) is kept
+//! here too, one small file a mount.
 
 use super::format;
 use crate::os::whole_file::WholeFile;
@@ -257,6 +259,20 @@ pub fn prune(dir: &Path, now: SystemTime) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
+        if name.as_bytes().starts_with(b"probe-") {
+            // A mount's verdict (`index::remote`), used for a day: two days
+            // untouched, its mount is gone.
+            let age = entry
+                .metadata()
+                .and_then(|meta| meta.modified())
+                .map_or(Duration::ZERO, |t| {
+                    now.duration_since(t).unwrap_or_default()
+                });
+            if age > 2 * TOUCH_EVERY {
+                removed += usize::from(fs::remove_file(entry.path()).is_ok());
+            }
+            continue;
+        }
         if !is_index_name(name.as_bytes()) {
             continue;
         }
@@ -350,7 +366,22 @@ mod tests {
             .set_modified(now - KEEP_FOR - Duration::from_secs(1))
             .unwrap();
         fs::write(tmp.path().join("unrelated"), b"x").unwrap();
-        assert_eq!(prune(tmp.path(), now), 4);
+        // Probe verdicts: a recent one stays, one untouched for two days goes.
+        let verdict = |name: &str, age: Duration| {
+            let path = tmp.path().join(name);
+            fs::write(&path, b"x").unwrap();
+            let file = File::options().write(true).open(&path).unwrap();
+            file.set_modified(now - age).unwrap();
+            path
+        };
+        let recent = verdict("probe-0000000000000001", TOUCH_EVERY);
+        let gone = verdict(
+            "probe-0000000000000002",
+            2 * TOUCH_EVERY + Duration::from_secs(1),
+        );
+        assert_eq!(prune(tmp.path(), now), 5);
+        assert!(recent.exists());
+        assert!(!gone.exists());
         assert!(tmp.path().join("index-0000000000000000").exists());
         assert!(!tmp
             .path()

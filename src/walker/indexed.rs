@@ -10,7 +10,7 @@ use super::{queue_children, visit_gated_listing, Listing};
 use crate::config::Config;
 use crate::ignore::{DirRules, Gate};
 use crate::index::format::{key_after, Stamps};
-use crate::index::{IndexRun, Lookup, Recorder, RootKey};
+use crate::index::{DirTimes, IndexRun, Lookup, Recorder, RootKey};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
 use crate::os::stat::fstat;
 use crate::queue::WorkerSlot;
@@ -151,7 +151,7 @@ pub(super) fn list_unopened(
 /// shows its own device). False (nothing done) when it cannot be answered so.
 pub(super) fn list_checked_unopened(
     visitor: &mut Visitor<'_>,
-    (index, recorder): (&IndexRun, &Recorder),
+    (index, recorder): (&IndexRun, &mut Recorder),
     job: &DirJob,
     dir: &Dir<'_>,
     slot: &WorkerSlot<DirJob>,
@@ -173,11 +173,18 @@ pub(super) fn list_checked_unopened(
         .iter()
         .filter(|&&kind| kind == dir_byte)
         .count();
-    if opening_pays(below, subdirs) {
+    // Only a device whose filesystem this worker has already asked about.
+    let Some(times) = recorder.known_trust(index, record.stamps.dev) else {
+        return false;
+    };
+    // On a network filesystem the names are looked up in the client's cache,
+    // and an open is two round trips more.
+    if times != DirTimes::Remote && opening_pays(below, subdirs) {
         return false;
     }
+    let fields = times.stamp_fields();
     let stat = match (job.anchor_is_parent(), job.name_cstr()) {
-        (true, Some(name)) => crate::descriptors::lstat_in(anchor, name, Stamps::FIELDS),
+        (true, Some(name)) => crate::descriptors::lstat_in(anchor, name, fields),
         _ if below.is_empty() => None,
         // Several names: a C string of them, in the worker's buffer.
         _ => {
@@ -186,7 +193,7 @@ pub(super) fn list_checked_unopened(
             scratch.push(0);
             std::ffi::CStr::from_bytes_with_nul(scratch)
                 .ok()
-                .and_then(|path| crate::descriptors::lstat_in(anchor, path, Stamps::FIELDS))
+                .and_then(|path| crate::descriptors::lstat_in(anchor, path, fields))
         }
     };
     let Some(Ok(stat)) = stat else {
@@ -196,12 +203,9 @@ pub(super) fn list_checked_unopened(
     if EntryKind::from_mode(stat.mode()) != EntryKind::Dir {
         return false;
     }
+    // Another device than the record's (a mount put over it) fails the check.
     let stamps = Stamps::of(&stat);
-    // Only a device whose filesystem this worker has already asked about.
-    let Some(trusted) = recorder.known_trust(stamps.dev) else {
-        return false;
-    };
-    let Lookup::Use(record) = index.check(Some(record), Some(stamps), trusted) else {
+    let Lookup::Use(record) = index.check(Some(record), Some(stamps), times.trusted()) else {
         return false;
     };
     visit_unopened(visitor, &record, job, dir, slot);
@@ -307,25 +311,38 @@ fn fill<'i>(
     let Some(root) = index.root_key(job.siblings().root_identity()) else {
         return read_into(reader, listing, fd, stop).map(|()| None);
     };
+    let found = recorded(index, root, job, dir);
     let mut stamps = None;
-    let mut trusted = false;
+    let mut times = DirTimes::Untrusted;
     if !index.trusting() {
+        // A device this worker knows to be a network one whose times are trusted:
+        // the stamps asked of its server at once.
+        let fields = found
+            .as_ref()
+            .and_then(|record| recorder.known_trust(index, record.stamps.dev))
+            .map_or(Stamps::FIELDS, DirTimes::stamp_fields);
         // A directory whose stamps cannot be read is listed, and not recorded.
-        let Ok(stat) = fstat(fd, Stamps::FIELDS) else {
+        let Ok(stat) = fstat(fd, fields) else {
             return read_into(reader, listing, fd, stop).map(|()| None);
         };
-        let now = Stamps::of(&stat);
-        trusted = recorder.stamps_trusted(now.dev, fd);
+        let mut now = Stamps::of(&stat);
+        times = recorder.dir_times(index, now.dev, fd);
+        if times.stamp_fields() != fields {
+            let Ok(stat) = fstat(fd, times.stamp_fields()) else {
+                return read_into(reader, listing, fd, stop).map(|()| None);
+            };
+            now = Stamps::of(&stat);
+        }
         stamps = Some(now);
     }
-    let stamps = match index.check(recorded(index, root, job, dir), stamps, trusted) {
+    let stamps = match index.check(found, stamps, times.trusted()) {
         Lookup::Use(record) => return Ok(Some(record)),
         Lookup::List(Some(stamps)) => stamps,
         // The trusted mode with no record: its stamps, to record the listing.
         Lookup::List(None) => match fstat(fd, Stamps::FIELDS) {
             Ok(stat) => {
                 let now = Stamps::of(&stat);
-                trusted = recorder.stamps_trusted(now.dev, fd);
+                times = recorder.dir_times(index, now.dev, fd);
                 now
             }
             Err(_) => return read_into(reader, listing, fd, stop).map(|()| None),
@@ -341,7 +358,7 @@ fn fill<'i>(
             root,
             key_of(root, dir),
             &stamps,
-            !trusted,
+            times,
             listed_at,
             (&listing.entries, &listing.names),
         );

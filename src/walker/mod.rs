@@ -405,7 +405,7 @@ impl<'a> Walker<'a> {
             return false;
         };
         let dir = job.enter(&mut self.path, &self.visitor.config.filter);
-        let recorded = (index, &self.recorder);
+        let recorded = (index, &mut self.recorder);
         indexed::list_checked_unopened(
             &mut self.visitor,
             recorded,

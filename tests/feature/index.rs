@@ -30,6 +30,9 @@ struct Tree {
     root: PathBuf,
     cache: tempfile::TempDir,
     git: bool,
+    /// Where the tree is searched, if not at `root`: a network filesystem's
+    /// mount of it (the changes are made in `root`, as another client's).
+    view: Option<PathBuf>,
 }
 
 impl Drop for Tree {
@@ -98,6 +101,7 @@ impl Tree {
             root,
             cache: tempfile::tempdir().unwrap(),
             git: has_git,
+            view: None,
         };
         if has_git {
             git_init(&tree.root);
@@ -466,17 +470,19 @@ fn mutate_and_compare(
         } else {
             tree.root.clone()
         };
+        let view = tree.view.as_deref().unwrap_or(&tree.root);
+        let root = view.join(root.strip_prefix(&tree.root).unwrap());
         options.push(root.to_string_lossy().into_owned());
         let mut with_index = options.clone();
         with_index.insert(0, "--index".to_owned());
-        let indexed = run(&tree.root, tree.cache.path(), &with_index, env);
-        let walked = run(&tree.root, tree.cache.path(), &options, env);
+        let indexed = run(view, tree.cache.path(), &with_index, env);
+        let walked = run(view, tree.cache.path(), &options, env);
         compared += 1;
         // Right after a checked search, with nothing changed, the trusted mode's
         // answer (from unopened directories where it can) is the walk's too.
         if rng.u8(..4) == 0 {
             with_index[0] = "--index-trust".to_owned();
-            let trusted = run(&tree.root, tree.cache.path(), &with_index, env);
+            let trusted = run(view, tree.cache.path(), &with_index, env);
             if sorted_lines(&trusted.stdout) != sorted_lines(&walked.stdout) {
                 return Err(format!(
                     "seed {seed}, step {i} ({what}), options {options:?}: --index-trust differs:\n{}\nwalked:\n{}",
@@ -530,6 +536,24 @@ fn the_harness_fails_when_directories_are_not_checked() {
         found.is_err(),
         "300 steps without a difference: the harness sees nothing"
     );
+}
+
+/// The harness on a network filesystem: the tree mounted through latencyfs
+/// (read-write, so that the probe passes), every change made in the tree
+/// itself as another client of the server makes it, every search through the
+/// mount. The mount caches nothing (`-a 0`): with the client's cache, the
+/// index's stamps (asked of the server) refresh a directory's cached
+/// attributes between the two searches compared, and a walk after it prints
+/// another size than the walk before; that the stamps get past the cache is
+/// `a_network_filesystem_is_trusted_once_its_probe_passes`'s. A directory's
+/// record is trusted there once its times are two seconds old, so the steps run
+/// in two rounds, each after a pause past that: then most directories are
+/// answered from the index, as they would be.
+#[test]
+fn the_index_answers_as_a_walk_on_a_network_filesystem() {
+    if let Some(compared) = steps_through_latencyfs(200, seed()) {
+        assert_eq!(compared, 200);
+    }
 }
 
 /// A change in the same timestamp tick as the listing that was recorded: the
@@ -612,6 +636,148 @@ fn a_repeat_opens_only_the_directories_worth_opening() {
             .any(|l| l.contains("stat") && l.contains("\"deep/d1/d2/d3\"")),
         "d3 checked by its path from the root:\n{trace}"
     );
+}
+
+/// `pfind ARGS` in `cwd` under strace, tracing opens and `statx`: (its output,
+/// the trace).
+fn traced(cwd: &Path, cache: &Path, args: &[&str]) -> (Output, String) {
+    let trace = tempfile::NamedTempFile::new().unwrap();
+    let output = Command::new("strace")
+        .args(["-f", "-e", "trace=openat,openat2,open,statx", "-o"])
+        .arg(trace.path())
+        .arg(env!("CARGO_BIN_EXE_pfind"))
+        .args(args)
+        .current_dir(cwd)
+        .env("XDG_CACHE_HOME", cache)
+        .env_remove("PFIND_OPTIONS")
+        .output()
+        .unwrap();
+    (output, std::fs::read_to_string(trace.path()).unwrap())
+}
+
+/// Whether `trace` shows the directory `name` opened.
+fn opened_in(trace: &str, name: &str) -> bool {
+    trace
+        .lines()
+        .any(|l| l.contains("open") && l.contains(&format!("\"{name}\"")))
+}
+
+/// A network filesystem (latencyfs, the repository's FUSE passthrough, mounted
+/// read-write so that pfind's probe may make and remove its directory there):
+/// once the probe has passed, a repeat with nothing changed asks the server for
+/// each directory's stamps (`AT_STATX_FORCE_SYNC`) and opens none below the
+/// root; a change made in the source, as another client of the server makes it,
+/// is seen, though the mount caches attributes for 60 s; the verdict is kept for
+/// the mount, and the probe leaves nothing behind. A read-only mount cannot be
+/// probed: each directory is listed every time, the answer is still a walk's,
+/// and no verdict is kept for it. Fails with the client's cached stamps (the change is missed) and
+/// without the probe (every directory opened).
+#[test]
+fn a_network_filesystem_is_trusted_once_its_probe_passes() {
+    if !has("strace") {
+        eprintln!("skipped: strace is not installed");
+        return;
+    }
+    let work = tempfile::tempdir().unwrap();
+    let Some(binary) = testenv::latencyfs::build(work.path()) else {
+        return;
+    };
+    let source = work.path().join("source");
+    for dir in ["a/b/c", "a/d", "e"] {
+        std::fs::create_dir_all(source.join(dir)).unwrap();
+    }
+    for file in ["a/f1", "a/b/f2", "a/b/c/f3", "e/f4"] {
+        std::fs::write(source.join(file), "").unwrap();
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let verdicts = || -> Vec<String> {
+        std::fs::read_dir(cache.path().join("pfind"))
+            .map(|dir| {
+                dir.flatten()
+                    .filter(|e| e.file_name().as_bytes().starts_with(b"probe-"))
+                    .map(|e| std::fs::read_to_string(e.path()).unwrap())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let same_as_walk = |point: &Path, context: &str| {
+        let indexed = run_str(point, cache.path(), &["--index", "."]);
+        let walked = run_str(point, cache.path(), &["."]);
+        assert!(indexed.status.success(), "{context}: {indexed:?}");
+        assert_eq!(
+            sorted_lines(&indexed.stdout),
+            sorted_lines(&walked.stdout),
+            "{context}"
+        );
+        indexed
+    };
+    // Past the racy margin (two seconds on a network filesystem), so that the
+    // records are trusted next time.
+    let past_the_margin = || std::thread::sleep(std::time::Duration::from_millis(2_200));
+    past_the_margin();
+
+    let Some(mount) =
+        testenv::latencyfs::Mount::new(&binary, &["-d", "0", "-w"], &source, work.path())
+    else {
+        return;
+    };
+    let point = mount.point();
+    same_as_walk(point, "the first run");
+    let probes: Vec<_> = std::fs::read_dir(&source)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().as_bytes().starts_with(b".pfind-probe"))
+        .collect();
+    assert!(probes.is_empty(), "the probe's directory is left");
+    // Linux 6.8 and later name the mount: the verdict is kept for it.
+    let kept = verdicts();
+    assert!(kept.len() <= 1, "{kept:?}");
+    assert!(
+        kept.iter().all(|v| v.lines().nth(1) == Some("kept")),
+        "{kept:?}"
+    );
+    // The probe moved the root's times: listed again once, then trusted.
+    past_the_margin();
+    same_as_walk(point, "the second run");
+    let (repeat, trace) = traced(point, cache.path(), &["--index", "."]);
+    let walked = run_str(point, cache.path(), &["."]);
+    assert_eq!(sorted_lines(&repeat.stdout), sorted_lines(&walked.stdout));
+    for name in ["a", "a/b", "b", "a/b/c", "c", "e", "d"] {
+        assert!(!opened_in(&trace, name), "{name} opened:\n{trace}");
+    }
+    assert!(
+        trace
+            .lines()
+            .any(|l| l.contains("AT_STATX_FORCE_SYNC") && l.contains("c\", AT_")),
+        "stamps asked of the server:\n{trace}"
+    );
+    // Another client's changes, made in the source.
+    std::fs::write(source.join("a/b/c/new"), "").unwrap();
+    let seen = same_as_walk(point, "a file made in the source");
+    assert!(seen.stdout.windows(9).any(|w| w == b"a/b/c/new"));
+    std::fs::remove_file(source.join("e/f4")).unwrap();
+    std::fs::rename(source.join("a/d"), source.join("e/d2")).unwrap();
+    std::fs::write(source.join("e/d2/moved"), "").unwrap();
+    same_as_walk(point, "a file removed, a directory moved");
+    drop(mount);
+
+    // Read-only: no probe can pass, every directory listed each time.
+    let Some(mount) = testenv::latencyfs::Mount::new(&binary, &["-d", "0"], &source, work.path())
+    else {
+        return;
+    };
+    let point = mount.point();
+    same_as_walk(point, "read-only, the first run");
+    past_the_margin();
+    let (repeat, trace) = traced(point, cache.path(), &["--index", "."]);
+    let walked = run_str(point, cache.path(), &["."]);
+    assert_eq!(sorted_lines(&repeat.stdout), sorted_lines(&walked.stdout));
+    assert!(
+        opened_in(&trace, "a") || opened_in(&trace, "./a"),
+        "a not listed:\n{trace}"
+    );
+    // Not tested, so no verdict kept: a search that can write there tests it.
+    assert_eq!(verdicts(), kept, "a verdict on a mount that was not tested");
 }
 
 /// The same on ext4 with 128-byte inodes, whose times are whole seconds: a file
@@ -1065,7 +1231,9 @@ fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)
     Some((point, image))
 }
 
-/// 10,000 steps (PFIND_INDEX_STEPS) on each of ext4, xfs, btrfs and tmpfs
+/// 10,000 steps (PFIND_INDEX_STEPS) on each of ext4, xfs, btrfs and tmpfs, and
+/// through latencyfs (`fuse`: rounds of 100 steps, each after a pause past the
+/// two seconds a network filesystem's records wait to be trusted)
 /// (PFIND_INDEX_FS; root only):
 /// `cargo test --release --test feature index::ten_thousand -- --ignored`.
 #[test]
@@ -1081,8 +1249,14 @@ fn ten_thousand_steps_on_every_filesystem() {
         .unwrap_or(10_000);
     // PFIND_INDEX_FS=xfs,tmpfs runs those alone.
     let kinds =
-        std::env::var("PFIND_INDEX_FS").unwrap_or_else(|_| "ext4,xfs,btrfs,tmpfs".to_owned());
+        std::env::var("PFIND_INDEX_FS").unwrap_or_else(|_| "ext4,xfs,btrfs,tmpfs,fuse".to_owned());
     for kind in kinds.split(',') {
+        if kind == "fuse" {
+            if let Some(compared) = steps_through_latencyfs(steps, seed() + 4) {
+                eprintln!("fuse: {compared} steps, every answer the walk's");
+            }
+            continue;
+        }
         let Some((point, _image)) = fresh_filesystem(kind) else {
             continue;
         };
@@ -1099,4 +1273,26 @@ fn ten_thousand_steps_on_every_filesystem() {
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
+}
+
+/// `steps` steps of the harness from `seed` on a tree searched through
+/// latencyfs, in rounds of 100 each after a pause past the racy margin; how
+/// many were compared (`None`: latencyfs could not be built or mounted here).
+fn steps_through_latencyfs(steps: usize, seed: u64) -> Option<usize> {
+    let work = tempfile::tempdir().unwrap();
+    let binary = testenv::latencyfs::build(work.path())?;
+    let mut rng = fastrand::Rng::with_seed(seed);
+    let mut tree = Tree::new(None, &mut rng);
+    let options = ["-d", "0", "-w", "-a", "0"];
+    let mount = testenv::latencyfs::Mount::new(&binary, &options, &tree.root, work.path())?;
+    tree.view = Some(mount.point().to_owned());
+    let mut compared = 0;
+    for round in 0..steps.div_ceil(100) as u64 {
+        std::thread::sleep(std::time::Duration::from_millis(2_200));
+        let these = (steps - compared).min(100);
+        compared += mutate_and_compare(&mut tree, seed + round, these, &[])
+            .unwrap_or_else(|e| panic!("fuse: {e}"));
+    }
+    drop(mount);
+    Some(compared)
 }

@@ -51,6 +51,12 @@ class PlanTests(unittest.TestCase):
         self.assertTrue(any("cannot write in /ro" in s for s in skips))
         self.assertNotIn(("lat", "cold", "first"), names)
         self.assertTrue(any(s.startswith("index lat cold:") for s in skips))
+        # The latency filesystem's changes are made in its source: a writable one
+        # has its repeat cells with changes, warm only.
+        cells, _ = index_mode.plan(targets, ["warm", "cold"], [0.0, 1.0], None, writable=lambda p: p in ("/t", "/s"))
+        names = [(c.target.label, c.cache, c.name) for c in cells]
+        self.assertIn(("lat", "warm", "repeat 1%"), names)
+        self.assertNotIn(("lat", "cold", "repeat 1%"), names)
         cells, skips = index_mode.plan(targets[:1], ["cold"], [0.0], "needs root")
         self.assertEqual((cells, skips), ([], ["index t cold: needs root"]))
 

@@ -123,5 +123,17 @@ class MountTest(LatencyfsTest):
         self.assertGreaterEqual(mount.requests, 40)
         self.assertGreater(mount.peak, 4, "lookups of one directory were serialised")
 
+    def test_only_a_writable_mount_takes_mkdir_and_rmdir(self):
+        """-w: mkdir and rmdir reach the source (what pfind --index's probe
+        needs); without it the mount is read-only."""
+        with lf.LatencyMount(self.binary, self.src, 0) as point:
+            with self.assertRaises(OSError):
+                os.mkdir(os.path.join(point, "made"))
+        with lf.LatencyMount(self.binary, self.src, 0, writable=True) as point:
+            os.mkdir(os.path.join(point, "made"))
+            self.assertTrue(os.path.isdir(os.path.join(self.src, "made")))
+            os.rmdir(os.path.join(point, "made"))
+            self.assertFalse(os.path.exists(os.path.join(self.src, "made")))
+
 if __name__ == "__main__":
     unittest.main()

@@ -13,6 +13,7 @@ use std::process::{Command, Output, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+pub mod latencyfs;
 #[path = "../../src/scratch.rs"]
 mod scratch;
 pub use scratch::big_tree_dir;

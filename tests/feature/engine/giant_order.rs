@@ -12,8 +12,8 @@ use pfind::output::OutputMode;
 use pfind::Config;
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 
 /// A tmpfs mounted for a test, unmounted on drop.
 struct Tmpfs(tempfile::TempDir);
@@ -152,100 +152,15 @@ fn tmpfs_files_replaced_by_a_rename_over_them_are_each_listed_once() {
     }
 }
 
-/// A mount of `source` through `benches/latencyfs.c` numbering each open's
-/// snapshot (`-s MODE`), with no delay; unmounted on drop, when it writes how
-/// many directories were opened.
-struct Numbered {
-    point: tempfile::TempDir,
-    server: Child,
-    opens: PathBuf,
-    unmounted: bool,
-}
-
-impl Numbered {
-    fn unmount(&mut self) {
-        if std::mem::replace(&mut self.unmounted, true) {
-            return;
-        }
-        let _ = Command::new("fusermount3")
-            .arg("-u")
-            .arg(self.point.path())
-            .status();
-        let _ = self.server.wait();
-    }
-
-    /// The opendir requests served, read after unmounting.
-    fn opens(mut self) -> u64 {
-        self.unmount();
-        let text = std::fs::read_to_string(&self.opens).unwrap();
-        text.trim().parse().unwrap()
-    }
-}
-
-impl Drop for Numbered {
-    fn drop(&mut self) {
-        self.unmount();
-    }
-}
-
-/// latencyfs built into `work`, or `None` with a message saying why not.
-fn latencyfs(work: &Path) -> Option<PathBuf> {
-    if !Path::new("/dev/fuse").exists() {
-        eprintln!("skipped: no /dev/fuse");
-        return None;
-    }
-    let binary = work.join("latencyfs");
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/latencyfs.c");
-    let built = Command::new("gcc")
-        .args(["-O2", "-I/usr/include/fuse3"])
-        .arg(&source)
-        .args(["-lfuse3", "-Wl,--export-dynamic-symbol=writev", "-o"])
-        .arg(&binary)
-        .status()
-        .is_ok_and(|status| status.success());
-    if !built {
-        eprintln!("skipped: latencyfs did not build (gcc and libfuse3-dev needed)");
-        return None;
-    }
-    Some(binary)
-}
-
-/// Mounts `source` through `binary` numbering as `mode` says, or `None` with a
-/// message.
-fn numbered(binary: &Path, source: &Path, mode: &str, work: &Path) -> Option<Numbered> {
-    let point = tempfile::tempdir().unwrap();
-    let opens = work.join(format!("opens.{mode}"));
-    let server = Command::new(binary)
-        .args(["-d", "0", "-s", mode, "-o"])
-        .arg(&opens)
-        .arg(source)
-        .arg(point.path())
-        .stdout(Stdio::null())
-        .spawn()
-        .ok()?;
-    let mut mount = Numbered {
-        point,
-        server,
-        opens,
-        unmounted: false,
-    };
-    for _ in 0..200 {
-        let mounts = std::fs::read_to_string("/proc/self/mounts").unwrap_or_default();
-        let point = mount.point.path().as_os_str().as_bytes();
-        if mounts
-            .lines()
-            .any(|line| line.split(' ').nth(1).map(str::as_bytes) == Some(point))
-        {
-            return Some(mount);
-        }
-        if let Ok(Some(_)) = mount.server.try_wait() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-    eprintln!("skipped: latencyfs did not mount");
-    mount.unmount();
-    None
+/// A mount of `source` through latencyfs numbering each open's snapshot (`-s
+/// MODE`), with no delay, counting the directories it opens.
+fn numbered(
+    binary: &Path,
+    source: &Path,
+    mode: &str,
+    work: &Path,
+) -> Option<testenv::latencyfs::Mount> {
+    testenv::latencyfs::Mount::new(binary, &["-d", "0", "-s", mode], source, work)
 }
 
 /// The same paths with `from`'s prefix replaced by `to`'s.
@@ -268,7 +183,7 @@ fn moved(paths: &[Vec<u8>], from: &Path, to: &Path) -> Vec<Vec<u8>> {
 #[test]
 fn fuse_servers_numbering_their_own_entries_list_each_entry_once_and_open_once() {
     let work = tempfile::tempdir().unwrap();
-    let Some(binary) = latencyfs(work.path()) else {
+    let Some(binary) = testenv::latencyfs::build(work.path()) else {
         return;
     };
     let source = work.path().join("source");
@@ -284,13 +199,9 @@ fn fuse_servers_numbering_their_own_entries_list_each_entry_once_and_open_once()
             let Some(mount) = numbered(&binary, &source, mode, work.path()) else {
                 return;
             };
-            let (paths, pieces) = pfind_files(mount.point.path(), threads);
+            let (paths, pieces) = pfind_files(mount.point(), threads);
             let context = format!("latencyfs -s {mode}, -j {threads}");
-            assert_same_records(
-                &context,
-                &moved(&paths, mount.point.path(), &source),
-                &expected,
-            );
+            assert_same_records(&context, &moved(&paths, mount.point(), &source), &expected);
             assert_eq!(pieces, 0, "{context}: a FUSE listing was cut");
             // The root and the giant, each opened once.
             assert_eq!(mount.opens(), 2, "{context}: opens");
