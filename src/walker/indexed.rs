@@ -315,37 +315,22 @@ fn fill<'i>(
     let mut stamps = None;
     let mut times = DirTimes::Untrusted;
     if !index.trusting() {
-        // A device this worker knows to be a network one whose times are trusted:
-        // the stamps asked of its server at once.
-        let fields = found
-            .as_ref()
-            .and_then(|record| recorder.known_trust(index, record.stamps.dev))
-            .map_or(Stamps::FIELDS, DirTimes::stamp_fields);
         // A directory whose stamps cannot be read is listed, and not recorded.
-        let Ok(stat) = fstat(fd, fields) else {
+        let Some((now, on)) = stamps_of(fd, found.as_ref(), (index, recorder)) else {
             return read_into(reader, listing, fd, stop).map(|()| None);
         };
-        let mut now = Stamps::of(&stat);
-        times = recorder.dir_times(index, now.dev, fd);
-        if times.stamp_fields() != fields {
-            let Ok(stat) = fstat(fd, times.stamp_fields()) else {
-                return read_into(reader, listing, fd, stop).map(|()| None);
-            };
-            now = Stamps::of(&stat);
-        }
-        stamps = Some(now);
+        (stamps, times) = (Some(now), on);
     }
     let stamps = match index.check(found, stamps, times.trusted()) {
         Lookup::Use(record) => return Ok(Some(record)),
         Lookup::List(Some(stamps)) => stamps,
         // The trusted mode with no record: its stamps, to record the listing.
-        Lookup::List(None) => match fstat(fd, Stamps::FIELDS) {
-            Ok(stat) => {
-                let now = Stamps::of(&stat);
-                times = recorder.dir_times(index, now.dev, fd);
+        Lookup::List(None) => match stamps_of(fd, None, (index, recorder)) {
+            Some((now, on)) => {
+                times = on;
                 now
             }
-            Err(_) => return read_into(reader, listing, fd, stop).map(|()| None),
+            None => return read_into(reader, listing, fd, stop).map(|()| None),
         },
     };
     // Taken only for a listing (a clock read per directory was 1.6% of a repeat),
@@ -364,6 +349,26 @@ fn fill<'i>(
         );
     }
     listed.map(|()| None)
+}
+
+/// The stamps of the directory open as `fd`, whose record (if any) is `found`,
+/// and how far its device's times are trusted; `None` if they cannot be read.
+/// On a network filesystem whose times are trusted they are asked of the server
+/// (at once where `found` says the device is one this worker knows).
+fn stamps_of(
+    fd: RawFd,
+    found: Option<&crate::index::format::Record<'_>>,
+    (index, recorder): (&IndexRun, &mut Recorder),
+) -> Option<(Stamps, DirTimes)> {
+    let fields = found
+        .and_then(|record| recorder.known_trust(index, record.stamps.dev))
+        .map_or(Stamps::FIELDS, DirTimes::stamp_fields);
+    let now = Stamps::of(&fstat(fd, fields).ok()?);
+    let times = recorder.dir_times(index, now.dev, fd);
+    if times.stamp_fields() == fields {
+        return Some((now, times));
+    }
+    Some((Stamps::of(&fstat(fd, times.stamp_fields()).ok()?), times))
 }
 
 /// The kernel's listing of `fd`, into `listing`.
