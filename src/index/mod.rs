@@ -352,11 +352,7 @@ impl IndexRun {
     /// How far the directory times of device `dev` are trusted, if a worker has
     /// found out.
     fn known_dir_times(&self, dev: u64) -> Option<DirTimes> {
-        let devices = self.devices.lock().unwrap_or_else(|e| e.into_inner());
-        devices
-            .iter()
-            .find(|(d, _)| *d == dev)
-            .map(|&(_, times)| times)
+        times_of(&self.devices.lock().unwrap_or_else(|e| e.into_inner()), dev)
     }
 
     /// How far the directory times of device `dev` are trusted, a directory on
@@ -367,7 +363,7 @@ impl IndexRun {
     fn dir_times(&self, dev: u64, fd: std::os::fd::RawFd) -> DirTimes {
         use crate::os::fstype::{directory_times, DirectoryTimes};
         let mut devices = self.devices.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(&(_, times)) = devices.iter().find(|(d, _)| *d == dev) {
+        if let Some(times) = times_of(&devices, dev) {
             return times;
         }
         let times = match directory_times(fd) {
@@ -564,8 +560,8 @@ impl Recorder {
     /// or another has found out (see [`Self::dir_times`]).
     #[inline]
     pub fn known_trust(&mut self, index: &IndexRun, dev: u64) -> Option<DirTimes> {
-        match self.devices.iter().find(|(d, _)| *d == dev) {
-            Some(&(_, times)) => Some(times),
+        match times_of(&self.devices, dev) {
+            Some(times) => Some(times),
             None => self.learn_trust(index, dev),
         }
     }
@@ -582,7 +578,7 @@ impl Recorder {
     /// How far the directory times of device `dev` (a directory on it open as
     /// `fd`) are trusted: asked of the run once per device per worker.
     pub fn dir_times(&mut self, index: &IndexRun, dev: u64, fd: std::os::fd::RawFd) -> DirTimes {
-        if let Some(&(_, times)) = self.devices.iter().find(|(d, _)| *d == dev) {
+        if let Some(times) = times_of(&self.devices, dev) {
             return times;
         }
         let times = index.dir_times(dev, fd);
@@ -643,6 +639,16 @@ impl Recorder {
         );
         self.spans.push((root.file, start..self.bytes.len()));
     }
+}
+
+/// How far the directory times of device `dev` are trusted, if `devices` (the
+/// run's, or a worker's copy of what it asked) holds it.
+#[inline]
+fn times_of(devices: &[(u64, DirTimes)], dev: u64) -> Option<DirTimes> {
+    devices
+        .iter()
+        .find(|(d, _)| *d == dev)
+        .map(|&(_, times)| times)
 }
 
 /// `--index-list`: every index of this user, one line each.

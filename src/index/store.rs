@@ -250,7 +250,8 @@ fn is_index_name(name: &[u8]) -> bool {
 }
 
 /// Removes the indexes of `dir` beyond [`KEEP_AT_MOST`] and those older than
-/// [`KEEP_FOR`], and temporary files more than a day old. Returns how many.
+/// [`KEEP_FOR`], temporary files more than a day old, and probe verdicts
+/// untouched for two days. Returns how many.
 pub fn prune(dir: &Path, now: SystemTime) -> usize {
     let Ok(entries) = fs::read_dir(dir) else {
         return 0;
@@ -259,26 +260,21 @@ pub fn prune(dir: &Path, now: SystemTime) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        if name.as_bytes().starts_with(b"probe-") {
-            // A mount's verdict (`index::remote`), used for a day: two days
-            // untouched, its mount is gone.
-            let age = entry
-                .metadata()
-                .and_then(|meta| meta.modified())
-                .map_or(Duration::ZERO, |t| {
-                    now.duration_since(t).unwrap_or_default()
-                });
-            if age > 2 * TOUCH_EVERY {
-                removed += usize::from(fs::remove_file(entry.path()).is_ok());
-            }
-            continue;
-        }
-        if !is_index_name(name.as_bytes()) {
+        let verdict = name.as_bytes().starts_with(b"probe-");
+        if !verdict && !is_index_name(name.as_bytes()) {
             continue;
         }
         let Ok(meta) = entry.metadata() else { continue };
         let modified = meta.modified().unwrap_or(SystemTime::UNIX_EPOCH);
         let age = now.duration_since(modified).unwrap_or_default();
+        if verdict {
+            // A mount's verdict (`index::remote`), used for a day: two days
+            // untouched, its mount is gone.
+            if age > 2 * TOUCH_EVERY {
+                removed += usize::from(fs::remove_file(entry.path()).is_ok());
+            }
+            continue;
+        }
         let temporary = name.len() > 22;
         if (temporary && age > TOUCH_EVERY) || age > KEEP_FOR {
             removed += usize::from(fs::remove_file(entry.path()).is_ok());
