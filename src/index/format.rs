@@ -296,7 +296,7 @@ impl<'a> Record<'a> {
         let names = bytes.get(names_start..names_end)?;
         let children = bytes.get(names_end..end)?;
         // The names are where the lengths say (each NUL is checked as it is read).
-        if lens.iter().map(|&len| usize::from(len) + 1).sum::<usize>() != names_len {
+        if names_total(lens) != Some(names_len) {
             return None;
         }
         let record = Record {
@@ -316,6 +316,16 @@ impl<'a> Record<'a> {
         Some((record, end))
     }
 
+    /// True when every entry is a regular file (no branch, nothing of unknown kind).
+    /// Each block is folded whole, which the compiler does sixteen or more bytes at
+    /// a time (a test of each byte that stops at the first other one cannot be).
+    pub fn files_only(&self) -> bool {
+        let file = kind_byte(EntryKind::File);
+        self.kinds
+            .chunks(256)
+            .all(|block| block.iter().fold(0, |seen, &kind| seen | (kind ^ file)) == 0)
+    }
+
     /// Each entry's name with its NUL, and its kind; it stops at a name whose NUL
     /// is not where its length says (a file this code did not write).
     pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], EntryKind)> + 'a {
@@ -333,6 +343,16 @@ impl<'a> Record<'a> {
             children: self.children,
         }
     }
+}
+
+/// The bytes of the names whose lengths (without their NULs) are `lens`: each
+/// length and one, summed in blocks whose sum fits a `u32` (255 * 65,536), which the
+/// compiler adds many at a time. `None` past `usize`.
+fn names_total(lens: &[u8]) -> Option<usize> {
+    lens.chunks(1 << 16).try_fold(lens.len(), |total, block| {
+        let block: u32 = block.iter().map(|&len| u32::from(len)).sum();
+        total.checked_add(block as usize)
+    })
 }
 
 /// The entries of a [`Record`], each as its name with its NUL, its kind and its
@@ -867,6 +887,39 @@ mod tests {
         moved[last] = b'z';
         let (record, _) = Record::parse(&moved).unwrap();
         assert_eq!(record.entries().count(), 1);
+    }
+
+    #[test]
+    fn names_total_counts_each_length_and_its_nul_across_blocks() {
+        assert_eq!(names_total(&[]), Some(0));
+        assert_eq!(names_total(&[3, 0, 255]), Some(258 + 3));
+        // More than one block of 65,536 lengths, each the largest.
+        let lens = vec![255u8; (1 << 16) * 2 + 5];
+        assert_eq!(names_total(&lens), Some(lens.len() * 256));
+    }
+
+    #[test]
+    fn files_only_is_false_for_any_other_kind_wherever_it_is() {
+        use EntryKind::File;
+        let files = |n: usize| -> Vec<(String, EntryKind)> {
+            (0..n).map(|i| (format!("f{i}"), File)).collect()
+        };
+        let parse = |entries: &[(String, EntryKind)]| {
+            let entries: Vec<(&str, EntryKind)> =
+                entries.iter().map(|(n, k)| (n.as_str(), *k)).collect();
+            let bytes = record(1, &entries);
+            Record::parse(&bytes).map(|(r, _)| r.files_only()).unwrap()
+        };
+        assert!(parse(&[]));
+        assert!(parse(&files(1000)));
+        // Each other kind (bytes 1 to 8), first, in a later block, and last.
+        for kind in (1..=8).map(kind_of) {
+            for at in [0, 300, 999] {
+                let mut entries = files(1000);
+                entries[at].1 = kind;
+                assert!(!parse(&entries), "{kind:?} at {at}");
+            }
+        }
     }
 
     #[test]

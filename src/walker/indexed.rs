@@ -63,11 +63,11 @@ pub(super) fn list(
             listed
         }
         (None, Ok(Some(record))) => {
-            let entries = recorded_entries(&record);
+            let files_only = counted_by_kind(visitor, &record);
             visit_entries(
                 visitor,
-                entries,
-                record.kinds.len(),
+                recorded_entries(&record),
+                (record.kinds.len(), files_only),
                 job,
                 dir,
                 fd,
@@ -80,7 +80,7 @@ pub(super) fn list(
             visit_entries(
                 visitor,
                 listing.iter().map(|entry| (entry, 0)),
-                listing.entries.len(),
+                (listing.entries.len(), false),
                 job,
                 dir,
                 fd,
@@ -280,9 +280,9 @@ fn visit_unopened(
 ) {
     visitor.here.id = None;
     visitor.enter(dir);
+    let counted = (record.kinds.len(), counted_by_kind(visitor, record));
     let entries = recorded_entries(record);
-    let count = record.kinds.len();
-    let _ = visit_entries(visitor, entries, count, job, dir, -1, false, Ok(()));
+    let _ = visit_entries(visitor, entries, counted, job, dir, -1, false, Ok(()));
     if !visitor.children.is_empty() {
         let inherited = Inherited {
             anchor: job.anchor().cloned(),
@@ -385,15 +385,25 @@ fn read_into(
     })
 }
 
+/// True when `-c` counts files by their kind alone (`Visitor::count_by_type_only`)
+/// and every entry `record` holds is a regular file: the count is then the
+/// number of its entries, and their names need not be read (a million-entry
+/// directory's 23 MB of names, two thirds of a repeat's instructions).
+fn counted_by_kind(visitor: &Visitor<'_>, record: &crate::index::format::Record<'_>) -> bool {
+    visitor.count_by_type_only && record.files_only()
+}
+
 /// Hands `entries` (`count` of them: the whole listing of `dir`, open as `fd`)
 /// to the visitor, as the plain walk does; with `-t e`, the directory itself if
-/// it is empty. `listed` is how its reading ended.
+/// it is empty. `listed` is how its reading ended. With `files_only` (see
+/// [`counted_by_kind`]) they are counted, not visited: what the visitor would
+/// have done with each.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn visit_entries<'e>(
     visitor: &mut Visitor<'_>,
     entries: impl Iterator<Item = (RawEntry<'e>, u32)>,
-    count: usize,
+    (count, files_only): (usize, bool),
     job: &DirJob,
     dir: &Dir<'_>,
     fd: RawFd,
@@ -406,7 +416,9 @@ fn visit_entries<'e>(
     // listed only to see whether it is empty (as `list_out_of_line`).
     let visit_entries =
         !job.print_if_empty() || (dir.depth < visitor.config.filter.max_depth && !crossing);
-    if visit_entries {
+    if visit_entries && files_only {
+        visitor.found.matches += count as u64;
+    } else if visit_entries {
         let stop = pool.stop_flag();
         for (i, (entry, at)) in entries.enumerate() {
             // As between two batches of a listing: `-1` or a closed pipe ends it.

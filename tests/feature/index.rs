@@ -1148,6 +1148,57 @@ fn a_large_index_answers_as_a_walk_does() {
     drop(held);
 }
 
+/// `-c` with nothing to match but the kind counts a record of files alone from
+/// its kinds, without reading its names: the counts are still a walk's and
+/// find's, for records of files only (more than one block of kinds), of mixed
+/// kinds and empty ones, checked, trusted, and with filters that need the names.
+#[test]
+fn a_count_by_kind_is_a_walks_count() {
+    let env = testenv::TestEnv::new(&["files", "mixed/sub", "empty"], &["mixed/a.txt"]);
+    for i in 0..3_000 {
+        let ext = ["txt", "rs", "log"][i % 3];
+        std::fs::File::create(env.root().join(format!("files/{i}.{ext}"))).unwrap();
+    }
+    for i in 0..40 {
+        std::fs::File::create(env.root().join(format!("mixed/sub/{i}.txt"))).unwrap();
+    }
+    std::os::unix::fs::symlink("a.txt", env.root().join("mixed/link")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let found = std::process::Command::new("find")
+        .args([".", "-type", "f"])
+        .current_dir(env.root())
+        .output()
+        .unwrap();
+    let files = found
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    assert_eq!(files, 3_041);
+    for filters in [
+        &[][..],
+        &["-e", "txt"],
+        &["-t", "d"],
+        &["-t", "f", "-t", "l"],
+    ] {
+        let args = |mode: Option<&'static str>| -> Vec<&str> {
+            let mut args: Vec<&str> = mode.into_iter().collect();
+            args.extend(["-c", "."]);
+            args.extend(filters.iter().copied());
+            args
+        };
+        let walked = run_str(env.root(), cache.path(), &args(None));
+        assert!(walked.status.success(), "{walked:?}");
+        if filters.is_empty() {
+            assert_eq!(walked.stdout, format!("{files}\n").into_bytes());
+        }
+        for mode in ["--index", "--index", "--index-trust"] {
+            let out = run_str(env.root(), cache.path(), &args(Some(mode)));
+            assert_eq!(out.stdout, walked.stdout, "{mode} {filters:?}: {out:?}");
+        }
+    }
+}
+
 /// A root deleted since it was indexed: `--index-drop` still finds its index by
 /// the path as given (relative, with a trailing `/`); a path that never had one
 /// is an error naming it.
