@@ -888,6 +888,14 @@ fn a_corrupt_or_truncated_index_is_a_warning_and_a_walk_then_rebuilt() {
     )
     .unwrap();
     walks_with_one_warning(&env, cache.path(), &args, "not a pfind index");
+    // An index an older pfind wrote (format 2, before the checksum was XXH3):
+    // not read, and written anew.
+    let mut older = std::fs::read(&file).unwrap();
+    older[16..20].copy_from_slice(&2u32.to_le_bytes());
+    std::fs::write(&file, &older).unwrap();
+    walks_with_one_warning(&env, cache.path(), &args, "another version of pfind (2)");
+    let again = run(env.root(), cache.path(), &args, &[]);
+    assert!(again.stderr.is_empty(), "{again:?}");
 }
 
 #[test]
