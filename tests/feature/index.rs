@@ -1207,6 +1207,51 @@ fn a_count_by_kind_is_a_walks_count() {
     }
 }
 
+/// A filesystem whose listings give no entry's kind (ext4 made without its
+/// `filetype` feature, a loop mount): the kinds are learnt by an `lstat` in the
+/// directory itself, so the trusted mode opens such directories; its answers,
+/// and the checked mode's, are the walk's.
+#[test]
+fn a_filesystem_without_entry_kinds_is_answered_as_a_walk() {
+    if !is_root() {
+        eprintln!("skipped: a loop mount needs root");
+        return;
+    }
+    let Some((point, _image)) = fresh_filesystem("ext4-untyped") else {
+        return;
+    };
+    let outcome = std::panic::catch_unwind(|| {
+        let root = point.path();
+        for dir in ["a/b", "c"] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+        }
+        for file in ["a/x.txt", "a/b/y.txt", "c/z.rs", "top.txt"] {
+            std::fs::write(root.join(file), "").unwrap();
+        }
+        std::os::unix::fs::symlink("top.txt", root.join("c/link.txt")).unwrap();
+        let cache = tempfile::tempdir().unwrap();
+        let first = run_str(root, cache.path(), &["--index", "."]);
+        assert!(first.status.success(), "{first:?}");
+        for query in [&["-e", "txt"][..], &["-t", "any", "-n", "*"], &[]] {
+            let walked = run_str(root, cache.path(), &[&["."][..], query].concat());
+            assert!(!walked.stdout.is_empty(), "{walked:?}");
+            for mode in ["--index-trust", "--index"] {
+                let args = [&[mode, "."][..], query].concat();
+                let indexed = run_str(root, cache.path(), &args);
+                assert_eq!(
+                    sorted_lines(&indexed.stdout),
+                    sorted_lines(&walked.stdout),
+                    "{mode} {query:?}: {indexed:?}"
+                );
+            }
+        }
+    });
+    let _ = Command::new("umount").arg("-l").arg(point.path()).status();
+    if let Err(panic) = outcome {
+        std::panic::resume_unwind(panic);
+    }
+}
+
 /// A root deleted since it was indexed: `--index-drop` still finds its index by
 /// the path as given (relative, with a trailing `/`); a path that never had one
 /// is an error naming it.
@@ -1272,6 +1317,8 @@ fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)
         "tmpfs-64k" => "mount -t tmpfs -o size=64k tmpfs \"$1\"".to_owned(),
         // 128-byte inodes keep whole seconds.
         "ext4-coarse" => "truncate -s 64M \"$2/img\" && mkfs.ext4 -q -F -I 128 \"$2/img\" >/dev/null 2>&1 && mount -o loop \"$2/img\" \"$1\"".to_owned(),
+        // No `filetype` feature: every listing gives DT_UNKNOWN.
+        "ext4-untyped" => "truncate -s 64M \"$2/img\" && mkfs.ext4 -q -F -O ^filetype \"$2/img\" >/dev/null 2>&1 && mount -o loop \"$2/img\" \"$1\"".to_owned(),
         _ => format!(
             "truncate -s 320M \"$2/img\" && mkfs.{kind} -q {} \"$2/img\" >/dev/null && mount -o loop \"$2/img\" \"$1\"",
             if kind == "ext4" { "-F" } else { "-f" }
