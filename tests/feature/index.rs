@@ -789,38 +789,32 @@ fn a_change_in_the_same_second_on_a_coarse_filesystem_is_seen() {
         eprintln!("skipped: a loop mount needs root");
         return;
     }
-    let Some((point, _image)) = fresh_filesystem("ext4-coarse") else {
+    let Some(point) = fresh_filesystem("ext4-coarse") else {
         return;
     };
-    let outcome = std::panic::catch_unwind(|| {
-        let cache = tempfile::tempdir().unwrap();
-        let dir = point.path().join("d");
-        std::fs::create_dir(&dir).unwrap();
-        let args = vec!["--index".to_owned(), "d".to_owned()];
-        let mtime = |p: &Path| std::fs::metadata(p).unwrap().mtime();
-        let mut same_second = 0;
-        for round in 0..20 {
-            std::fs::write(dir.join(format!("before{round}")), b"").unwrap();
-            let stamp = mtime(&dir);
-            assert!(run(point.path(), cache.path(), &args, &[]).status.success());
-            let name = format!("after{round}");
-            std::fs::write(dir.join(&name), b"").unwrap();
-            same_second += usize::from(mtime(&dir) == stamp);
-            let second = run(point.path(), cache.path(), &args, &[]);
-            assert!(
-                String::from_utf8_lossy(&second.stdout).contains(&name),
-                "round {round}: {name} missing"
-            );
-        }
+    let cache = tempfile::tempdir().unwrap();
+    let dir = point.path().join("d");
+    std::fs::create_dir(&dir).unwrap();
+    let args = vec!["--index".to_owned(), "d".to_owned()];
+    let mtime = |p: &Path| std::fs::metadata(p).unwrap().mtime();
+    let mut same_second = 0;
+    for round in 0..20 {
+        std::fs::write(dir.join(format!("before{round}")), b"").unwrap();
+        let stamp = mtime(&dir);
+        assert!(run(point.path(), cache.path(), &args, &[]).status.success());
+        let name = format!("after{round}");
+        std::fs::write(dir.join(&name), b"").unwrap();
+        same_second += usize::from(mtime(&dir) == stamp);
+        let second = run(point.path(), cache.path(), &args, &[]);
         assert!(
-            same_second > 0,
-            "no change fell in the second of its listing"
+            String::from_utf8_lossy(&second.stdout).contains(&name),
+            "round {round}: {name} missing"
         );
-    });
-    let _ = Command::new("umount").arg("-l").arg(point.path()).status();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
     }
+    assert!(
+        same_second > 0,
+        "no change fell in the second of its listing"
+    );
 }
 
 /// `bytes` as `pfind --index ROOT` leaves the index of `root`, for the bad-index cases.
@@ -979,7 +973,7 @@ fn a_full_disk_while_writing_is_a_warning() {
         eprintln!("skipped: mounting a tiny tmpfs needs root");
         return;
     }
-    let Some((cache, _)) = fresh_filesystem("tmpfs-64k") else {
+    let Some(cache) = fresh_filesystem("tmpfs-64k") else {
         return;
     };
     let env = testenv::TestEnv::new(&["a"], &["a/x"]);
@@ -995,14 +989,8 @@ fn a_full_disk_while_writing_is_a_warning() {
         )
         .unwrap();
     }
-    let result = std::panic::catch_unwind(|| {
-        walks_with_one_warning(&env, cache.path(), &args, "No space left on device");
-        assert_eq!(std::fs::read(index_file(cache.path())).unwrap(), old);
-    });
-    let _ = Command::new("umount").arg(cache.path()).status();
-    if let Err(panic) = result {
-        std::panic::resume_unwind(panic);
-    }
+    walks_with_one_warning(&env, cache.path(), &args, "No space left on device");
+    assert_eq!(std::fs::read(index_file(cache.path())).unwrap(), old);
 }
 
 #[test]
@@ -1217,38 +1205,32 @@ fn a_filesystem_without_entry_kinds_is_answered_as_a_walk() {
         eprintln!("skipped: a loop mount needs root");
         return;
     }
-    let Some((point, _image)) = fresh_filesystem("ext4-untyped") else {
+    let Some(point) = fresh_filesystem("ext4-untyped") else {
         return;
     };
-    let outcome = std::panic::catch_unwind(|| {
-        let root = point.path();
-        for dir in ["a/b", "c"] {
-            std::fs::create_dir_all(root.join(dir)).unwrap();
+    let root = point.path();
+    for dir in ["a/b", "c"] {
+        std::fs::create_dir_all(root.join(dir)).unwrap();
+    }
+    for file in ["a/x.txt", "a/b/y.txt", "c/z.rs", "top.txt"] {
+        std::fs::write(root.join(file), "").unwrap();
+    }
+    std::os::unix::fs::symlink("top.txt", root.join("c/link.txt")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let first = run_str(root, cache.path(), &["--index", "."]);
+    assert!(first.status.success(), "{first:?}");
+    for query in [&["-e", "txt"][..], &["-t", "any", "-n", "*"], &[]] {
+        let walked = run_str(root, cache.path(), &[&["."][..], query].concat());
+        assert!(!walked.stdout.is_empty(), "{walked:?}");
+        for mode in ["--index-trust", "--index"] {
+            let args = [&[mode, "."][..], query].concat();
+            let indexed = run_str(root, cache.path(), &args);
+            assert_eq!(
+                sorted_lines(&indexed.stdout),
+                sorted_lines(&walked.stdout),
+                "{mode} {query:?}: {indexed:?}"
+            );
         }
-        for file in ["a/x.txt", "a/b/y.txt", "c/z.rs", "top.txt"] {
-            std::fs::write(root.join(file), "").unwrap();
-        }
-        std::os::unix::fs::symlink("top.txt", root.join("c/link.txt")).unwrap();
-        let cache = tempfile::tempdir().unwrap();
-        let first = run_str(root, cache.path(), &["--index", "."]);
-        assert!(first.status.success(), "{first:?}");
-        for query in [&["-e", "txt"][..], &["-t", "any", "-n", "*"], &[]] {
-            let walked = run_str(root, cache.path(), &[&["."][..], query].concat());
-            assert!(!walked.stdout.is_empty(), "{walked:?}");
-            for mode in ["--index-trust", "--index"] {
-                let args = [&[mode, "."][..], query].concat();
-                let indexed = run_str(root, cache.path(), &args);
-                assert_eq!(
-                    sorted_lines(&indexed.stdout),
-                    sorted_lines(&walked.stdout),
-                    "{mode} {query:?}: {indexed:?}"
-                );
-            }
-        }
-    });
-    let _ = Command::new("umount").arg("-l").arg(point.path()).status();
-    if let Err(panic) = outcome {
-        std::panic::resume_unwind(panic);
     }
 }
 
@@ -1308,8 +1290,32 @@ fn pfind_options_may_carry_the_index() {
     );
 }
 
-/// What is in a mount point's root as typed, for the long runs.
-fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)> {
+/// A filesystem made and mounted for one test ([`fresh_filesystem`]): taken off
+/// (lazily) when dropped, a panic's unwinding included, before its mount point
+/// and image directory are removed.
+struct FreshMount {
+    point: tempfile::TempDir,
+    _image: tempfile::TempDir,
+}
+
+impl FreshMount {
+    fn path(&self) -> &Path {
+        self.point.path()
+    }
+}
+
+impl Drop for FreshMount {
+    fn drop(&mut self) {
+        let _ = Command::new("umount")
+            .arg("-l")
+            .arg(self.point.path())
+            .status();
+    }
+}
+
+/// A new filesystem of `kind` mounted on a temporary directory (root only: a
+/// loop mount or a tmpfs); `None`, said on stderr, where it cannot be made.
+fn fresh_filesystem(kind: &str) -> Option<FreshMount> {
     let point = tempfile::tempdir().unwrap();
     let image = tempfile::tempdir().unwrap();
     let script = match kind {
@@ -1334,7 +1340,10 @@ fn fresh_filesystem(kind: &str) -> Option<(tempfile::TempDir, tempfile::TempDir)
         eprintln!("skipped {kind}: could not make and mount it");
         return None;
     }
-    Some((point, image))
+    Some(FreshMount {
+        point,
+        _image: image,
+    })
 }
 
 /// 10,000 steps (PFIND_INDEX_STEPS) on each of ext4, xfs, btrfs and tmpfs, and
@@ -1363,20 +1372,15 @@ fn ten_thousand_steps_on_every_filesystem() {
             }
             continue;
         }
-        let Some((point, _image)) = fresh_filesystem(kind) else {
+        let Some(point) = fresh_filesystem(kind) else {
             continue;
         };
-        let outcome = std::panic::catch_unwind(|| {
-            let seed = seed() + kind.len() as u64;
-            let mut rng = fastrand::Rng::with_seed(seed);
-            let mut tree = Tree::new(Some(point.path()), &mut rng);
-            mutate_and_compare(&mut tree, seed, steps, &[])
-        });
-        let _ = Command::new("umount").arg("-l").arg(point.path()).status();
-        match outcome {
-            Ok(Ok(compared)) => eprintln!("{kind}: {compared} steps, every answer the walk's"),
-            Ok(Err(difference)) => panic!("{kind}: {difference}"),
-            Err(panic) => std::panic::resume_unwind(panic),
+        let seed = seed() + kind.len() as u64;
+        let mut rng = fastrand::Rng::with_seed(seed);
+        let mut tree = Tree::new(Some(point.path()), &mut rng);
+        match mutate_and_compare(&mut tree, seed, steps, &[]) {
+            Ok(compared) => eprintln!("{kind}: {compared} steps, every answer the walk's"),
+            Err(difference) => panic!("{kind}: {difference}"),
         }
     }
 }
