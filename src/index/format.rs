@@ -122,6 +122,15 @@ pub fn checksum(bytes: &[u8]) -> u64 {
     xxhash_rust::xxh3::xxh3_64(bytes)
 }
 
+/// A time as a `stat` gives it: seconds and nanoseconds since the epoch.
+pub type Time = (i64, u32);
+
+/// `t` as a `stat` gives a time; the epoch itself for a time before it.
+pub fn unix_time(t: std::time::SystemTime) -> Time {
+    t.duration_since(std::time::SystemTime::UNIX_EPOCH)
+        .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos()))
+}
+
 /// A directory's stat data as recorded and as checked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Stamps {

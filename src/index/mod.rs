@@ -432,9 +432,7 @@ impl IndexRun {
             }
             let header = Header {
                 uid: store_euid(),
-                written: now
-                    .duration_since(SystemTime::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_secs() as i64),
+                written: format::unix_time(now).0,
                 root_id: file.root_id,
                 root: file.root.clone(),
             };
@@ -532,10 +530,7 @@ fn reachable<'a>(records: &format::KeyMap<&'a [u8]>) -> Vec<&'a [u8]> {
 
 /// How long ago `written` (seconds since the epoch) was, in words.
 fn age_words(written: i64) -> String {
-    let now = SystemTime::now()
-        .duration_since(SystemTime::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs() as i64);
-    let secs = (now - written).max(0);
+    let secs = (format::unix_time(SystemTime::now()).0 - written).max(0);
     match secs {
         0..=119 => format!("{secs} seconds"),
         120..=7199 => format!("{} minutes", secs / 60),

@@ -24,7 +24,7 @@
 //! and more on NFS and FUSE) would miss a change another client made, while a
 //! walk's listing would not.
 
-use crate::index::format::{self, Stamps};
+use crate::index::format::{self, unix_time, Stamps, Time};
 use crate::index::store;
 use crate::os::stat::{fstat, Fields};
 use std::ffi::{CString, OsString};
@@ -94,7 +94,7 @@ pub fn times_kept([before, made, after]: [Stamps; 3], (asked, answered): (Time, 
 /// mount `mount` (as `os::fstype::mount_instance` names it).
 pub fn verdict_name(mount: &str) -> OsString {
     let hash = format::key_after(format::ROOT_KEY, mount.as_bytes());
-    OsString::from(format!("probe-{hash:016x}"))
+    OsString::from(format!("{}{hash:016x}", store::VERDICT_PREFIX))
 }
 
 /// The verdict on `mount` kept in the cache directory `dir`, if one was made
@@ -133,14 +133,6 @@ fn parse_verdict(bytes: &[u8], mount: &str, now: SystemTime) -> Option<bool> {
         "not kept" => Some(false),
         _ => None,
     }
-}
-
-/// A time as a `stat` gives it: seconds and nanoseconds since the epoch.
-pub type Time = (i64, u32);
-
-fn unix_time(t: SystemTime) -> Time {
-    t.duration_since(SystemTime::UNIX_EPOCH)
-        .map_or((0, 0), |d| (d.as_secs() as i64, d.subsec_nanos()))
 }
 
 /// A name no other probe uses: this process's and the clock's.

@@ -28,6 +28,10 @@ const KEEP_FOR: Duration = Duration::from_secs(90 * 24 * 3600);
 /// so that pruning by age spares it.
 const TOUCH_EVERY: Duration = Duration::from_secs(24 * 3600);
 
+/// How the name of a network filesystem's probe verdict begins (`index::remote`):
+/// what `prune` tells them by.
+pub const VERDICT_PREFIX: &str = "probe-";
+
 /// Where this user's indexes are: `$XDG_CACHE_HOME/pfind`, else `~/.cache/pfind`.
 pub fn cache_dir() -> Option<PathBuf> {
     let base = match std::env::var_os("XDG_CACHE_HOME") {
@@ -260,7 +264,7 @@ pub fn prune(dir: &Path, now: SystemTime) -> usize {
     let mut removed = 0;
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let verdict = name.as_bytes().starts_with(b"probe-");
+        let verdict = name.as_bytes().starts_with(VERDICT_PREFIX.as_bytes());
         if !verdict && !is_index_name(name.as_bytes()) {
             continue;
         }
