@@ -15,7 +15,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// `-t`, `-S`, the time filters, `--owner`, the depth bounds and `--prune`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 #[group(skip)]
 #[command(next_help_heading = "Filters")]
 pub struct EntryArgs {

@@ -8,7 +8,7 @@ use clap::{ArgAction, ArgMatches, Args, ValueHint};
 use std::path::PathBuf;
 
 /// `--ignore`, `-I`, `-H`, `-u`, `-G` and the rest of the group.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 #[group(skip)]
 #[command(next_help_heading = "Ignore files")]
 pub struct IgnoreArgs {

@@ -7,7 +7,7 @@ use crate::index::IndexMode;
 use clap::Args;
 
 /// The options of the index.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 #[group(skip)]
 #[command(next_help_heading = "Index")]
 pub struct IndexArgs {

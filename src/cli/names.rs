@@ -18,7 +18,7 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// The name and path patterns, and whether they ignore case.
-#[derive(Args, Clone, Debug)]
+#[derive(Args, Clone, Debug, Default)]
 #[group(skip)]
 #[command(next_help_heading = "Filters")]
 pub struct NameArgs {

@@ -6,7 +6,7 @@ use crate::config::Config;
 use clap::{ArgAction, Args, ValueEnum};
 
 /// `-j`, `--generate`, `-h` and `-V`.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 #[group(skip)]
 #[command(next_help_heading = "Other")]
 pub struct OtherArgs {

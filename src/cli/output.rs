@@ -17,7 +17,7 @@ use std::io::IsTerminal;
 use std::os::unix::ffi::OsStrExt;
 
 /// `-l`, `-c`, `--format`, `--sort`, `-a`, `--max-results` and the rest of the group.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 #[group(skip)]
 #[command(next_help_heading = "Output")]
 pub struct OutputArgs {

@@ -12,7 +12,7 @@ use std::io::Read;
 use std::os::unix::ffi::OsStringExt;
 
 /// The options of where the walk goes.
-#[derive(Args, Debug)]
+#[derive(Args, Debug, Default)]
 #[group(skip)]
 #[command(next_help_heading = "Filters")]
 pub struct WalkArgs {
