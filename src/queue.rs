@@ -484,6 +484,15 @@ impl<T> Pool<T> {
         self.maybe_unpark(count);
     }
 
+    /// True when directories found at `depth` would go to their worker's own
+    /// deque rather than the frontier: below the breadth-first depth, or once the
+    /// walk has turned depth-first. Such a directory may as well be read by the
+    /// worker that found it, at once (`walker::indexed`'s leaves): the walk stays
+    /// breadth-first where it is.
+    pub fn goes_depth_first(&self, depth: usize) -> bool {
+        depth > self.breadth_first_depth || self.depth_first.load(Ordering::Relaxed)
+    }
+
     /// Whether directories at `depth`, queued with `pending` others, join the
     /// frontier. Reaching the limit turns the walk depth-first for good.
     fn joins_frontier(&self, depth: usize, pending: usize) -> bool {

@@ -110,6 +110,26 @@ impl Visitor<'_> {
         self.flush();
     }
 
+    /// Before a directory at `depth` is listed: what is held goes out first if
+    /// the pacing says so (see `output::pacing`).
+    #[inline(always)]
+    pub(super) fn before_directory(&mut self, depth: usize) {
+        let holding = !self.buffer.is_empty();
+        if self.pacing.before_directory(depth, holding, self.shallow) {
+            self.flush();
+        }
+    }
+
+    /// After a directory at `depth` was listed: what is held written if the pacing
+    /// says it is time.
+    #[inline(always)]
+    pub(super) fn after_directory(&mut self, depth: usize) {
+        let holding = !self.buffer.is_empty();
+        if self.pacing.after_directory(depth, holding, self.shallow) {
+            self.flush();
+        }
+    }
+
     /// Hands the buffered output to stdout; on a closed or failed output, ends the walk.
     #[inline(never)]
     pub(super) fn flush(&mut self) {

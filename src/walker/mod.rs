@@ -79,6 +79,9 @@ pub struct Walker<'a> {
     checked_unopened: bool,
     /// The C string of a path that `lstat` is given (see `checked_unopened`).
     stat_path: Vec<u8>,
+    /// The path of a leaf directory visited with its parent (`trusted_unopened`,
+    /// see `indexed::visit_leaves`).
+    leaf_path: Vec<u8>,
     /// True while this is the first worker, walking before any other has started
     /// (`run_until_shareable`): a giant directory is cut for the workers to come.
     alone: bool,
@@ -101,14 +104,14 @@ struct Listing {
 }
 
 impl Listing {
-    /// Its entries, as the listing gave them.
-    fn iter(&self) -> impl Iterator<Item = RawEntry<'_>> {
+    /// Its entries, as the listing gave them: each name with its NUL, and its kind.
+    fn names_and_kinds(&self) -> impl Iterator<Item = (&[u8], EntryKind)> {
         let mut start = 0;
         self.entries.iter().map(move |&(len, kind)| {
             let end = start + len as usize;
-            let entry = RawEntry::from_name_with_nul(&self.names[start..end], kind);
+            let name = &self.names[start..end];
             start = end;
-            entry
+            (name, kind)
         })
     }
 
@@ -152,6 +155,7 @@ impl<'a> Walker<'a> {
             trusted_unopened: false,
             checked_unopened: false,
             stat_path: Vec::new(),
+            leaf_path: Vec::new(),
             alone: false,
         }
     }
@@ -336,14 +340,7 @@ impl<'a> Walker<'a> {
 
     fn walk_one(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) {
         let depth = job.depth();
-        let visitor = &mut self.visitor;
-        let holding = !visitor.buffer.is_empty();
-        if visitor
-            .pacing
-            .before_directory(depth, holding, visitor.shallow)
-        {
-            visitor.flush();
-        }
+        self.visitor.before_directory(depth);
         let pool = self.visitor.pool;
         if self.watch_disk && pool.can_grow() {
             let started = Instant::now();
@@ -362,14 +359,7 @@ impl<'a> Walker<'a> {
         }
         self.visitor.answer_progress();
         pool.finish_dir();
-        let visitor = &mut self.visitor;
-        let holding = !visitor.buffer.is_empty();
-        if visitor
-            .pacing
-            .after_directory(depth, holding, visitor.shallow)
-        {
-            visitor.flush();
-        }
+        self.visitor.after_directory(depth);
     }
 
     /// Walks the directory of `job`: [`Self::walk_dir`], compiled once without the
@@ -423,7 +413,8 @@ impl<'a> Walker<'a> {
             return false;
         };
         let dir = job.enter(&mut self.path, &self.visitor.config.filter);
-        indexed::list_unopened(&mut self.visitor, index, job, &dir, slot)
+        let leaf_path = &mut self.leaf_path;
+        indexed::list_unopened(&mut self.visitor, index, job, &dir, slot, leaf_path)
     }
 
     /// Opens the directory of `job`, lists it (`INDEXED`: with the index) and

@@ -333,6 +333,40 @@ impl Visitor<'_> {
         }
     }
 
+    /// True when, in the directory entered, a regular file is visited by its name
+    /// alone: [`Self::visit_not_dot`] for one goes straight to the name test and
+    /// [`Self::accept`] (it is not only counted, nor `stat`ed first, and files may
+    /// match here). Tested once a directory by the loops over listings whose
+    /// names' lengths are known (`walker::indexed`), which then call
+    /// [`Self::visit_file_by_name`] for each file.
+    #[inline(always)]
+    pub(super) fn files_by_name(&self) -> bool {
+        !self.count_by_type_only && !self.config.force_stat && self.here.scope.files
+    }
+
+    /// A regular file named `name_with_nul` (its name and its NUL, exactly), in a
+    /// directory where [`Self::files_by_name`]: what [`Self::visit_not_dot`] does
+    /// for it, without finding where its name ends.
+    #[inline(always)]
+    pub(super) fn visit_file_by_name(
+        &mut self,
+        dir: &Dir<'_>,
+        dir_fd: RawFd,
+        name_with_nul: &[u8],
+    ) {
+        let Some((_, name)) = name_with_nul.split_last() else {
+            return;
+        };
+        if self.config.filter.name_passes(name) {
+            let entry = RawEntry::from_name_with_nul(name_with_nul, EntryKind::File);
+            let from = EntryAt {
+                dir_fd,
+                entry: &entry,
+            };
+            self.accept(dir.prefix, name, EntryKind::File, from);
+        }
+    }
+
     /// An entry of a kind `-t` leaves out, in a name search (see [`Here::misses`]):
     /// its kind is noted if its name matches.
     #[inline(never)]

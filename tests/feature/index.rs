@@ -1144,6 +1144,97 @@ fn a_large_index_answers_as_a_walk_does() {
     drop(held);
 }
 
+/// `--index-trust` visits a leaf directory (one whose record holds no directory)
+/// together with its parent where the walk goes depth-first (below depth 4),
+/// instead of queueing it (`walker::indexed::visit_leaves`), and takes a regular
+/// file's name from the record as it is (`Visitor::visit_file_by_name`). Leaves of
+/// every shape deep in a tree (empty, of files, of a link and a FIFO, with odd
+/// names), beside directories that are not leaves, answer as a walk does for
+/// names, kinds, depths, exclusions, paths and counts, at one worker and several.
+#[test]
+fn deep_leaf_directories_are_answered_as_a_walk_does() {
+    use std::os::unix::ffi::OsStrExt;
+    let mut dirs = Vec::new();
+    let mut chain = String::from("d1");
+    for depth in 2..=8 {
+        chain.push_str(&format!("/d{depth}"));
+        dirs.push(chain.clone());
+    }
+    let env = testenv::TestEnv::new(&[], &[]);
+    for (i, dir) in dirs.iter().enumerate() {
+        let depth = i + 2;
+        for name in ["a.txt", "b.rs", "x y.txt", "README"] {
+            env.write(format!("{dir}/leaf/{name}"), b"");
+        }
+        std::fs::create_dir_all(env.root().join(dir).join("empty")).unwrap();
+        env.write(format!("{dir}/odd\nleaf/f{depth}.txt"), b"");
+        env.write(format!("{dir}/specials/plain"), b"");
+        env.symlink("plain", &format!("{dir}/specials/link"));
+        env.mkfifo(&format!("{dir}/specials/fifo"));
+        let raw = env
+            .root()
+            .join(dir)
+            .join(std::ffi::OsStr::from_bytes(b"raw\xff"));
+        std::fs::create_dir(&raw).unwrap();
+        std::fs::write(raw.join(std::ffi::OsStr::from_bytes(b"n\xe9.txt")), b"").unwrap();
+        env.write(format!("{dir}/f{depth}.txt"), b"");
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let first = run_str(env.root(), cache.path(), &["--index", "."]);
+    assert!(
+        first.status.success() && first.stderr.len() < 200,
+        "{first:?}"
+    );
+    let mut answered = 0;
+    for filters in [
+        &[][..],
+        &["-e", "txt"],
+        &["-n", "*e*"],
+        &["-n", "README"],
+        &["-t", "d"],
+        &["-t", "any"],
+        &["-t", "l", "-t", "p"],
+        &["-d", "6"],
+        &["--min-depth", "7", "-t", "any"],
+        &["-E", "leaf"],
+        &["-E", "d7"],
+        &["-p", "**/d6/**/*.txt"],
+        &["--regex", "^[abf]"],
+        &["-c"],
+        &["-c", "-e", "rs"],
+        &["-a", "-e", "rs"],
+    ] {
+        let mut walk: Vec<&str> = vec!["."];
+        walk.extend(filters.iter().copied());
+        let walked = run_str(env.root(), cache.path(), &walk);
+        assert!(walked.status.success(), "{filters:?}: {walked:?}");
+        for workers in [None, Some("1"), Some("3")] {
+            let mut trusted: Vec<&str> = vec!["--index-trust"];
+            trusted.extend(workers.iter().flat_map(|j| ["-j", *j]));
+            trusted.extend(walk.iter().copied());
+            let out = run_str(env.root(), cache.path(), &trusted);
+            assert_eq!(
+                sorted_lines(&out.stdout),
+                sorted_lines(&walked.stdout),
+                "{trusted:?}"
+            );
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            answered += 1;
+        }
+    }
+    assert_eq!(answered, 48);
+    // Not vacuous: the deepest leaves' files are there.
+    let deep = run_str(
+        env.root(),
+        cache.path(),
+        &["--index-trust", ".", "-n", "f8.txt"],
+    );
+    assert!(
+        String::from_utf8_lossy(&deep.stdout).contains("odd"),
+        "{deep:?}"
+    );
+}
+
 /// `-c` with nothing to match but the kind counts a record of files alone from
 /// its kinds, without reading its names: the counts are still a walk's and
 /// find's, for records of files only (more than one block of kinds), of mixed
