@@ -302,6 +302,15 @@ impl<'a> Record<'a> {
             .all(|block| block.iter().fold(0, |seen, &kind| seen | (kind ^ file)) == 0)
     }
 
+    /// True when no entry is a directory or of unknown kind: nothing in it leads
+    /// further down without a `stat` (a leaf, `walker::indexed::visit_leaves`).
+    /// Folded without stopping early, which the compiler does many at a time.
+    pub fn is_leaf(&self) -> bool {
+        let dir = kind_byte(EntryKind::Dir);
+        let unknown = kind_byte(EntryKind::Unknown);
+        !(self.kinds.iter()).fold(false, |any, &kind| any | (kind == dir) | (kind == unknown))
+    }
+
     /// Each entry's name with its NUL, and its kind; it stops at a name whose NUL
     /// is not where its length says (a file this code did not write).
     pub fn entries(&self) -> impl Iterator<Item = (&'a [u8], EntryKind)> + 'a {
@@ -891,6 +900,26 @@ mod tests {
                 let mut entries = files(1000);
                 entries[at].1 = kind;
                 assert!(!parse(&entries), "{kind:?} at {at}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_leaf_holds_no_directory_and_nothing_of_unknown_kind() {
+        use EntryKind::*;
+        let is_leaf = |entries: &[(&str, EntryKind)]| {
+            let bytes = record(1, entries);
+            Record::parse(&bytes).map(|(r, _)| r.is_leaf()).unwrap()
+        };
+        assert!(is_leaf(&[]));
+        let others = [File, Symlink, Fifo, Socket, CharDevice, BlockDevice];
+        let entries: Vec<(&str, EntryKind)> = others.iter().map(|&kind| ("x", kind)).collect();
+        assert!(is_leaf(&entries));
+        for kind in [Dir, Unknown] {
+            for at in 0..=entries.len() {
+                let mut with = entries.clone();
+                with.insert(at, ("d", kind));
+                assert!(!is_leaf(&with), "{kind:?} at {at}");
             }
         }
     }

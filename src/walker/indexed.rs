@@ -355,20 +355,13 @@ fn visit_leaves(visitor: &mut Visitor<'_>, leaves: Leaves<'_>, job: &DirJob, dir
         return;
     }
     let Leaves { index, root, path } = leaves;
-    let dir_byte = crate::index::format::kind_byte(EntryKind::Dir);
-    let unknown = crate::index::format::kind_byte(EntryKind::Unknown);
     let mut kept = 0;
     for i in 0..visitor.children.len() {
         let child = visitor.children[i];
         let leaf = (child.index_at != 0 && !child.print_if_empty && !child.tracked_only)
             .then(|| index.recorded_at(root, child.index_at))
             .flatten()
-            .filter(|record| {
-                // Folded without stopping early, which the compiler does many at a time.
-                let branches = (record.kinds.iter())
-                    .fold(false, |any, &k| any | (k == dir_byte) | (k == unknown));
-                !branches
-            });
+            .filter(|record| record.is_leaf());
         match leaf.filter(|_| !pool.is_stopped()) {
             Some(record) => {
                 // Names follow one another, each with its NUL.
