@@ -785,10 +785,6 @@ fn a_network_filesystem_is_trusted_once_its_probe_passes() {
 /// as they were, which only the racy rule catches (root: a loop mount).
 #[test]
 fn a_change_in_the_same_second_on_a_coarse_filesystem_is_seen() {
-    if !is_root() {
-        eprintln!("skipped: a loop mount needs root");
-        return;
-    }
     let Some(point) = fresh_filesystem("ext4-coarse") else {
         return;
     };
@@ -969,10 +965,6 @@ fn an_unreadable_index_is_a_warning_and_a_walk() {
 /// old index left whole, and no temporary file.
 #[test]
 fn a_full_disk_while_writing_is_a_warning() {
-    if !is_root() {
-        eprintln!("skipped: mounting a tiny tmpfs needs root");
-        return;
-    }
     let Some(cache) = fresh_filesystem("tmpfs-64k") else {
         return;
     };
@@ -1292,10 +1284,6 @@ fn a_count_by_kind_is_a_walks_count() {
 /// and the checked mode's, are the walk's.
 #[test]
 fn a_filesystem_without_entry_kinds_is_answered_as_a_walk() {
-    if !is_root() {
-        eprintln!("skipped: a loop mount needs root");
-        return;
-    }
     let Some(point) = fresh_filesystem("ext4-untyped") else {
         return;
     };
@@ -1405,8 +1393,13 @@ impl Drop for FreshMount {
 }
 
 /// A new filesystem of `kind` mounted on a temporary directory (root only: a
-/// loop mount or a tmpfs); `None`, said on stderr, where it cannot be made.
+/// loop mount or a tmpfs); `None`, said on stderr, where it cannot be made (not
+/// root, or the mount failed).
 fn fresh_filesystem(kind: &str) -> Option<FreshMount> {
+    if !is_root() {
+        eprintln!("skipped {kind}: mounting it needs root");
+        return None;
+    }
     let point = tempfile::tempdir().unwrap();
     let image = tempfile::tempdir().unwrap();
     let script = match kind {
