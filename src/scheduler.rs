@@ -16,9 +16,9 @@ use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::roots::{sort_roots, without_dot_slash, RootEntry, SortedRoots};
 use crate::threads::{
-    cold_start_workers, cpus_within_quota, first_workers, latency_step, spare_workers,
-    workers_to_start, CpuSpread, GrowthGate, GrowthRecord, PoolState, GROWTH_INTERVAL,
-    LEAST_INTERVALS,
+    as_listing_wait, cold_start_workers, cpus_within_quota, first_workers, latency_step,
+    spare_workers, workers_to_start, CpuSpread, GrowthGate, GrowthRecord, PoolState,
+    GROWTH_INTERVAL, LEAST_INTERVALS,
 };
 use crate::walker::{DirJob, Roots, Summary, Walker};
 use std::os::unix::ffi::OsStrExt;
@@ -337,9 +337,10 @@ fn walk_pool<'a>(
     // A first listing that had to wait for the disk means a cold tree.
     if first.listed_cold() {
         // On a network filesystem, the first listing's round trips count too.
+        let answered = first.answered_from_index();
         let first_listing = pool
             .latency_tally()
-            .map(|tally| tally.restart(Instant::now()).wall);
+            .map(|tally| as_listing_wait(tally.restart(Instant::now()).wall, answered));
         pool.ask_for_workers(cold_start_workers(first_workers, first_listing));
     }
     // Workers that have begun to run, for `Crew::place`.

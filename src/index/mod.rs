@@ -581,6 +581,12 @@ impl Recorder {
         times
     }
 
+    /// True when nothing has been recorded: every directory this worker was
+    /// given so far was answered from the index (or had no stamps to record).
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
     /// Records the listing of the directory of key `key` in `root`'s file: its
     /// entries (each one's length with its NUL and its kind, as the walk's
     /// `Listing` keeps them, the names back to back with their NULs in `names`),

@@ -332,6 +332,14 @@ impl<'a> Walker<'a> {
         self.watch_disk && self.visitor.disk_watch.last_blocked()
     }
 
+    /// True when the directories this worker walked so far (alone, the root) were
+    /// answered from the index rather than listed: on a network filesystem the
+    /// first one's wait was then an open and a stat, not a listing's round trips
+    /// (see `threads::as_listing_wait`).
+    pub fn answered_from_index(&self) -> bool {
+        self.index.is_some() && self.recorder.is_empty()
+    }
+
     /// Hands what this worker has buffered to the output now (the scheduler prints
     /// the roots given as files before the walk starts).
     pub fn flush(&mut self) {
