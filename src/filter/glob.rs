@@ -47,6 +47,7 @@ mod chars;
 mod parse;
 mod token;
 
+use super::needle;
 use ascii::{segments_match, split_at_stars, Suffixes};
 use chars::{decode, decode_all, is};
 pub use parse::GlobError;
@@ -249,6 +250,39 @@ impl Glob {
         (1..=8).contains(&bytes.len()).then_some(bytes)
     }
 
+    /// The longest run of literal characters every name this glob matches
+    /// contains, as bytes (see `filter::needle`); `None` for a glob with
+    /// alternatives, or with no literal it can vouch for. Under `-i` a run is
+    /// folded, and holds only ASCII characters no other character folds to: `İ`
+    /// folds to `i` and the Kelvin sign to `k` ([`FOLDED_FROM_BEYOND_ASCII`]), so a
+    /// run stops at those as at any character beyond ASCII.
+    pub fn required_literal(&self) -> Option<needle::Literal> {
+        let general = &self.general;
+        if let [only] = &general.any_of[..] {
+            return only.required_literal();
+        }
+        if !general.any_of.is_empty() {
+            return None;
+        }
+        let folded = general.ignore_case;
+        let (mut best, mut run) = (Vec::new(), Vec::new());
+        for token in general.tokens.iter().chain([&Token::Star]) {
+            match token {
+                Token::Char(c) if literal_bytes(*c, folded, &mut run) => {}
+                _ => {
+                    if run.len() > best.len() {
+                        best = std::mem::take(&mut run);
+                    }
+                    run.clear();
+                }
+            }
+        }
+        (!best.is_empty()).then_some(needle::Literal {
+            bytes: best,
+            folded,
+        })
+    }
+
     /// A glob that matches a name when this one and `test` both do. The filter hangs
     /// every other test on a name here, behind its one glob, so that a walk without
     /// them runs the code it had: a second field tested beside the glob, even one
@@ -295,6 +329,38 @@ impl Glob {
             }
             _ => self.general.matches(name),
         }
+    }
+}
+
+/// The ASCII characters that a character beyond ASCII folds to under `-i`
+/// (`chars::fold`: `İ` to `i`, the Kelvin sign to `k`); a unit test checks every
+/// character.
+const FOLDED_FROM_BEYOND_ASCII: &[u8] = b"ik";
+
+/// Appends to `run` the bytes a name holds where the pattern's character `c`
+/// matches, and true; false (nothing appended) where they are not certain: under
+/// `-i` (`folded`, `c` folded already), any character but ASCII that only itself
+/// and its other case fold to.
+fn literal_bytes(c: u32, folded: bool, run: &mut Vec<u8>) -> bool {
+    match (c, folded) {
+        (0..=0x7f, true) if FOLDED_FROM_BEYOND_ASCII.contains(&(c as u8)) => false,
+        (0..=0x7f, _) => {
+            run.push(c as u8);
+            true
+        }
+        (_, true) => false,
+        // An invalid byte, as `chars::decode` gives it.
+        (0xdc80..=0xdcff, false) => {
+            run.push((c - 0xdc00) as u8);
+            true
+        }
+        (_, false) => match char::from_u32(c) {
+            Some(ch) => {
+                run.extend_from_slice(ch.encode_utf8(&mut [0; 4]).as_bytes());
+                true
+            }
+            None => false,
+        },
     }
 }
 
@@ -416,6 +482,108 @@ mod tests {
     use super::token::Item;
     use super::*;
     use std::ffi::CString;
+
+    /// Under `-i` a literal run may hold an ASCII character only if no character
+    /// beyond ASCII folds to it: checked for every character there is.
+    #[test]
+    fn only_the_listed_ascii_characters_are_folded_to_from_beyond_ascii() {
+        let mut targets: Vec<u8> = (0x80..=0x10_ffffu32)
+            .filter(|&c| char::from_u32(c).is_some())
+            .map(chars::fold)
+            .filter(|&folded| folded < 0x80)
+            .map(|folded| folded as u8)
+            .collect();
+        targets.sort_unstable();
+        targets.dedup();
+        assert_eq!(targets, FOLDED_FROM_BEYOND_ASCII);
+    }
+
+    fn literal_of(pattern: &str, ignore_case: bool) -> Option<(String, bool)> {
+        let glob = Glob::new(pattern.as_bytes(), ignore_case).unwrap();
+        glob.required_literal()
+            .map(|l| (String::from_utf8_lossy(&l.bytes).into_owned(), l.folded))
+    }
+
+    #[test]
+    fn a_glob_requires_its_longest_literal_run() {
+        let exact = |s: &str| Some((s.to_owned(), false));
+        assert_eq!(literal_of("README*", false), exact("README"));
+        assert_eq!(literal_of("*lib*", false), exact("lib"));
+        assert_eq!(literal_of("file_*7?.*", false), exact("file_"));
+        assert_eq!(literal_of("a[bc]defg*h", false), exact("defg"));
+        assert_eq!(literal_of(r"\\*x", false), exact("\\"));
+        assert_eq!(literal_of("*é*", false), exact("é"));
+        assert_eq!(literal_of("*", false), None);
+        assert_eq!(literal_of("?*[a-z]", false), None);
+        // Alternatives: none can be vouched for.
+        assert_eq!(literal_of("*.{rs,toml}", false), None);
+        // Under -i, folded, cut at `i`, `k` and beyond ASCII.
+        assert_eq!(
+            literal_of("*README*", true),
+            Some(("readme".to_owned(), true))
+        );
+        assert_eq!(literal_of("*LINUX*", true), Some(("nux".to_owned(), true)));
+        assert_eq!(
+            literal_of("*park.éwxyz*", true),
+            Some(("wxyz".to_owned(), true))
+        );
+    }
+
+    /// The needle's promise, on every name of a mixed list: a name the glob
+    /// matches holds its literal (folded under `-i`).
+    #[test]
+    fn every_name_a_glob_matches_holds_its_literal() {
+        let names: [&[u8]; 12] = [
+            b"README.md",
+            b"readme",
+            b"ReadMe.txt",
+            b"linux",
+            b"LINUX-\xe2\x84\xaaernel",
+            b"\xc4\xb0nclude",
+            b"Makefile",
+            b"lib",
+            b"a.conf",
+            b"A.CONF",
+            b"x\xffy",
+            b"\xe2\x84\xaa",
+        ];
+        let patterns: [&[u8]; 8] = [
+            b"readme*",
+            b"*linux*",
+            b"*kernel",
+            b"include",
+            b"*ake*",
+            b"lib",
+            b"*.conf",
+            b"x\\\xffy",
+        ];
+        for pattern in patterns {
+            for ignore_case in [false, true] {
+                let Ok(glob) = Glob::new(pattern, ignore_case) else {
+                    continue;
+                };
+                let Some(literal) = glob.required_literal() else {
+                    continue;
+                };
+                let fold = |bytes: &[u8]| -> Vec<u8> {
+                    bytes
+                        .iter()
+                        .map(|&b| match literal.folded {
+                            true => needle::fold_byte(b),
+                            false => b,
+                        })
+                        .collect()
+                };
+                let wanted = fold(&literal.bytes);
+                for name in names {
+                    if glob.matches(name) {
+                        let held = fold(name).windows(wanted.len()).any(|w| w == wanted);
+                        assert!(held, "{pattern:?} -i {ignore_case}: {name:?}");
+                    }
+                }
+            }
+        }
+    }
 
     /// The general matcher's answer, whatever matcher the glob was given.
     trait MatchesChars {

@@ -71,6 +71,7 @@ pub(super) fn list(
                     .names_and_kinds()
                     .map(|(name, kind)| (name, kind, 0)),
                 (listing.entries.len(), false),
+                Files::Visited,
                 job,
                 dir,
                 fd,
@@ -302,9 +303,10 @@ fn visit_unopened(
 
 /// The loop of [`visit_entries`]. `COUNTED`: `-c` counts files by their kind
 /// (`Visitor::count_by_type_only`), and a regular file is one more match, what
-/// `visit_not_dot` would do with it.
+/// `visit_not_dot` would do with it. `NO_FILES`: regular files are passed over
+/// ([`Files::RuledOut`]).
 #[inline(always)]
-fn visit_each<'e, const COUNTED: bool>(
+fn visit_each<'e, const COUNTED: bool, const NO_FILES: bool>(
     visitor: &mut Visitor<'_>,
     entries: impl Iterator<Item = (&'e [u8], EntryKind, u32)>,
     dir: &Dir<'_>,
@@ -316,6 +318,9 @@ fn visit_each<'e, const COUNTED: bool>(
         // As between two batches of a listing: `-1` or a closed pipe ends it.
         if i % 1024 == 1023 && stop.load(Ordering::Relaxed) {
             break;
+        }
+        if NO_FILES && kind == EntryKind::File {
+            continue;
         }
         if COUNTED && kind == EntryKind::File {
             visitor.found.matches += 1;
@@ -363,6 +368,14 @@ fn visit_leaves(visitor: &mut Visitor<'_>, leaves: Leaves<'_>, job: &DirJob, dir
             .flatten()
             .filter(|record| record.is_leaf());
         match leaf.filter(|_| !pool.is_stopped()) {
+            // Nothing in it can match: what its visit would have counted.
+            Some(record) if files_of_leaf(visitor, &record) == Files::AllRuledOut => {
+                visitor.queued_dirs += 1;
+                visitor.before_directory(depth);
+                visitor.found.examined += record.kinds.len() as u64;
+                visitor.answer_progress();
+                visitor.after_directory(depth);
+            }
             Some(record) => {
                 // Names follow one another, each with its NUL.
                 let name_end = match visitor.children.get(i + 1) {
@@ -512,8 +525,65 @@ fn visit_record(
 ) -> io::Result<()> {
     let files_only = visitor.count_by_type_only && record.files_only();
     let counted = (record.kinds.len(), files_only);
+    let files = files_of(visitor, record);
     let entries = record.entries_with_children();
-    visit_entries(visitor, entries, counted, job, dir, fd, crossing, Ok(()))
+    visit_entries(
+        visitor,
+        entries,
+        counted,
+        files,
+        job,
+        dir,
+        fd,
+        crossing,
+        Ok(()),
+    )
+}
+
+/// What the regular files of a listing need from [`visit_entries`].
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Files {
+    /// Each is visited (its name tested, where that is all it needs).
+    Visited,
+    /// None can match: each would be tested by its name alone, and no name in
+    /// the listing holds the name tests' needle (`filter::needle`).
+    RuledOut,
+    /// As `RuledOut`, and the listing holds nothing else.
+    AllRuledOut,
+}
+
+/// [`Files::AllRuledOut`] for a leaf's `record` that holds regular files alone,
+/// none of whose names holds the needle, and [`Files::Visited`] otherwise. Its
+/// directory need not be entered first: whatever the scope there, a regular file
+/// is tested by name before anything else is done with it (counted, printed, or
+/// noted as a miss of `-t`), where `--index-trust` answers unopened (nothing is
+/// `stat`ed, `-c` does not count by kinds: there is a name test).
+fn files_of_leaf(visitor: &mut Visitor<'_>, record: &crate::index::format::Record<'_>) -> Files {
+    let Some(needle) = visitor.needle.as_deref_mut() else {
+        return Files::Visited;
+    };
+    let files_only = record.files_only() && !record.kinds.is_empty();
+    match files_only && !needle.may_be_in(record.names) {
+        true => Files::AllRuledOut,
+        false => Files::Visited,
+    }
+}
+
+/// [`Files`] for `record`'s regular files: searched for the needle, if there is
+/// one, where they would be tested by name alone.
+#[inline(always)]
+fn files_of(visitor: &mut Visitor<'_>, record: &crate::index::format::Record<'_>) -> Files {
+    let by_name = visitor.files_by_name();
+    let Some(needle) = visitor.needle.as_deref_mut().filter(|_| by_name) else {
+        return Files::Visited;
+    };
+    if needle.may_be_in(record.names) {
+        Files::Visited
+    } else if record.files_only() && !record.kinds.is_empty() {
+        Files::AllRuledOut
+    } else {
+        Files::RuledOut
+    }
 }
 
 /// Hands `entries` (`count` of them: the whole listing of `dir`, open as `fd`;
@@ -531,6 +601,7 @@ fn visit_entries<'e>(
     visitor: &mut Visitor<'_>,
     entries: impl Iterator<Item = (&'e [u8], EntryKind, u32)>,
     (count, files_only): (usize, bool),
+    files: Files,
     job: &DirJob,
     dir: &Dir<'_>,
     fd: RawFd,
@@ -545,12 +616,13 @@ fn visit_entries<'e>(
         !job.print_if_empty() || (dir.depth < visitor.config.filter.max_depth && !crossing);
     if visit_entries && files_only {
         visitor.found.matches += count as u64;
-    } else if visit_entries {
+    } else if visit_entries && files != Files::AllRuledOut {
         // A loop of its own for `-c` by kinds, where a regular file is only
         // counted: the two tests in one loop cost each of them (callgrind).
-        match visitor.count_by_type_only {
-            true => visit_each::<true>(visitor, entries, dir, fd),
-            false => visit_each::<false>(visitor, entries, dir, fd),
+        match (visitor.count_by_type_only, files) {
+            (true, _) => visit_each::<true, false>(visitor, entries, dir, fd),
+            (false, Files::Visited) => visit_each::<false, false>(visitor, entries, dir, fd),
+            (false, _) => visit_each::<false, true>(visitor, entries, dir, fd),
         }
     }
     if job.print_if_empty() && listed.is_ok() && count == 0 && !pool.is_stopped() {

@@ -34,6 +34,7 @@ pub use wire::{Roots, Unmade, WireJob, WirePiece};
 
 use crate::config::Config;
 use crate::descriptors::Anchor;
+use crate::filter::needle::NameNeedle;
 use crate::ignore::{Decision, DirRules, Gate, Listed, Marks};
 use crate::index::{IndexRun, Recorder};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
@@ -173,6 +174,8 @@ impl<'a> Walker<'a> {
         // directory for nothing (5.9% of `--index-trust -e so` on `/usr`).
         self.watch_disk &= !self.trusted_unopened;
         self.checked_unopened = unopened && !trusting;
+        let needle = index.and_then(|_| self.visitor.config.filter.name_needle());
+        self.visitor.needle = needle.map(|literal| Box::new(NameNeedle::new(&literal)));
         self
     }
 

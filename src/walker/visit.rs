@@ -8,6 +8,7 @@
 use super::job::{Child, Dir, DirJob, Summary};
 use super::loops::DirId;
 use crate::config::Config;
+use crate::filter::needle::NameNeedle;
 use crate::filter::path::PathState;
 use crate::filter::Scope;
 use crate::os::dirent::{EntryKind, RawEntry};
@@ -94,6 +95,10 @@ pub(super) struct Visitor<'a> {
     pub(super) published: Answered,
     /// Whether the directories at depth 0 and 1 have all been listed.
     pub(super) shallow: &'a ShallowFirst,
+    /// With the index, the name tests' needle (`filter::needle`): an index
+    /// record's names are searched for it before its regular files are tested one
+    /// by one (`walker::indexed`).
+    pub(super) needle: Option<Box<NameNeedle>>,
 }
 
 /// What the walker knows about the directory it is listing.
@@ -208,6 +213,7 @@ impl<'a> Visitor<'a> {
                 DiskWaitWatch::default()
             },
             unknown: Unknown::default(),
+            needle: None,
         }
     }
 }
