@@ -304,17 +304,29 @@ impl Filter {
         }
     }
 
-    /// What every name that passes [`Self::name_matches`] contains, if something
-    /// long enough to search for (see `needle`): the longest of `-e`'s `.EXT` and
-    /// its name's end (with one extension), and the literal runs of the globs a
-    /// name must match.
-    pub fn name_needle(&self) -> Option<needle::Literal> {
+    /// What rules a directory's names out at once (see `needle`) when none can
+    /// pass [`Self::name_matches`]: with one `-e`, `.EXT` and the NUL after the
+    /// name, searched for folded (the test is ASCII case-insensitive); with
+    /// several, their endings, name by name; otherwise the longest literal run
+    /// of the globs a name must match, if long enough to search for.
+    pub fn name_needle(&self) -> Option<needle::NameNeedle> {
+        match self.extensions.list.as_slice() {
+            [] => {}
+            [ext] => {
+                let literal = needle::Literal {
+                    bytes: [b".", &ext[..], b"\0"].concat(),
+                    folded: true,
+                };
+                return Some(needle::NameNeedle::new(&literal));
+            }
+            _ => return Some(needle::NameNeedle::endings(self.extensions.clone())),
+        }
         let globs = [&self.name_glob, &self.name_glob_too];
         let literals = globs
             .into_iter()
             .flatten()
             .filter_map(Glob::required_literal);
-        needle::longest(self.extensions.needle().into_iter().chain(literals))
+        needle::longest(literals).map(|literal| needle::NameNeedle::new(&literal))
     }
 
     /// True when `-E` skips an entry named `name` (and, for a directory, everything
@@ -488,22 +500,6 @@ impl Extensions {
     /// The extensions, as given.
     pub fn iter(&self) -> impl Iterator<Item = &Box<[u8]>> {
         self.list.iter()
-    }
-
-    /// With one extension, what every name it matches contains: `.EXT` and the NUL
-    /// after the name, compared folded (the test is ASCII case-insensitive).
-    pub fn needle(&self) -> Option<needle::Literal> {
-        let [ext] = self.list.as_slice() else {
-            return None;
-        };
-        let mut bytes = Vec::with_capacity(ext.len() + 2);
-        bytes.push(b'.');
-        bytes.extend_from_slice(ext);
-        bytes.push(0);
-        Some(needle::Literal {
-            bytes,
-            folded: true,
-        })
     }
 
     /// True when `name` ends in `.EXT` for one of the extensions; the same answer as

@@ -563,7 +563,7 @@ fn files_of_leaf(visitor: &mut Visitor<'_>, record: &crate::index::format::Recor
         return Files::Visited;
     };
     let files_only = record.files_only() && !record.kinds.is_empty();
-    match files_only && !needle.may_be_in(record.names) {
+    match files_only && !needle.may_be_in(record.lens, record.names) {
         true => Files::AllRuledOut,
         false => Files::Visited,
     }
@@ -573,11 +573,14 @@ fn files_of_leaf(visitor: &mut Visitor<'_>, record: &crate::index::format::Recor
 /// one, where they would be tested by name alone.
 #[inline(always)]
 fn files_of(visitor: &mut Visitor<'_>, record: &crate::index::format::Record<'_>) -> Files {
-    let by_name = visitor.files_by_name();
-    let Some(needle) = visitor.needle.as_deref_mut().filter(|_| by_name) else {
+    // Without a needle, one test: this runs for every record.
+    if visitor.needle.is_none() || !visitor.files_by_name() {
+        return Files::Visited;
+    }
+    let Some(needle) = visitor.needle.as_deref_mut() else {
         return Files::Visited;
     };
-    if needle.may_be_in(record.names) {
+    if needle.may_be_in(record.lens, record.names) {
         Files::Visited
     } else if record.files_only() && !record.kinds.is_empty() {
         Files::AllRuledOut

@@ -34,7 +34,6 @@ pub use wire::{Roots, Unmade, WireJob, WirePiece};
 
 use crate::config::Config;
 use crate::descriptors::Anchor;
-use crate::filter::needle::NameNeedle;
 use crate::ignore::{Decision, DirRules, Gate, Listed, Marks};
 use crate::index::{IndexRun, Recorder};
 use crate::os::dirent::{DirReader, EntryKind, RawEntry};
@@ -175,7 +174,7 @@ impl<'a> Walker<'a> {
         self.watch_disk &= !self.trusted_unopened;
         self.checked_unopened = unopened && !trusting;
         let needle = index.and_then(|_| self.visitor.config.filter.name_needle());
-        self.visitor.needle = needle.map(|literal| Box::new(NameNeedle::new(&literal)));
+        self.visitor.needle = needle.map(Box::new);
         self
     }
 

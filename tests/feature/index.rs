@@ -1325,8 +1325,9 @@ fn a_name_tests_needle_rules_out_only_what_cannot_match() {
     let cache = tempfile::tempdir().unwrap();
     let first = run_str(env.root(), cache.path(), &["--index", "."]);
     assert!(first.status.success(), "{first:?}");
-    let queries: [&[&str]; 10] = [
+    let queries: [&[&str]; 11] = [
         &["-e", "conf"],
+        &["-e", "md,CONF"],
         &["-e", "CONF", "-t", "any"],
         &["-n", "README*"],
         &["-n", "*README"],
