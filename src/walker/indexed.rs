@@ -368,43 +368,40 @@ fn visit_leaves(visitor: &mut Visitor<'_>, leaves: Leaves<'_>, job: &DirJob, dir
             .flatten()
             .filter(|record| record.is_leaf());
         match leaf.filter(|_| !pool.is_stopped()) {
-            // Nothing in it can match: what its visit would have counted.
-            Some(record) if files_of_leaf(visitor, &record) == Files::AllRuledOut => {
-                visitor.queued_dirs += 1;
-                visitor.before_directory(depth);
-                visitor.found.examined += record.kinds.len() as u64;
-                visitor.answer_progress();
-                visitor.after_directory(depth);
-            }
             Some(record) => {
-                // Names follow one another, each with its NUL.
-                let name_end = match visitor.children.get(i + 1) {
-                    Some(next) => next.name_start - 1,
-                    None => visitor.child_names.len() - 1,
-                };
-                path.clear();
-                path.extend_from_slice(dir.prefix);
-                path.extend_from_slice(&visitor.child_names[child.name_start..name_end]);
-                let path_len = path.len();
-                path.push(b'/');
-                let name = &path[dir.prefix.len()..path_len];
-                let path_state = (visitor.config.filter)
-                    .subdir_path(dir.path_state, name)
-                    .unwrap_or_default();
-                let leaf_dir = Dir {
-                    job,
-                    prefix: &path[..],
-                    path_len,
-                    depth,
-                    path_state,
-                };
                 visitor.queued_dirs += 1;
                 visitor.before_directory(depth);
-                visitor.enter(&leaf_dir);
-                let found = visitor.children.len();
-                let _ = visit_record(visitor, &record, job, &leaf_dir, -1, false);
-                // No directory, and no entry whose kind a `stat` would tell.
-                debug_assert_eq!(visitor.children.len(), found);
+                if files_of_leaf(visitor, &record) == Files::AllRuledOut {
+                    // Nothing in it can match: what its visit would have counted.
+                    visitor.found.examined += record.kinds.len() as u64;
+                } else {
+                    // Names follow one another, each with its NUL.
+                    let name_end = match visitor.children.get(i + 1) {
+                        Some(next) => next.name_start - 1,
+                        None => visitor.child_names.len() - 1,
+                    };
+                    path.clear();
+                    path.extend_from_slice(dir.prefix);
+                    path.extend_from_slice(&visitor.child_names[child.name_start..name_end]);
+                    let path_len = path.len();
+                    path.push(b'/');
+                    let name = &path[dir.prefix.len()..path_len];
+                    let path_state = (visitor.config.filter)
+                        .subdir_path(dir.path_state, name)
+                        .unwrap_or_default();
+                    let leaf_dir = Dir {
+                        job,
+                        prefix: &path[..],
+                        path_len,
+                        depth,
+                        path_state,
+                    };
+                    visitor.enter(&leaf_dir);
+                    let found = visitor.children.len();
+                    let _ = visit_record(visitor, &record, job, &leaf_dir, -1, false);
+                    // No directory, and no entry whose kind a `stat` would tell.
+                    debug_assert_eq!(visitor.children.len(), found);
+                }
                 visitor.answer_progress();
                 visitor.after_directory(depth);
             }
