@@ -403,6 +403,7 @@ fn visit_leaves(visitor: &mut Visitor<'_>, leaves: Leaves<'_>, job: &DirJob, dir
                     debug_assert_eq!(visitor.children.len(), found);
                 }
                 visitor.answer_progress();
+                visitor.pacing.answered_without_system_call(true);
                 visitor.after_directory(depth);
             }
             None => {
