@@ -207,6 +207,18 @@ impl DirReader {
         })
     }
 
+    /// A reader of the same kind, buffer size and kinds as this one (for a helper
+    /// thread), or `None` if there is no memory for its buffer.
+    pub fn sibling(&self) -> Option<DirReader> {
+        #[cfg(target_os = "linux")]
+        let size = self.buffer.len();
+        #[cfg(not(target_os = "linux"))]
+        let size = 0;
+        let mut reader = DirReader::try_new(self.kind, size)?;
+        reader.forget_kinds = self.forget_kinds;
+        Some(reader)
+    }
+
     /// From now on, every entry is listed without its kind (`DT_UNKNOWN`), as a
     /// filesystem that does not store file types lists it, or, with `false`, as the
     /// filesystem gives it again. For the tests of such listings on any filesystem

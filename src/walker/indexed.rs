@@ -27,6 +27,8 @@ pub(super) struct Here<'h> {
     pub(super) fd: RawFd,
     /// `-x`: a mount point, listed only to see whether it is empty (`-t e`).
     pub(super) crossing: bool,
+    /// This is the first worker, before any other has started.
+    pub(super) alone: bool,
 }
 
 /// Lists the directory `here` with the index and visits its entries, through
@@ -46,9 +48,19 @@ pub(super) fn list(
         dir,
         fd,
         crossing,
+        alone,
     } = here;
-    let stop = visitor.pool.stop_flag();
-    let listed = fill(reader, listing, index, job, dir, fd, stop);
+    let mut reading = Reading {
+        stop: visitor.pool.stop_flag(),
+        // With ignore rules, as a walk's: never cut (see `split`).
+        helpers: match gate {
+            Some(_) => 0,
+            None => piece_helpers(visitor, alone),
+        },
+        pieces: 0,
+    };
+    let listed = fill(reader, listing, index, job, dir, fd, &mut reading);
+    visitor.found.pieces += reading.pieces;
     match (gate, listed) {
         (Some(gate), listed) => {
             // The rules want the whole listing (its rule files' names) first.
@@ -425,8 +437,9 @@ fn fill<'i>(
     job: &DirJob,
     dir: &Dir<'_>,
     fd: RawFd,
-    stop: &AtomicBool,
+    reading: &mut Reading<'_>,
 ) -> io::Result<Option<crate::index::format::Record<'i>>> {
+    let stop = reading.stop;
     listing.clear();
     let Some(root) = index.root_key(job.siblings().root_identity()) else {
         return read_into(reader, listing, fd, stop).map(|()| None);
@@ -456,7 +469,7 @@ fn fill<'i>(
     // Taken only for a listing (a clock read per directory was 1.6% of a repeat),
     // microseconds after the stamps: far inside the racy margin.
     let listed_at = SystemTime::now();
-    let listed = read_into(reader, listing, fd, stop);
+    let listed = read_recorded(reader, listing, fd, reading);
     // A listing cut short (an error, or the stop) is not the directory's.
     if listed.is_ok() && !stop.load(Ordering::Relaxed) {
         recorder.record(
@@ -503,6 +516,203 @@ fn read_into(
             listing.push(&entry);
         }
     })
+}
+
+/// How the listing of a directory to be recorded is read: `helpers` threads
+/// besides this one may list its pieces (see [`read_recorded`]), which count
+/// the pieces they listed in `pieces`.
+pub(super) struct Reading<'s> {
+    stop: &'s AtomicBool,
+    helpers: usize,
+    pieces: u64,
+}
+
+/// The helper threads a giant directory's recorded listing may have: as many as
+/// the walk has workers besides this one while it is alone (its first
+/// directories) or cuts every listing (tests), otherwise one for each worker
+/// idle now; none with one worker, or on a network filesystem (whose listings
+/// the walk cuts only after many batches, `listings::list_sharing`).
+fn piece_helpers(visitor: &Visitor<'_>, alone: bool) -> usize {
+    let (pool, config) = (visitor.pool, visitor.config);
+    if !pool.may_share_listings() || pool.latency_bound_listings() || pool.is_stopped() {
+        return 0;
+    }
+    let others = config.threads.saturating_sub(1);
+    match alone || config.split_every_listing {
+        true => others,
+        false => pool.parked_workers().min(others),
+    }
+}
+
+/// The kernel's listing of `fd`, a directory to be recorded, into `listing`.
+/// A recorded listing is read whole before it is visited, so the walk's split of
+/// a giant directory among the pool's workers (`split`) never applied to it: a
+/// first `--index` run listed a million entries on one thread, 2.3 times a
+/// walk's time. So, with helpers, the listing is cut after its first full batch
+/// where and as the walk cuts it (`split::cut`), and its pieces are listed at
+/// once by this thread and the helpers, each into a listing of its own, put
+/// together in order after the first batches. If any piece does not prove that
+/// it took its whole range and nothing else (`listings::proven`), the directory
+/// is listed again whole, as a walk's broken split lists what no piece took.
+fn read_recorded(
+    reader: &mut DirReader,
+    listing: &mut Listing,
+    fd: RawFd,
+    reading: &mut Reading<'_>,
+) -> io::Result<()> {
+    use crate::os::cookies::{self, Order, Watch};
+    let stop = reading.stop;
+    if reading.helpers == 0 {
+        return read_into(reader, listing, fd, stop);
+    }
+    let wanted = crate::queue::listing_pieces(true, 0, reading.helpers + 1);
+    let mut watch: Option<Box<Watch>> = None;
+    let mut pieces = None;
+    let listed = reader.read_splittable(
+        fd,
+        stop,
+        |entry| {
+            if !entry.is_dot_or_dotdot() {
+                listing.push(&entry);
+            }
+        },
+        None,
+        |filled| {
+            let watch = watch.get_or_insert_with(|| Box::new(Watch::new(Order::of(fd))));
+            if !watch.follow(filled) {
+                return false;
+            }
+            let Some(trust) = watch.trust else {
+                return false;
+            };
+            let Some(next) = cookies::last_positions(filled, trust.order()) else {
+                return false;
+            };
+            let standing = super::split::Standing {
+                fd,
+                next,
+                started_at: 0,
+                until: None,
+                giant: Err((trust, &mut **watch)),
+            };
+            pieces = super::split::cut(standing, wanted);
+            // A cut that found none is not tried again (its probes are paid once).
+            watch.failed |= pieces.is_none();
+            pieces.is_some()
+        },
+    );
+    let Some(pieces) = pieces else {
+        return listed;
+    };
+    if listed.is_err() || stop.load(Ordering::Relaxed) {
+        return listed;
+    }
+    match list_pieces(reader, &pieces, reading) {
+        Some(parts) => {
+            for part in &parts {
+                listing.append(part);
+            }
+            reading.pieces += pieces.len() as u64;
+            Ok(())
+        }
+        // Cut short: not recorded (see `fill`).
+        None if stop.load(Ordering::Relaxed) => Ok(()),
+        None => {
+            listing.clear();
+            cookies::seek(fd, 0)?;
+            read_into(reader, listing, fd, stop)
+        }
+    }
+}
+
+/// Lists `pieces` of one directory on this thread and `reading.helpers` more
+/// (fewer if a thread or its reader cannot be had), each taking the next piece
+/// not yet taken: each piece's listing, in order, or `None` if any piece was not
+/// proven whole or the walk stopped.
+fn list_pieces(
+    reader: &mut DirReader,
+    pieces: &[super::job::PieceJob],
+    reading: &Reading<'_>,
+) -> Option<Vec<Listing>> {
+    use std::sync::atomic::AtomicUsize;
+    let stop = reading.stop;
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let take = |reader: &mut DirReader| {
+        let mut listed = Vec::new();
+        while !failed.load(Ordering::Relaxed) {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(piece) = pieces.get(at) else {
+                break;
+            };
+            match list_piece_whole(reader, piece, stop) {
+                Some(part) => listed.push((at, part)),
+                None => failed.store(true, Ordering::Relaxed),
+            }
+        }
+        listed
+    };
+    let mut listed: Vec<(usize, Listing)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (0..reading.helpers)
+            .filter_map(|_| reader.sibling())
+            .filter_map(|mut helper| {
+                std::thread::Builder::new()
+                    .name("pfind-pieces".into())
+                    .spawn_scoped(scope, move || take(&mut helper))
+                    .ok()
+            })
+            .collect();
+        let mut listed = take(reader);
+        for helper in helpers {
+            match helper.join() {
+                Ok(more) => listed.extend(more),
+                Err(_) => failed.store(true, Ordering::Relaxed),
+            }
+        }
+        listed
+    });
+    if failed.load(Ordering::Relaxed) || listed.len() != pieces.len() {
+        return None;
+    }
+    listed.sort_unstable_by_key(|&(at, _)| at);
+    Some(listed.into_iter().map(|(_, part)| part).collect())
+}
+
+/// The entries of one piece of a giant directory, listed on a descriptor of its
+/// own; `None` unless the listing proved that it took the piece's whole range
+/// and nothing else (or it failed, or the walk stopped).
+fn list_piece_whole(
+    reader: &mut DirReader,
+    piece: &super::job::PieceJob,
+    stop: &AtomicBool,
+) -> Option<Listing> {
+    use crate::os::cookies::Positions;
+    use crate::os::dirent::PieceEnd;
+    use std::os::fd::AsRawFd;
+    let fd = piece.open().ok()?;
+    let keyed = piece.giant().keyed();
+    let mut positions = Positions::new(piece.piece, !keyed);
+    let mut part = Listing::default();
+    let ended = reader
+        .read_piece(
+            fd.as_raw_fd(),
+            &mut positions,
+            piece.piece,
+            false,
+            stop,
+            |entry| {
+                if !entry.is_dot_or_dotdot() {
+                    part.push(&entry);
+                }
+            },
+            |_, _| false,
+        )
+        .ok()?;
+    // Handed on: only by the stop, since no batch hands its rest on here.
+    let last = piece.piece.until.is_none();
+    let whole =
+        ended != PieceEnd::Handed && super::listings::proven(ended, &positions, last, keyed);
+    whole.then_some(part)
 }
 
 /// Hands the entries `record` holds for `dir` (open as `fd`, or `-1`) to

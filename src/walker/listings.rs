@@ -128,7 +128,7 @@ fn list_piece(
 /// nothing else: in order throughout, and ending where the next piece starts (on
 /// keyed cookies anywhere past it: the next piece takes every position from its
 /// start).
-fn proven(end: PieceEnd, positions: &Positions, last: bool, keyed: bool) -> bool {
+pub(super) fn proven(end: PieceEnd, positions: &Positions, last: bool, keyed: bool) -> bool {
     match end {
         PieceEnd::Handed => true,
         PieceEnd::EndOfDirectory => last || keyed,

@@ -121,6 +121,17 @@ impl Listing {
         self.marks = Marks::default();
     }
 
+    /// Appends `other`'s entries after its own.
+    fn append(&mut self, other: &Listing) {
+        self.names.extend_from_slice(&other.names);
+        self.entries.extend_from_slice(&other.entries);
+        let (marks, more) = (&mut self.marks, &other.marks);
+        marks.gitignore |= more.gitignore;
+        marks.dot_ignore |= more.dot_ignore;
+        marks.fdignore |= more.fdignore;
+        marks.dot_git |= more.dot_git;
+    }
+
     fn push(&mut self, entry: &RawEntry<'_>) {
         let name = entry.name();
         self.marks.note(name);
@@ -441,6 +452,7 @@ impl<'a> Walker<'a> {
             listing,
             index,
             recorder,
+            alone,
             ..
         } = self;
         let config = visitor.config;
@@ -484,6 +496,7 @@ impl<'a> Walker<'a> {
                 dir: &dir,
                 fd,
                 crossing,
+                alone: *alone,
             };
             let index = (index, recorder);
             indexed::list(reader, listing, visitor, index, *gate, &mut rules, here)

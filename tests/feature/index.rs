@@ -1474,6 +1474,183 @@ fn the_index_of_a_deleted_root_is_dropped() {
     assert!(String::from_utf8_lossy(&listed.stdout).starts_with(&*canonical.to_string_lossy()));
 }
 
+/// A directory listed to be recorded (a first run, or one that changed) that is
+/// a giant one is cut after its first full batch as a walk cuts it, and its
+/// pieces are listed at once by helper threads (`walker::indexed::read_recorded`):
+/// on tmpfs, ext4, xfs and btrfs (when root; the test's own filesystem otherwise),
+/// 30,000 entries and some subdirectories record exactly the oracle's files, for
+/// the first run, a repeat, the trusted mode and a repeat after changes; pieces
+/// are listed with four workers, and none with one.
+#[test]
+fn a_giant_directory_is_recorded_from_pieces_listed_at_once() {
+    let mounts: Vec<FreshMount> = ["tmpfs", "ext4", "xfs", "btrfs"]
+        .into_iter()
+        .filter_map(fresh_filesystem)
+        .collect();
+    let own = tempfile::tempdir().unwrap();
+    let places: Vec<&Path> = match mounts.is_empty() {
+        true => vec![own.path()],
+        false => mounts.iter().map(FreshMount::path).collect(),
+    };
+    for place in places {
+        let giant = place.join("giant");
+        std::fs::create_dir(&giant).unwrap();
+        for i in 0..30_000 {
+            std::fs::File::create(giant.join(format!("file.mdtest.{}.{i}", i % 7))).unwrap();
+        }
+        for i in 0..40 {
+            testenv::write(&giant.join(format!("sub{i}/inner")), b"");
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let oracle = |giant: &Path| {
+            let mut files = testenv::oracle_files(giant.as_os_str().as_bytes());
+            files.sort();
+            files
+        };
+        let search = |args: &[&str]| {
+            let mut all = vec![args[0], "--stats", giant.to_str().unwrap()];
+            all.extend_from_slice(&args[1..]);
+            let out = run_str(place, cache.path(), &all);
+            assert!(out.status.success(), "{out:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            let stats = String::from_utf8(out.stderr).unwrap();
+            let pieces = stats
+                .lines()
+                .find_map(|line| line.strip_suffix(" pieces of giant directories listed"))
+                .and_then(|count| count.parse::<u64>().ok())
+                .expect("--stats counts the pieces");
+            let mut files: Vec<Vec<u8>> = text
+                .lines()
+                .filter(|line| line.starts_with(giant.to_str().unwrap()))
+                .map(|line| line.as_bytes().to_vec())
+                .collect();
+            files.sort();
+            (files, pieces)
+        };
+        let context = place.display();
+        let (first, pieces) = search(&["--index", "-j", "4"]);
+        assert_eq!(first, oracle(&giant), "{context}: the first run");
+        assert!(pieces > 0, "{context}: the first run listed no piece");
+        let (repeat, _) = search(&["--index", "-j", "4"]);
+        assert_eq!(repeat, first, "{context}: the repeat");
+        let (trusted, _) = search(&["--index-trust", "-j", "4"]);
+        assert_eq!(trusted, first, "{context}: the trusted mode");
+        // Changed: listed again, and recorded again from its pieces.
+        for i in (0..30_000).step_by(9) {
+            std::fs::remove_file(giant.join(format!("file.mdtest.{}.{i}", i % 7))).unwrap();
+        }
+        for i in 0..500 {
+            std::fs::File::create(giant.join(format!("new.{i}"))).unwrap();
+        }
+        let (changed, pieces) = search(&["--index", "-j", "4"]);
+        assert_eq!(changed, oracle(&giant), "{context}: after changes");
+        assert!(
+            pieces > 0,
+            "{context}: the changed directory listed no piece"
+        );
+        let (again, _) = search(&["--index", "-j", "4"]);
+        assert_eq!(again, changed, "{context}: the repeat after changes");
+        // One worker never cuts.
+        std::fs::remove_dir_all(cache.path().join("pfind")).unwrap();
+        let (alone, pieces) = search(&["--index", "-j", "1"]);
+        assert_eq!(alone, changed, "{context}: one worker");
+        assert_eq!(pieces, 0, "{context}: one worker listed pieces");
+    }
+}
+
+/// A giant directory changing while its pieces are listed for the index: every
+/// entry that was never touched is printed once by the first run, nothing is
+/// printed that was never there, and once the changes stop a repeat answers as
+/// the oracle does (the directory's times moved: it is listed again).
+#[test]
+fn a_giant_directory_changing_while_recorded_is_answered_exactly_after() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let mounts: Vec<FreshMount> = ["tmpfs", "ext4", "xfs", "btrfs"]
+        .into_iter()
+        .filter_map(fresh_filesystem)
+        .collect();
+    let own = tempfile::tempdir().unwrap();
+    let places: Vec<&Path> = match mounts.is_empty() {
+        true => vec![own.path()],
+        false => mounts.iter().map(FreshMount::path).collect(),
+    };
+    for place in places {
+        let dir = place.join("changing");
+        std::fs::create_dir(&dir).unwrap();
+        for index in 0..12_000 {
+            std::fs::File::create(dir.join(format!("steady.{index}"))).unwrap();
+        }
+        for index in 0..3_000 {
+            std::fs::File::create(dir.join(format!("moving.{index}"))).unwrap();
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let done = AtomicBool::new(false);
+        /// Stops the changes however the checks end, a failed one included, or
+        /// the scope would wait for them forever.
+        struct StopOnDrop<'a>(&'a AtomicBool);
+        impl Drop for StopOnDrop<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Relaxed);
+            }
+        }
+        std::thread::scope(|scope| {
+            let _stop_changes = StopOnDrop(&done);
+            scope.spawn(|| {
+                let mut round = 0;
+                while !done.load(Ordering::Relaxed) {
+                    for index in (round % 3..3_000).step_by(3) {
+                        let from = dir.join(format!("moving.{index}"));
+                        let _ = std::fs::rename(&from, dir.join(format!("moved.{round}.{index}")));
+                        let _ = std::fs::File::create(dir.join(format!("late.{round}.{index}")));
+                        if done.load(Ordering::Relaxed) {
+                            break;
+                        }
+                    }
+                    round += 1;
+                }
+            });
+            for _ in 0..3 {
+                let _ = std::fs::remove_dir_all(cache.path().join("pfind"));
+                let out = run_str(place, cache.path(), &["--index", "-j", "4", "changing"]);
+                let mut seen = std::collections::HashMap::new();
+                for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+                    *seen.entry(line.to_vec()).or_insert(0) += 1;
+                }
+                for path in seen.keys() {
+                    let name = &path[b"changing/".len()..];
+                    let known = [&b"steady."[..], b"moving.", b"moved.", b"late."];
+                    let known = known.iter().any(|start| name.starts_with(start));
+                    assert!(
+                        known,
+                        "{}: {:?}",
+                        place.display(),
+                        String::from_utf8_lossy(path)
+                    );
+                }
+                for index in 0..12_000 {
+                    let path = format!("changing/steady.{index}").into_bytes();
+                    let count = seen.get(&path).copied();
+                    assert_eq!(count, Some(1), "{}: steady.{index}", place.display());
+                }
+            }
+        });
+        // Past the racy margin of a coarse clock, then exact.
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        let out = run_str(place, cache.path(), &["--index", "-j", "4", "changing"]);
+        let printed: Vec<&[u8]> = sorted_lines(&out.stdout)
+            .into_iter()
+            .filter(|line| !line.is_empty())
+            .collect();
+        let prefix = dir.as_os_str().len() + 1;
+        let mut expected: Vec<Vec<u8>> = testenv::oracle_files(dir.as_os_str().as_bytes())
+            .into_iter()
+            .map(|path| [&b"changing/"[..], &path[prefix..]].concat())
+            .collect();
+        expected.sort();
+        assert_eq!(printed, expected, "{}", place.display());
+    }
+}
+
 /// Through `PFIND_OPTIONS`, for those who want it always; `--no-index` undoes it.
 #[test]
 fn pfind_options_may_carry_the_index() {
