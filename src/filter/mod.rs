@@ -329,6 +329,12 @@ impl Filter {
         needle::longest(literals).map(|literal| needle::NameNeedle::new(&literal))
     }
 
+    /// True when every name passes [`Self::name_passes`]: no `-e`, no name glob and
+    /// no `-E` glob to test it against.
+    pub fn passes_every_name(&self) -> bool {
+        self.extensions.is_empty() && self.name_glob.is_none() && self.exclude_globs.is_empty()
+    }
+
     /// True when `-E` skips an entry named `name` (and, for a directory, everything
     /// below it).
     #[inline(always)]

@@ -734,6 +734,11 @@ fn visit_record(
     let files_only = visitor.count_by_type_only && record.files_only();
     let counted = (record.kinds.len(), files_only);
     let files = files_of(visitor, record);
+    if files == Files::PrintedWhole && !job.print_if_empty() {
+        visitor.found.examined += record.kinds.len() as u64;
+        visitor.print_files(dir.prefix, record.lens, record.names);
+        return Ok(());
+    }
     let entries = record.entries_with_children();
     visit_entries(
         visitor,
@@ -753,6 +758,10 @@ fn visit_record(
 enum Files {
     /// Each is visited (its name tested, where that is all it needs).
     Visited,
+    /// The record holds regular files alone, each printed as its path and
+    /// nothing else (`Visitor::prints_files_whole`): printed whole from its
+    /// lengths and names (`Visitor::print_files`, by `visit_record`).
+    PrintedWhole,
     /// None can match: each would be tested by its name alone, and no name in
     /// the listing holds the name tests' needle (`filter::needle`).
     RuledOut,
@@ -781,8 +790,12 @@ fn files_of_leaf(visitor: &mut Visitor<'_>, record: &crate::index::format::Recor
 /// one, where they would be tested by name alone.
 #[inline(always)]
 fn files_of(visitor: &mut Visitor<'_>, record: &crate::index::format::Record<'_>) -> Files {
-    // Without a needle, one test: this runs for every record.
+    // Without a needle, one test: this runs for every record. (Where files are
+    // printed whole there is no name test, so no needle.)
     if visitor.needle.is_none() || !visitor.files_by_name() {
+        if visitor.prints_files_whole && visitor.here.scope.files && record.files_only() {
+            return Files::PrintedWhole;
+        }
         return Files::Visited;
     }
     let Some(needle) = visitor.needle.as_deref_mut() else {

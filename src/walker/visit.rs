@@ -45,6 +45,9 @@ pub(super) struct Visitor<'a> {
     pub(super) child_names: Vec<u8>,
     /// True when files can be accepted on `d_type` alone, without their name.
     pub(super) count_by_type_only: bool,
+    /// Each regular file is printed as its path (`Paths` output, no `--max-results`,
+    /// no name, path or `stat` test to pass): see [`Self::print_files`].
+    pub(super) prints_files_whole: bool,
     /// `-L` or `-x`: each directory is `fstat`ed once when opened.
     pub(super) identify_dirs: bool,
     /// [`Config::miss_hints`]: entries of kinds that cannot match are tested against
@@ -162,6 +165,16 @@ impl<'a> Visitor<'a> {
         shallow: &'a ShallowFirst,
         watch_disk: bool,
     ) -> Visitor<'a> {
+        // A regular file is printed as its path and nothing else is done for it:
+        // a record of regular files alone is printed whole (`print_files`).
+        let prints_files_whole = matches!(config.output, OutputMode::Paths { .. })
+            && limit.is_none()
+            && !config.force_stat
+            && !config.needs_stat(EntryKind::File)
+            && config.format.is_none()
+            && !config.filter.has_path_tests()
+            && !config.filter.types.empty_only
+            && config.filter.passes_every_name();
         let count_by_type_only = config.output == OutputMode::Count
             && config.filter.files_match_by_kind()
             && limit.is_none()
@@ -187,6 +200,7 @@ impl<'a> Visitor<'a> {
             children: Vec::new(),
             child_names: Vec::new(),
             count_by_type_only,
+            prints_files_whole,
             identify_dirs: config.follow || config.one_file_system,
             note_misses: config.miss_hints,
             stat_files,

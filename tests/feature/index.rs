@@ -1474,6 +1474,80 @@ fn the_index_of_a_deleted_root_is_dropped() {
     assert!(String::from_utf8_lossy(&listed.stdout).starts_with(&*canonical.to_string_lossy()));
 }
 
+/// A record of regular files alone, where each would be printed as its path and
+/// nothing else (`Paths` output, no name, path or `stat` test, no
+/// `--max-results`), is printed whole from the record (`Visitor::print_files`):
+/// byte for byte the walk's lines, for names with a newline, bytes that are not
+/// UTF-8 and 255 bytes, an empty directory, a directory of more than one block of
+/// names, with `-0`, depth limits and kinds, at one worker and three, checked and
+/// trusted; and where the rule does not hold (`-1`, `-c`, a name test, `-l`), as
+/// the walk still.
+#[test]
+fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
+    use std::os::unix::ffi::OsStrExt;
+    let env = testenv::TestEnv::new(&["top/empty", "top/mixed/sub"], &[]);
+    for i in 0..2_500 {
+        env.write(format!("top/many/f{i:05}"), b"");
+    }
+    env.write("top/odd/new\nline", b"");
+    env.write(format!("top/odd/{}", "l".repeat(255)), b"");
+    let raw = env.root().join("top/odd");
+    std::fs::write(raw.join(std::ffi::OsStr::from_bytes(b"n\xe9\xff")), b"").unwrap();
+    env.write("top/mixed/a.txt", b"");
+    env.write("top/mixed/sub/deep/b", b"");
+    let cache = tempfile::tempdir().unwrap();
+    let first = run_str(env.root(), cache.path(), &["--index", "top"]);
+    assert!(first.status.success(), "{first:?}");
+    let mut compared = 0;
+    for filters in [
+        &[][..],
+        &["-0"],
+        &["-d", "2"],
+        &["--min-depth", "3"],
+        &["-t", "any"],
+        &["-t", "d"],
+        &["-1"],
+        &["-c"],
+        &["-n", "f0*"],
+        &["-l"],
+    ] {
+        let mut walk: Vec<&str> = vec!["top"];
+        walk.extend(filters.iter().copied());
+        let walked = run_str(env.root(), cache.path(), &walk);
+        assert!(walked.status.success(), "{filters:?}: {walked:?}");
+        let split = |out: &[u8]| -> Vec<Vec<u8>> {
+            let terminator = if filters.contains(&"-0") { 0 } else { b'\n' };
+            let mut lines: Vec<Vec<u8>> = out
+                .split(|&b| b == terminator)
+                .map(<[u8]>::to_vec)
+                .collect();
+            lines.sort();
+            lines
+        };
+        for mode in ["--index", "--index-trust"] {
+            for workers in ["1", "3"] {
+                let mut args = vec![mode, "-j", workers];
+                args.extend(walk.iter().copied());
+                let out = run_str(env.root(), cache.path(), &args);
+                assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+                match filters {
+                    // One of the files, whichever comes first.
+                    ["-1"] => assert_eq!(split(&out.stdout).len(), 2, "{args:?}"),
+                    _ => assert_eq!(split(&out.stdout), split(&walked.stdout), "{args:?}"),
+                }
+                compared += 1;
+            }
+        }
+    }
+    assert_eq!(compared, 40);
+    // Not vacuous: the many files and the odd names are all there.
+    let all = run_str(env.root(), cache.path(), &["--index-trust", "top", "-0"]);
+    let names: Vec<&[u8]> = all.stdout.split(|&b| b == 0).collect();
+    assert_eq!(names.len(), 2_500 + 3 + 2 + 1, "{:?}", names.len());
+    assert!(names.contains(&&b"top/odd/new\nline"[..]));
+    assert!(names.contains(&&b"top/odd/n\xe9\xff"[..]));
+}
+
 /// A directory listed to be recorded (a first run, or one that changed) that is
 /// a giant one is cut after its first full batch as a walk cuts it, and its
 /// pieces are listed at once by helper threads (`walker::indexed::read_recorded`):
