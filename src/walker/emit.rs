@@ -14,8 +14,17 @@ use crate::output::sink::{Delivery, OUTPUT_FLUSH_THRESHOLD};
 use std::io;
 
 /// How many names [`Visitor::print_files`] puts in the buffer between two looks
-/// at its size and at the stop: as a listing's batch of about a thousand entries.
+/// at its size and at the stop: as a listing's batch of about a thousand entries,
+/// and fewer under a long path, so that a block adds at most about
+/// [`OUTPUT_FLUSH_THRESHOLD`] to the buffer (`memory` counts a worker's at twice
+/// that).
 const PRINTED_AT_ONCE: usize = 1024;
+
+/// [`PRINTED_AT_ONCE`] for names after a path of `prefix_len` bytes.
+fn printed_at_once(prefix_len: usize) -> usize {
+    let line = prefix_len + usize::from(u8::MAX) + 1;
+    (OUTPUT_FLUSH_THRESHOLD / line).clamp(1, PRINTED_AT_ONCE)
+}
 
 impl Visitor<'_> {
     /// [`Self::emit`] as a call, for the paths that are not per-file hot (after a
@@ -61,7 +70,7 @@ impl Visitor<'_> {
     /// length without its NUL in `lens`, the names with their NULs in `names`) in
     /// `prefix`, where [`Visitor::prints_files_whole`] and files may match here:
     /// what `visit_file_by_name` does for each, without its tests, in blocks of
-    /// [`PRINTED_AT_ONCE`] names, each reserved and copied in one loop (a million
+    /// at most [`PRINTED_AT_ONCE`] names, each reserved and copied in one loop (a million
     /// names took 150 instructions each through the visitor). It stops at a name
     /// whose NUL is not where its length says, as `RecordEntries` does.
     #[inline(never)]
@@ -71,7 +80,7 @@ impl Visitor<'_> {
         };
         let stop = self.pool.stop_flag();
         let mut names = names;
-        for block in lens.chunks(PRINTED_AT_ONCE) {
+        for block in lens.chunks(printed_at_once(prefix.len())) {
             // As between two batches of a listing: `-1` or a closed pipe ends it.
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return;
@@ -211,5 +220,28 @@ impl Visitor<'_> {
         // Waiting for a slow reader, or for another worker's block, is not a wait on
         // the disk.
         self.disk_watch.reset();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_block_of_printed_names_adds_at_most_about_a_flush_threshold() {
+        for prefix_len in [0, 1, 30, 255, 1_000, 4_096, 300_000] {
+            let names = printed_at_once(prefix_len);
+            assert!(
+                (1..=PRINTED_AT_ONCE).contains(&names),
+                "{prefix_len}: {names}"
+            );
+            // Each name at most 255 bytes and its terminator.
+            let most = names * (prefix_len + 256);
+            assert!(
+                most <= OUTPUT_FLUSH_THRESHOLD.max(prefix_len + 256),
+                "{prefix_len}: {names} names, {most} bytes"
+            );
+        }
+        assert_eq!(printed_at_once(0), PRINTED_AT_ONCE);
     }
 }

@@ -845,7 +845,10 @@ fn visit_entries<'e>(
         // counted: the two tests in one loop cost each of them (callgrind).
         match (visitor.count_by_type_only, files) {
             (true, _) => visit_each::<true, false>(visitor, entries, dir, fd),
-            (false, Files::Visited) => visit_each::<false, false>(visitor, entries, dir, fd),
+            // Printed whole only in `visit_record`: visited here as any file.
+            (false, Files::Visited | Files::PrintedWhole) => {
+                visit_each::<false, false>(visitor, entries, dir, fd)
+            }
             (false, _) => visit_each::<false, true>(visitor, entries, dir, fd),
         }
     }
