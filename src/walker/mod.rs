@@ -23,6 +23,7 @@ mod job;
 mod listings;
 mod loops;
 mod opening;
+mod recording;
 mod split;
 mod unknown;
 mod visit;

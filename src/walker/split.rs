@@ -45,7 +45,7 @@ use std::sync::Arc;
 pub const STAT_LISTING_BUFFER: usize = 16 * 1024;
 
 /// Where a listing stands when it may be cut: what the cut needs to know.
-pub(super) struct Standing<'a> {
+struct Standing<'a> {
     /// The listing's descriptor.
     pub fd: RawFd,
     /// The position of the next entry (`cookies::last_positions`).
@@ -62,7 +62,7 @@ pub(super) struct Standing<'a> {
 
 /// Cuts the rest of a listing into about `pieces` pieces, if it can be done
 /// exactly; `None` leaves the listing whole (and the caller reads on).
-pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>> {
+fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>> {
     let (giant, probe) = match standing.giant {
         Ok(giant) => (giant.clone(), Probe::open(giant.fd.as_raw_fd()).ok()?),
         Err((trust, watch)) => {
@@ -117,6 +117,41 @@ pub(super) fn cut(standing: Standing<'_>, pieces: usize) -> Option<Vec<PieceJob>
             })
             .collect(),
     )
+}
+
+/// After a batch `filled` of a whole directory's listing (open as `fd`) that
+/// filled the buffer: its rest cut into `pieces()` pieces (asked only once the
+/// listing is known to have run in order so far; none for 0), if that can be
+/// done exactly. `watch` follows the listing from its first batch (made at the
+/// first call); a cut that found none is not tried again, so its probes are paid
+/// once. The walk's cut for its peers ([`Cutter::offer_rest_of_listing`]) and the
+/// index's for its helper threads (`recording::read_recorded`).
+pub(super) fn cut_rest_of_listing(
+    fd: RawFd,
+    filled: &[u8],
+    watch: &mut Option<Box<Watch>>,
+    pieces: impl FnOnce() -> usize,
+) -> Option<Vec<PieceJob>> {
+    let watch = watch.get_or_insert_with(|| Box::new(Watch::new(Order::of(fd))));
+    if !watch.follow(filled) {
+        return None;
+    }
+    let pieces = pieces();
+    if pieces == 0 {
+        return None;
+    }
+    let trust = watch.trust?;
+    let next = cookies::last_positions(filled, trust.order())?;
+    let standing = Standing {
+        fd,
+        next,
+        started_at: 0,
+        until: None,
+        giant: Err((trust, &mut **watch)),
+    };
+    let cut = cut(standing, pieces);
+    watch.failed |= cut.is_none();
+    cut
 }
 
 /// What cutting the rest of a listing into pieces needs besides the listing: the
@@ -196,31 +231,9 @@ impl<'w, 'a> Cutter<'w, 'a> {
         if !self.pool.may_share_listings() {
             return false;
         }
-        let watch = watch.get_or_insert_with(|| Box::new(Watch::new(Order::of(fd))));
-        if !watch.follow(filled) {
-            return false;
-        }
-        let pieces = self.pieces_wanted(batches);
-        if pieces == 0 {
-            return false;
-        }
-        let Some(trust) = watch.trust else {
-            return false;
-        };
-        let Some(next) = cookies::last_positions(filled, trust.order()) else {
-            return false;
-        };
-        let standing = Standing {
-            fd,
-            next,
-            started_at: 0,
-            until: None,
-            giant: Err((trust, &mut **watch)),
-        };
-        let cut = cut(standing, pieces);
-        // A cut that found no cut is not tried again: its probes are paid once.
-        watch.failed |= cut.is_none();
-        self.queue(cut)
+        self.queue(cut_rest_of_listing(fd, filled, watch, || {
+            self.pieces_wanted(batches)
+        }))
     }
 
     /// [`Self::offer_rest_of_listing`] for a piece, standing before `next`; not

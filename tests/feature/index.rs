@@ -1548,25 +1548,42 @@ fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
     assert!(names.contains(&&b"top/odd/n\xe9\xff"[..]));
 }
 
+/// Where the giant-directory tests run: fresh tmpfs, ext4, xfs and btrfs mounts
+/// (root, [`fresh_filesystem`]), or the test's own temporary directory where
+/// none can be made.
+struct Places {
+    mounts: Vec<FreshMount>,
+    own: tempfile::TempDir,
+}
+
+impl Places {
+    fn new() -> Places {
+        let mounts = ["tmpfs", "ext4", "xfs", "btrfs"];
+        Places {
+            mounts: mounts.into_iter().filter_map(fresh_filesystem).collect(),
+            own: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn paths(&self) -> Vec<&Path> {
+        match self.mounts.is_empty() {
+            true => vec![self.own.path()],
+            false => self.mounts.iter().map(FreshMount::path).collect(),
+        }
+    }
+}
+
 /// A directory listed to be recorded (a first run, or one that changed) that is
 /// a giant one is cut after its first full batch as a walk cuts it, and its
-/// pieces are listed at once by helper threads (`walker::indexed::read_recorded`):
+/// pieces are listed at once by helper threads (`walker::recording::read_recorded`):
 /// on tmpfs, ext4, xfs and btrfs (when root; the test's own filesystem otherwise),
 /// 30,000 entries and some subdirectories record exactly the oracle's files, for
 /// the first run, a repeat, the trusted mode and a repeat after changes; pieces
 /// are listed with four workers, and none with one.
 #[test]
 fn a_giant_directory_is_recorded_from_pieces_listed_at_once() {
-    let mounts: Vec<FreshMount> = ["tmpfs", "ext4", "xfs", "btrfs"]
-        .into_iter()
-        .filter_map(fresh_filesystem)
-        .collect();
-    let own = tempfile::tempdir().unwrap();
-    let places: Vec<&Path> = match mounts.is_empty() {
-        true => vec![own.path()],
-        false => mounts.iter().map(FreshMount::path).collect(),
-    };
-    for place in places {
+    let places = Places::new();
+    for place in places.paths() {
         let giant = place.join("giant");
         std::fs::create_dir(&giant).unwrap();
         for i in 0..30_000 {
@@ -1638,51 +1655,15 @@ fn a_giant_directory_is_recorded_from_pieces_listed_at_once() {
 /// the oracle does (the directory's times moved: it is listed again).
 #[test]
 fn a_giant_directory_changing_while_recorded_is_answered_exactly_after() {
-    use std::sync::atomic::{AtomicBool, Ordering};
-    let mounts: Vec<FreshMount> = ["tmpfs", "ext4", "xfs", "btrfs"]
-        .into_iter()
-        .filter_map(fresh_filesystem)
-        .collect();
-    let own = tempfile::tempdir().unwrap();
-    let places: Vec<&Path> = match mounts.is_empty() {
-        true => vec![own.path()],
-        false => mounts.iter().map(FreshMount::path).collect(),
-    };
-    for place in places {
+    let places = Places::new();
+    for place in places.paths() {
         let dir = place.join("changing");
         std::fs::create_dir(&dir).unwrap();
         for index in 0..12_000 {
             std::fs::File::create(dir.join(format!("steady.{index}"))).unwrap();
         }
-        for index in 0..3_000 {
-            std::fs::File::create(dir.join(format!("moving.{index}"))).unwrap();
-        }
         let cache = tempfile::tempdir().unwrap();
-        let done = AtomicBool::new(false);
-        /// Stops the changes however the checks end, a failed one included, or
-        /// the scope would wait for them forever.
-        struct StopOnDrop<'a>(&'a AtomicBool);
-        impl Drop for StopOnDrop<'_> {
-            fn drop(&mut self) {
-                self.0.store(true, Ordering::Relaxed);
-            }
-        }
-        std::thread::scope(|scope| {
-            let _stop_changes = StopOnDrop(&done);
-            scope.spawn(|| {
-                let mut round = 0;
-                while !done.load(Ordering::Relaxed) {
-                    for index in (round % 3..3_000).step_by(3) {
-                        let from = dir.join(format!("moving.{index}"));
-                        let _ = std::fs::rename(&from, dir.join(format!("moved.{round}.{index}")));
-                        let _ = std::fs::File::create(dir.join(format!("late.{round}.{index}")));
-                        if done.load(Ordering::Relaxed) {
-                            break;
-                        }
-                    }
-                    round += 1;
-                }
-            });
+        testenv::while_changing(&dir, 3_000, || {
             for _ in 0..3 {
                 let _ = std::fs::remove_dir_all(cache.path().join("pfind"));
                 let out = run_str(place, cache.path(), &["--index", "-j", "4", "changing"]);

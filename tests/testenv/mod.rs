@@ -560,3 +560,40 @@ pub fn lines_of(reader: impl Read + Send + 'static) -> std::sync::mpsc::Receiver
     });
     receive
 }
+
+/// Makes `moving` files `moving.N` in `dir`, then runs `checks` while another
+/// thread keeps changing `dir` (each round renames a third of the `moving.N` left
+/// to `moved.ROUND.N` and creates `late.ROUND.N`), and stops the changes however
+/// `checks` ends, a failed assertion included (the scope would otherwise wait for
+/// them forever). For the tests of a giant directory changing while it is listed.
+pub fn while_changing(dir: &Path, moving: usize, checks: impl FnOnce()) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    struct StopOnDrop<'a>(&'a AtomicBool);
+    impl Drop for StopOnDrop<'_> {
+        fn drop(&mut self) {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+    for index in 0..moving {
+        std::fs::File::create(dir.join(format!("moving.{index}"))).unwrap();
+    }
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let _stop_changes = StopOnDrop(&done);
+        scope.spawn(|| {
+            let mut round = 0;
+            while !done.load(Ordering::Relaxed) {
+                for index in (round % 3..moving).step_by(3) {
+                    let from = dir.join(format!("moving.{index}"));
+                    let _ = std::fs::rename(&from, dir.join(format!("moved.{round}.{index}")));
+                    let _ = std::fs::File::create(dir.join(format!("late.{round}.{index}")));
+                    if done.load(Ordering::Relaxed) {
+                        break;
+                    }
+                }
+                round += 1;
+            }
+        });
+        checks();
+    });
+}

@@ -19,7 +19,6 @@ use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::atomic::{AtomicBool, Ordering};
 
 /// A filesystem mounted for a test, unmounted (and its image removed) on drop.
 struct Mounted {
@@ -250,15 +249,6 @@ fn giant_directories_are_listed_exactly_once_on_every_filesystem() {
     }
 }
 
-/// Raises its flag when dropped.
-struct StopOnDrop<'a>(&'a AtomicBool);
-
-impl Drop for StopOnDrop<'_> {
-    fn drop(&mut self) {
-        self.0.store(true, Ordering::Relaxed);
-    }
-}
-
 /// Entries added, removed and renamed while the directory is being listed in
 /// pieces: nothing panics, every entry that was never touched is printed exactly
 /// once, and nothing is printed that was never there.
@@ -275,28 +265,7 @@ fn a_directory_changing_during_the_walk_lists_its_unchanged_entries_once() {
                 path.into_os_string().into_vec()
             })
             .collect();
-        for index in 0..3_000 {
-            std::fs::File::create(dir.join(format!("moving.{index}"))).unwrap();
-        }
-        let done = AtomicBool::new(false);
-        std::thread::scope(|scope| {
-            // Set however the checks end, a failed one included, or the scope
-            // would wait for the changes forever.
-            let _stop_changes = StopOnDrop(&done);
-            scope.spawn(|| {
-                let mut round = 0;
-                while !done.load(Ordering::Relaxed) {
-                    for index in (round % 3..3_000).step_by(3) {
-                        let from = dir.join(format!("moving.{index}"));
-                        let _ = std::fs::rename(&from, dir.join(format!("moved.{round}.{index}")));
-                        let _ = std::fs::File::create(dir.join(format!("late.{round}.{index}")));
-                        if done.load(Ordering::Relaxed) {
-                            break;
-                        }
-                    }
-                    round += 1;
-                }
-            });
+        testenv::while_changing(&dir, 3_000, || {
             for threads in [2, 8, 16] {
                 for _ in 0..3 {
                     let config = config(&dir, threads, true);
