@@ -203,7 +203,8 @@ pub fn kind_of(byte: u8) -> EntryKind {
 
 /// Appends one record to `out`: `kinds` one byte an entry ([`kind_byte`]), `lens`
 /// each name's length without its NUL, one byte an entry, `names` each name and
-/// its NUL. Fewer lengths than kinds (a name longer than 255 bytes, which none
+/// its NUL, back to back in one part or several (a giant directory's pieces, in
+/// order). Fewer lengths than kinds (a name longer than 255 bytes, which none
 /// is on any filesystem pfind trusts) make the record hold no entries and be
 /// racy, so that it is listed again.
 pub fn put_record(
@@ -212,13 +213,22 @@ pub fn put_record(
     stamps: &Stamps,
     flags: u32,
     (kinds, lens): (&[u8], &[u8]),
-    names: &[u8],
+    names: &[&[u8]],
 ) {
     let (flags, kinds, lens, names) = if lens.len() == kinds.len() {
         (flags, kinds, lens, names)
     } else {
         (flags | FLAG_RACY, &[][..], &[][..], &[][..])
     };
+    let names_len: usize = names.iter().map(|part| part.len()).sum();
+    let branches = kinds.iter().filter(|&&kind| is_branch(kind)).count();
+    // Room for it all at once: a million-entry directory's record grew through
+    // a dozen reallocations.
+    let capacity = out.capacity();
+    out.reserve(RECORD_FIXED + kinds.len() + lens.len() + names_len + 4 * branches);
+    if out.capacity() != capacity {
+        crate::os::huge_pages::under(out);
+    }
     out.extend_from_slice(&key.to_le_bytes());
     out.extend_from_slice(&stamps.dev.to_le_bytes());
     out.extend_from_slice(&stamps.ino.to_le_bytes());
@@ -228,12 +238,13 @@ pub fn put_record(
     out.extend_from_slice(&stamps.ctime.1.to_le_bytes());
     out.extend_from_slice(&flags.to_le_bytes());
     out.extend_from_slice(&(kinds.len() as u32).to_le_bytes());
-    out.extend_from_slice(&(names.len() as u32).to_le_bytes());
-    let branches = kinds.iter().filter(|&&kind| is_branch(kind)).count();
+    out.extend_from_slice(&(names_len as u32).to_le_bytes());
     out.extend_from_slice(&(branches as u32).to_le_bytes());
     out.extend_from_slice(kinds);
     out.extend_from_slice(lens);
-    out.extend_from_slice(names);
+    for part in names {
+        out.extend_from_slice(part);
+    }
     // Filled in by `put_file`, which knows where the children's records go.
     out.resize(out.len() + 4 * branches, 0);
 }
@@ -420,6 +431,30 @@ impl Unusable {
 /// key order, for the search. `None` when two records have one key (a caller
 /// that has not made them unique).
 pub fn put_file(header: &Header, records: &[&[u8]]) -> Option<WholeFile> {
+    let (head, at_key) = lay_out(header, records)?;
+    let len = head.len() + records.iter().map(|record| record.len()).sum::<usize>();
+    // Written in place, in memory asked for in huge pages: a growing `Vec` took
+    // a page fault every 4 KiB of a file written again on every repeat that
+    // found a change.
+    let mut out = WholeFile::zeroed(len);
+    out[..head.len()].copy_from_slice(&head);
+    let mut start = head.len();
+    let mut offsets = Vec::new();
+    for record in records {
+        out[start..start + record.len()].copy_from_slice(record);
+        link_children(&mut out[start..start + record.len()], &at_key, &mut offsets);
+        start += record.len();
+    }
+    let sum = checksum(&out[16..]);
+    out[8..16].copy_from_slice(&sum.to_le_bytes());
+    Some(out)
+}
+
+/// The start of a file whose records are `records`, in that order (see
+/// [`put_file`]): its header and its table, the checksum left as zeros (see
+/// [`seal`]); and where each record's key puts it, for [`link_children`].
+/// `None` when two records have one key.
+pub fn lay_out(header: &Header, records: &[&[u8]]) -> Option<(Vec<u8>, KeyMap<u32>)> {
     let table_start = HEADER_LEN + header.root.len();
     let records_start = table_start + TABLE_ROW * records.len();
     let mut keyed: Vec<(u64, u32)> = Vec::with_capacity(records.len());
@@ -435,46 +470,42 @@ pub fn put_file(header: &Header, records: &[&[u8]]) -> Option<WholeFile> {
     if keyed.windows(2).any(|pair| pair[0].0 == pair[1].0) {
         return None;
     }
-    // Written in place, in memory asked for in huge pages: a growing `Vec` took
-    // a page fault every 4 KiB of a file written again on every repeat that
-    // found a change.
-    let mut out = WholeFile::zeroed(offset);
-    let mut at = 0;
-    let mut put = |bytes: &[u8]| {
-        out[at..at + bytes.len()].copy_from_slice(bytes);
-        at += bytes.len();
-    };
-    put(MAGIC);
-    put(&[0; 8]);
-    put(&VERSION.to_le_bytes());
-    put(&header.uid.to_le_bytes());
-    put(&header.written.to_le_bytes());
-    put(&header.root_id.0.to_le_bytes());
-    put(&header.root_id.1.to_le_bytes());
-    put(&(header.root.len() as u32).to_le_bytes());
-    put(&(keyed.len() as u32).to_le_bytes());
-    put(&header.root);
+    let mut head = Vec::with_capacity(records_start);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&[0; 8]);
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    head.extend_from_slice(&header.uid.to_le_bytes());
+    head.extend_from_slice(&header.written.to_le_bytes());
+    head.extend_from_slice(&header.root_id.0.to_le_bytes());
+    head.extend_from_slice(&header.root_id.1.to_le_bytes());
+    head.extend_from_slice(&(header.root.len() as u32).to_le_bytes());
+    head.extend_from_slice(&(keyed.len() as u32).to_le_bytes());
+    head.extend_from_slice(&header.root);
     for (key, offset) in &keyed {
-        put(&key.to_le_bytes());
-        put(&offset.to_le_bytes());
+        head.extend_from_slice(&key.to_le_bytes());
+        head.extend_from_slice(&offset.to_le_bytes());
     }
-    let at_key: KeyMap<u32> = keyed.iter().copied().collect();
-    let mut start = records_start;
-    let mut offsets = Vec::new();
-    for record in records {
-        out[start..start + record.len()].copy_from_slice(record);
-        link_children(&mut out[start..start + record.len()], &at_key, &mut offsets);
-        start += record.len();
+    debug_assert_eq!(head.len(), records_start);
+    Some((head, keyed.into_iter().collect()))
+}
+
+/// Writes into `head` (a file's first bytes, at least its header) the checksum
+/// of all that follows the checksum's field: the rest of `head`, then `rest`, in
+/// order, the parts of the file that follow it. The same sum as [`checksum`] of
+/// them put together, without putting them together.
+pub fn seal(head: &mut [u8], rest: &[&[u8]]) {
+    let mut sum = xxhash_rust::xxh3::Xxh3::new();
+    sum.update(&head[16..]);
+    for part in rest {
+        sum.update(part);
     }
-    let sum = checksum(&out[16..]);
-    out[8..16].copy_from_slice(&sum.to_le_bytes());
-    Some(out)
+    head[8..16].copy_from_slice(&sum.digest().to_le_bytes());
 }
 
 /// Writes into `record` (whole, as [`put_record`] made it) the offset of each
 /// branch's record, from `at_key`; 0 where the child has none. `offsets` is the
 /// caller's buffer, one for all records.
-fn link_children(record: &mut [u8], at_key: &KeyMap<u32>, offsets: &mut Vec<u32>) {
+pub fn link_children(record: &mut [u8], at_key: &KeyMap<u32>, offsets: &mut Vec<u32>) {
     let Some((parsed, len)) = Record::parse(record) else {
         return;
     };
@@ -712,7 +743,7 @@ mod tests {
         }
         let mut out = Vec::new();
         let lens = lens(&names, kinds.len());
-        put_record(&mut out, key, &stamps(key), 0, (&kinds, &lens), &names);
+        put_record(&mut out, key, &stamps(key), 0, (&kinds, &lens), &[&names]);
         out
     }
 
@@ -966,7 +997,7 @@ mod tests {
             &Stamps::default(),
             0,
             (&[0], &lens(&long, 1)),
-            &long,
+            &[&long],
         );
         let (record, _) = Record::parse(&out).unwrap();
         assert_eq!((record.entries().count(), record.flags), (0, FLAG_RACY));
@@ -1019,11 +1050,75 @@ mod tests {
             .flat_map(|(name, _)| name.bytes().chain([0]))
             .collect();
         let lens = lens(&names, kinds.len());
-        put_record(&mut a_record, a, a_stamps, flags, (&kinds, &lens), &names);
+        put_record(
+            &mut a_record,
+            a,
+            a_stamps,
+            flags,
+            (&kinds, &lens),
+            &[&names],
+        );
         vec![
             record(ROOT_KEY, &[("a", EntryKind::Dir), ("f", EntryKind::File)]),
             a_record,
         ]
+    }
+
+    #[test]
+    fn a_file_written_where_its_records_lie_is_the_file_put_together() {
+        // Three records, the root's linked to `a`'s, in two runs of bytes as two
+        // workers would hold them.
+        let mut records = two_records(&stamps(3), 0, &[("x", EntryKind::File)]);
+        records.push(record(child_key(ROOT_KEY, b"other"), &[]));
+        let refs: Vec<&[u8]> = records.iter().map(Vec::as_slice).collect();
+        let whole = put_file(&header(), &refs).unwrap().to_vec();
+        let (mut head, at_key) = lay_out(&header(), &refs).unwrap();
+        let mut first = [records[0].clone(), records[1].clone()].concat();
+        let mut second = records[2].clone();
+        let mut offsets = Vec::new();
+        let split = records[0].len();
+        link_children(&mut first[..split], &at_key, &mut offsets);
+        link_children(&mut first[split..], &at_key, &mut offsets);
+        link_children(&mut second, &at_key, &mut offsets);
+        assert_ne!(first[..split], records[0][..], "the root's child linked");
+        seal(&mut head, &[&first, &second]);
+        assert_eq!([&head[..], &first, &second].concat(), whole);
+        // And the sum streamed over parts is the sum of them put together, past
+        // XXH3's blocks.
+        let long: Vec<u8> = (0..10_000u32).map(|i| (i * 31 + i / 7) as u8).collect();
+        let mut head = vec![0; 40];
+        seal(
+            &mut head,
+            &[&long[..3], &long[3..5_000], &[], &long[5_000..]],
+        );
+        let sum = checksum(&[&head[16..], &long].concat());
+        assert_eq!(head[8..16], sum.to_le_bytes());
+    }
+
+    #[test]
+    fn a_record_put_from_parts_is_the_record_put_whole() {
+        let names: Vec<u8> = (0..300)
+            .flat_map(|i| format!("name{i}").into_bytes().into_iter().chain([0]))
+            .collect();
+        let kinds: Vec<u8> = (0..300)
+            .map(|i| kind_byte([EntryKind::File, EntryKind::Dir][i % 2]))
+            .collect();
+        let lens = lens(&names, kinds.len());
+        let mut whole = Vec::new();
+        put_record(&mut whole, 9, &stamps(9), 0, (&kinds, &lens), &[&names]);
+        let (a, rest) = names.split_at(100);
+        let (b, c) = rest.split_at(1_000);
+        let mut parts = vec![1, 2, 3];
+        put_record(
+            &mut parts,
+            9,
+            &stamps(9),
+            0,
+            (&kinds, &lens),
+            &[a, &[], b, c],
+        );
+        assert_eq!(parts[3..], whole[..]);
+        assert_eq!(Record::parse(&whole).unwrap().0.entries().count(), 300);
     }
 
     #[test]

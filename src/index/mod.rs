@@ -413,7 +413,7 @@ impl IndexRun {
     /// (`Parsed::patched`). A failure (a full disk) is one warning; the old file
     /// stays.
     pub fn finish(mut self, reporter: &Reporter) {
-        let collected = self
+        let mut collected = self
             .collected
             .into_inner()
             .unwrap_or_else(|e| e.into_inner());
@@ -422,12 +422,7 @@ impl IndexRun {
             if !file.writable {
                 continue;
             }
-            let recorded = (collected.iter()).flat_map(|recorder| {
-                (recorder.spans.iter())
-                    .filter(move |(in_file, _)| *in_file == at)
-                    .map(|(_, span)| &recorder.bytes[span.clone()])
-            });
-            if recorded.clone().next().is_none() {
+            if recorded_in(&collected, at).next().is_none() {
                 continue;
             }
             let header = Header {
@@ -438,15 +433,16 @@ impl IndexRun {
             };
             let written = match file.old.as_mut() {
                 // A first run's records are all new, each reached from the root:
-                // put together in the workers' order, without the map and the walk
+                // written in the workers' order, without the map and the walk
                 // from the root a repeat needs (2.7 ms of the first run on `/usr`),
                 // unless a key came twice.
-                None => format::put_file(&header, &recorded.clone().collect::<Vec<_>>())
-                    .or_else(|| merged(&header, recorded, None))
-                    .map(|bytes| store::write(&file.dir, &file.name, &bytes)),
-                Some(old) => match old.patched(&header, recorded.clone()) {
+                None => write_first(&header, &mut collected, at, file).or_else(|| {
+                    merged(&header, recorded_in(&collected, at), None)
+                        .map(|bytes| store::write(&file.dir, &file.name, &bytes))
+                }),
+                Some(old) => match old.patched(&header, recorded_in(&collected, at)) {
                     Some(bytes) => Some(store::write(&file.dir, &file.name, bytes)),
-                    None => merged(&header, recorded, file.old.as_ref())
+                    None => merged(&header, recorded_in(&collected, at), file.old.as_ref())
                         .map(|bytes| store::write(&file.dir, &file.name, &bytes)),
                 },
             };
@@ -464,6 +460,54 @@ impl IndexRun {
             }
         }
     }
+}
+
+/// The records `collected` holds for the file at `at` in the run's files, in the
+/// workers' order.
+fn recorded_in(collected: &[Recorder], at: usize) -> impl Iterator<Item = &[u8]> + Clone {
+    collected.iter().flat_map(move |recorder| {
+        (recorder.spans.iter())
+            .filter(move |(in_file, _)| *in_file == at)
+            .map(|(_, span)| &recorder.bytes[span.clone()])
+    })
+}
+
+/// Writes a first run's file, `at` in the run's files, from the records where
+/// the workers put them: linked to their children there, and written from there
+/// in the workers' order, records that follow one another in a worker's bytes
+/// as one part. A million-entry directory's 23 MB were copied into a file put
+/// together in fresh memory first (`format::put_file`). `None` (nothing
+/// written) when two records have one key.
+fn write_first(
+    header: &Header,
+    collected: &mut [Recorder],
+    at: usize,
+    file: &IndexFile,
+) -> Option<std::io::Result<()>> {
+    let records: Vec<&[u8]> = recorded_in(collected, at).collect();
+    let (mut head, at_key) = format::lay_out(header, &records)?;
+    let mut offsets = Vec::new();
+    for recorder in collected.iter_mut() {
+        for (_, span) in recorder.spans.iter().filter(|(in_file, _)| *in_file == at) {
+            format::link_children(&mut recorder.bytes[span.clone()], &at_key, &mut offsets);
+        }
+    }
+    let mut parts: Vec<&[u8]> = Vec::new();
+    for recorder in collected.iter() {
+        let mut run: Option<std::ops::Range<usize>> = None;
+        for (_, span) in recorder.spans.iter().filter(|(in_file, _)| *in_file == at) {
+            match run.as_mut() {
+                Some(run) if run.end == span.start => run.end = span.end,
+                _ => {
+                    parts.extend(run.replace(span.clone()).map(|run| &recorder.bytes[run]));
+                }
+            }
+        }
+        parts.extend(run.map(|run| &recorder.bytes[run]));
+    }
+    format::seal(&mut head, &parts);
+    parts.insert(0, &head);
+    Some(store::write_parts(&file.dir, &file.name, &parts))
 }
 
 fn store_euid() -> u32 {
@@ -587,12 +631,12 @@ impl Recorder {
         self.spans.is_empty()
     }
 
-    /// Records the listing of the directory of key `key` in `root`'s file: its
-    /// entries (each one's length with its NUL and its kind, as the walk's
-    /// `Listing` keeps them, the names back to back with their NULs in `names`),
-    /// listed from `listed_at` on, when its stamps were `stamps`, on a device
-    /// whose times are trusted as `times` says. Where they are not, or are too
-    /// recent, the record is for `--index-trust` alone.
+    /// Records the listing of the directory of key `key` in `root`'s file, in
+    /// `parts` (see [`ListingPart`]), listed from `listed_at` on, when its stamps
+    /// were `stamps`, on a device whose times are trusted as `times` says. Where
+    /// they are not, or are too recent, the record is for `--index-trust` alone.
+    /// True when it holds the listing's entries (not when a name is too long for
+    /// the format: see `format::put_record`), which [`Self::last`] then gives.
     pub fn record(
         &mut self,
         root: RootKey,
@@ -600,8 +644,8 @@ impl Recorder {
         stamps: &Stamps,
         times: DirTimes,
         listed_at: SystemTime,
-        (entries, names): (&[(u32, crate::os::dirent::EntryKind)], &[u8]),
-    ) {
+        parts: &[ListingPart<'_>],
+    ) -> bool {
         let fine = stamps.mtime.1 != 0 || stamps.ctime.1 != 0;
         let margin = if fine && times == DirTimes::Local {
             FINE_RACY_MARGIN
@@ -618,17 +662,31 @@ impl Recorder {
         // The lengths as the listing has them: scanning the names for their NULs
         // again was a sixth of a first run's instructions in `put_record`.
         let mut too_long = false;
-        for &(len, kind) in entries {
-            self.kinds.push(format::kind_byte(kind));
-            match u8::try_from(len.saturating_sub(1)) {
-                Ok(len) => self.lens.push(len),
-                Err(_) => too_long = true,
+        for &(entries, _) in parts {
+            for &(len, kind) in entries {
+                self.kinds.push(format::kind_byte(kind));
+                match u8::try_from(len.saturating_sub(1)) {
+                    Ok(len) => self.lens.push(len),
+                    Err(_) => too_long = true,
+                }
             }
         }
         if too_long {
             // Fewer lengths than kinds: an empty, racy record (see `put_record`).
             self.lens.clear();
         }
+        // One part but for a giant directory's pieces: no allocation for it.
+        let (one, many): ([&[u8]; 1], Vec<&[u8]>);
+        let names: &[&[u8]] = match parts {
+            [(_, names)] => {
+                one = [names];
+                &one
+            }
+            _ => {
+                many = parts.iter().map(|&(_, names)| names).collect();
+                &many
+            }
+        };
         let start = self.bytes.len();
         format::put_record(
             &mut self.bytes,
@@ -639,8 +697,22 @@ impl Recorder {
             names,
         );
         self.spans.push((root.file, start..self.bytes.len()));
+        !too_long
+    }
+
+    /// The record [`Self::record`] made last.
+    pub fn last(&self) -> Option<format::Record<'_>> {
+        let (_, span) = self.spans.last()?;
+        format::Record::parse(&self.bytes[span.clone()]).map(|(record, _)| record)
     }
 }
+
+/// A directory's listing, or one piece of it, as the walk holds it: each entry's
+/// name's length with its NUL and its kind, and the names back to back with
+/// their NULs. A giant directory listed in pieces (`walker::recording`) is
+/// recorded from its parts in order, not copied into one listing first (28 MB
+/// of a million entries' first run, in fresh pages).
+pub type ListingPart<'p> = (&'p [(u32, crate::os::dirent::EntryKind)], &'p [u8]);
 
 /// How far the directory times of device `dev` are trusted, if `devices` (the
 /// run's, or a worker's copy of what it asked) holds it.
@@ -797,7 +869,7 @@ mod tests {
                 &Stamps::default(),
                 0,
                 (&kinds, &lens),
-                &names,
+                &[&names],
             );
             out
         };
@@ -858,7 +930,7 @@ mod tests {
                 &Stamps::default(),
                 DirTimes::Local,
                 old,
-                (entries, names),
+                &[(entries, names)],
             );
             let (record, _) = format::Record::parse(&recorder.bytes).unwrap();
             let listed: Vec<_> = record.entries().collect();
@@ -896,7 +968,7 @@ mod tests {
                 file: 0,
                 key: ROOT_KEY,
             };
-            recorder.record(root, ROOT_KEY, &stamps, times, listed_at, (&[], &[]));
+            recorder.record(root, ROOT_KEY, &stamps, times, listed_at, &[(&[], &[])]);
             let (record, _) = format::Record::parse(&recorder.bytes).unwrap();
             record.flags & FLAG_RACY != 0
         };

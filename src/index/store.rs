@@ -129,6 +129,13 @@ fn named(path: &Path, err: io::Error) -> io::Error {
 /// temporary file first, renamed over the old one. On failure (a full disk) the
 /// temporary file is removed and the old index, if any, stays as it was.
 pub fn write(dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
+    write_parts(dir, name, &[bytes])
+}
+
+/// [`write`] of a file in `parts`, one after the other, written as they lie
+/// (`writev`): a first run's records are not copied into one buffer first (a
+/// million-entry directory's 23 MB, in fresh pages).
+pub fn write_parts(dir: &Path, name: &OsStr, parts: &[&[u8]]) -> io::Result<()> {
     if checked_dir(dir)?.is_none() {
         fs::DirBuilder::new()
             .recursive(true)
@@ -153,13 +160,35 @@ pub fn write(dir: &Path, name: &OsStr, bytes: &[u8]) -> io::Result<()> {
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&temp)?;
-        file.write_all(bytes)?;
+        write_all_parts(&mut file, parts)?;
         file.flush()?;
         replace(&temp, &dir.join(name))
     })();
     if let Err(err) = written {
         let _ = fs::remove_file(&temp);
         return Err(named(&dir.join(name), err));
+    }
+    Ok(())
+}
+
+/// Writes `parts` to `file`, in order, whole: at most `IOV_MAX` (1,024 on
+/// Linux and the BSDs) at a time.
+fn write_all_parts(file: &mut fs::File, parts: &[&[u8]]) -> io::Result<()> {
+    use std::io::IoSlice;
+    const AT_ONCE: usize = 1024;
+    let mut slices: Vec<IoSlice<'_>> = (parts.iter())
+        .filter(|part| !part.is_empty())
+        .map(|part| IoSlice::new(part))
+        .collect();
+    let mut rest = &mut slices[..];
+    while !rest.is_empty() {
+        let now = rest.len().min(AT_ONCE);
+        match file.write_vectored(&rest[..now]) {
+            Ok(0) => return Err(io::ErrorKind::WriteZero.into()),
+            Ok(written) => IoSlice::advance_slices(&mut rest, written),
+            Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(err),
+        }
     }
     Ok(())
 }
@@ -328,6 +357,24 @@ mod tests {
             "no temporary file left"
         );
         assert!(read(&dir.join("index-missing")).unwrap().is_none());
+    }
+
+    #[test]
+    fn a_file_in_parts_is_written_whole_past_the_parts_one_call_takes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("cache/pfind");
+        let name = file_name(b"/parts");
+        // More parts than one `writev` takes, some empty, one large.
+        let large = vec![7u8; 300_000];
+        let small: Vec<Vec<u8>> = (0..2_500u32).map(|i| i.to_le_bytes().to_vec()).collect();
+        let mut parts: Vec<&[u8]> = small.iter().map(Vec::as_slice).collect();
+        parts.insert(1_200, &large);
+        parts.insert(7, &[]);
+        write_parts(&dir, &name, &parts).unwrap();
+        assert_eq!(
+            &read(&dir.join(&name)).unwrap().unwrap()[..],
+            &parts.concat()[..]
+        );
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! A directory's listing in a walk with the index (`--index`, see `index`): its
 //! entries come from the index when its stamps check out, from the kernel
-//! otherwise (and are then recorded), into the [`Listing`] the gated walk uses;
-//! the plain visit and `-t e` take them from there too. Nothing else differs from
-//! a walk: the visitor, the ignore rules and the output are the same code.
+//! otherwise (and are then recorded). The plain visit takes them from their
+//! record, the one it found or the one it has just made; the gated walk (ignore
+//! rules) from the [`Listing`] they are put in. Nothing else differs from a walk:
+//! the visitor, the ignore rules and the output are the same code.
 
 use super::job::{Dir, DirJob, Inherited};
 use super::recording::{piece_helpers, read_into, read_recorded, Reading};
@@ -59,14 +60,25 @@ pub(super) fn list(
             None => piece_helpers(visitor, alone),
         },
         pieces: 0,
+        parts: Vec::new(),
     };
-    let listed = fill(reader, listing, index, job, dir, fd, &mut reading);
+    let (index, recorder) = index;
+    let listed = fill(
+        reader,
+        listing,
+        (index, recorder),
+        job,
+        dir,
+        fd,
+        &mut reading,
+    );
     visitor.found.pieces += reading.pieces;
     match (gate, listed) {
         (Some(gate), listed) => {
-            // The rules want the whole listing (its rule files' names) first.
-            let listed = listed.map(|record| {
-                if let Some(record) = record {
+            // The rules want the whole listing (its rule files' names) first
+            // (never cut into pieces with a gate: see `piece_helpers`).
+            let listed = listed.map(|filled| {
+                if let Filled::Old(record) = filled {
                     push_all(listing, &record);
                 }
             });
@@ -75,8 +87,15 @@ pub(super) fn list(
             *rules = here;
             listed
         }
-        (None, Ok(Some(record))) => visit_record(visitor, &record, job, dir, fd, crossing),
+        (None, Ok(Filled::Old(record))) => visit_record(visitor, &record, job, dir, fd, crossing),
         (None, listed) => {
+            // Just recorded: visited from its record, as a repeat would visit it
+            // (a first run of a million-entry directory printed its names whole,
+            // `Files::PrintedWhole`, and its pieces are not put together).
+            if let (Ok(Filled::Recorded), Some(record)) = (&listed, recorder.last()) {
+                return visit_record(visitor, &record, job, dir, fd, crossing);
+            }
+            reading.append_parts_to(listing);
             let listed = listed.map(|_| ());
             visit_entries(
                 visitor,
@@ -428,9 +447,19 @@ fn visit_leaves(visitor: &mut Visitor<'_>, leaves: Leaves<'_>, job: &DirJob, dir
     visitor.children.truncate(kept);
 }
 
+/// Where [`fill`] found the entries of a directory.
+enum Filled<'i> {
+    /// In the index, and they may be used (`listing` left empty).
+    Old(crate::index::format::Record<'i>),
+    /// In the kernel's listing, in `listing` (and the pieces' listings after
+    /// it), now recorded: the recorder's last record holds them.
+    Recorded,
+    /// In the kernel's listing, whole in `listing`, and not recorded.
+    Listed,
+}
+
 /// The entries of `dir` (open as `fd`): the recorded ones if the index has them
-/// and they may be used (returned, `listing` left empty), otherwise the kernel's,
-/// put in `listing` and recorded.
+/// and they may be used, otherwise the kernel's, put in `listing` and recorded.
 fn fill<'i>(
     reader: &mut DirReader,
     listing: &mut Listing,
@@ -439,11 +468,11 @@ fn fill<'i>(
     dir: &Dir<'_>,
     fd: RawFd,
     reading: &mut Reading<'_>,
-) -> io::Result<Option<crate::index::format::Record<'i>>> {
+) -> io::Result<Filled<'i>> {
     let stop = reading.stop;
     listing.clear();
     let Some(root) = index.root_key(job.siblings().root_identity()) else {
-        return read_into(reader, listing, fd, stop).map(|()| None);
+        return read_into(reader, listing, fd, stop).map(|()| Filled::Listed);
     };
     let found = recorded(index, root, job, dir);
     let mut stamps = None;
@@ -451,12 +480,12 @@ fn fill<'i>(
     if !index.trusting() {
         // A directory whose stamps cannot be read is listed, and not recorded.
         let Some((now, on)) = stamps_of(fd, found.as_ref(), (index, recorder)) else {
-            return read_into(reader, listing, fd, stop).map(|()| None);
+            return read_into(reader, listing, fd, stop).map(|()| Filled::Listed);
         };
         (stamps, times) = (Some(now), on);
     }
     let stamps = match index.check(found, stamps, times.trusted()) {
-        Lookup::Use(record) => return Ok(Some(record)),
+        Lookup::Use(record) => return Ok(Filled::Old(record)),
         Lookup::List(Some(stamps)) => stamps,
         // The trusted mode with no record: its stamps, to record the listing.
         Lookup::List(None) => match stamps_of(fd, None, (index, recorder)) {
@@ -464,7 +493,7 @@ fn fill<'i>(
                 times = on;
                 now
             }
-            None => return read_into(reader, listing, fd, stop).map(|()| None),
+            None => return read_into(reader, listing, fd, stop).map(|()| Filled::Listed),
         },
     };
     // Taken only for a listing (a clock read per directory was 1.6% of a repeat),
@@ -472,17 +501,24 @@ fn fill<'i>(
     let listed_at = SystemTime::now();
     let listed = read_recorded(reader, listing, fd, reading);
     // A listing cut short (an error, or the stop) is not the directory's.
-    if listed.is_ok() && !stop.load(Ordering::Relaxed) {
-        recorder.record(
-            root,
-            key_of(root, dir),
-            &stamps,
-            times,
-            listed_at,
-            (&listing.entries, &listing.names),
-        );
+    let recorded = listed.is_ok() && !stop.load(Ordering::Relaxed) && {
+        let key = key_of(root, dir);
+        let whole = (&listing.entries[..], &listing.names[..]);
+        match reading.parts.is_empty() {
+            true => recorder.record(root, key, &stamps, times, listed_at, &[whole]),
+            false => {
+                let parts = reading.parts_after(listing);
+                recorder.record(root, key, &stamps, times, listed_at, &parts)
+            }
+        }
+    };
+    if !recorded {
+        reading.append_parts_to(listing);
     }
-    listed.map(|()| None)
+    listed.map(|()| match recorded {
+        true => Filled::Recorded,
+        false => Filled::Listed,
+    })
 }
 
 /// The stamps of the directory open as `fd`, whose record (if any) is `found`,

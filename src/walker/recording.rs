@@ -6,6 +6,7 @@
 use super::job::PieceJob;
 use super::visit::Visitor;
 use super::Listing;
+use crate::index::ListingPart;
 use crate::os::dirent::DirReader;
 use std::io;
 use std::os::fd::RawFd;
@@ -27,11 +28,33 @@ pub(super) fn read_into(
 
 /// How the listing of a directory to be recorded is read: `helpers` threads
 /// besides this one may list its pieces (see [`read_recorded`]), which count
-/// the pieces they listed in `pieces`.
+/// the pieces they listed in `pieces` and leave their listings in `parts`.
 pub(super) struct Reading<'s> {
     pub(super) stop: &'s AtomicBool,
     pub(super) helpers: usize,
     pub(super) pieces: u64,
+    /// The listings of a giant directory's pieces, in order, which follow the
+    /// entries of the listing read into: recorded from there (as parts, not
+    /// copied into one listing), and visited from the record.
+    pub(super) parts: Vec<Listing>,
+}
+
+impl Reading<'_> {
+    /// The listing read into, `listing`, and the pieces' listings after it.
+    pub(super) fn parts_after<'l>(&'l self, listing: &'l Listing) -> Vec<ListingPart<'l>> {
+        std::iter::once(listing)
+            .chain(&self.parts)
+            .map(|part| (&part.entries[..], &part.names[..]))
+            .collect()
+    }
+
+    /// Puts the pieces' listings after `listing`'s entries: for a listing visited
+    /// as it is, not from its record.
+    pub(super) fn append_parts_to(&mut self, listing: &mut Listing) {
+        for part in self.parts.drain(..) {
+            listing.append(&part);
+        }
+    }
 }
 
 /// The helper threads a giant directory's recorded listing may have: as many as
@@ -58,9 +81,10 @@ pub(super) fn piece_helpers(visitor: &Visitor<'_>, alone: bool) -> usize {
 /// walk's time. So, with helpers, the listing is cut after its first full batch
 /// where and as the walk cuts it (`split::cut`), and its pieces are listed at
 /// once by this thread and the helpers, each into a listing of its own, put
-/// together in order after the first batches. If any piece does not prove that
-/// it took its whole range and nothing else (`listings::proven`), the directory
-/// is listed again whole, as a walk's broken split lists what no piece took.
+/// in order after the first batches (`reading.parts`). If any piece does not
+/// prove that it took its whole range and nothing else (`listings::proven`), the
+/// directory is listed again whole, as a walk's broken split lists what no piece
+/// took.
 pub(super) fn read_recorded(
     reader: &mut DirReader,
     listing: &mut Listing,
@@ -97,9 +121,7 @@ pub(super) fn read_recorded(
     }
     match list_pieces(reader, &pieces, reading) {
         Some(parts) => {
-            for part in &parts {
-                listing.append(part);
-            }
+            reading.parts = parts;
             reading.pieces += pieces.len() as u64;
             Ok(())
         }

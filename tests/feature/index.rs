@@ -1524,11 +1524,18 @@ fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
             lines.sort();
             lines
         };
-        for mode in ["--index", "--index-trust"] {
+        // "first": `--index` with no index yet, which visits each directory
+        // from the record it has just made.
+        for mode in ["first", "--index", "--index-trust"] {
             for workers in ["1", "3"] {
+                let fresh = tempfile::tempdir().unwrap();
+                let (mode, cache) = match mode {
+                    "first" => ("--index", fresh.path()),
+                    _ => (mode, cache.path()),
+                };
                 let mut args = vec![mode, "-j", workers];
                 args.extend(walk.iter().copied());
-                let out = run_str(env.root(), cache.path(), &args);
+                let out = run_str(env.root(), cache, &args);
                 assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
                 match filters {
                     // One of the files, whichever comes first.
@@ -1539,7 +1546,7 @@ fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
             }
         }
     }
-    assert_eq!(compared, 40);
+    assert_eq!(compared, 60);
     // Not vacuous: the many files and the odd names are all there.
     let all = run_str(env.root(), cache.path(), &["--index-trust", "top", "-0"]);
     let names: Vec<&[u8]> = all.stdout.split(|&b| b == 0).collect();
@@ -1589,19 +1596,15 @@ fn a_giant_directory_is_recorded_from_pieces_listed_at_once() {
         for i in 0..30_000 {
             std::fs::File::create(giant.join(format!("file.mdtest.{}.{i}", i % 7))).unwrap();
         }
-        for i in 0..40 {
-            testenv::write(&giant.join(format!("sub{i}/inner")), b"");
-        }
-        let cache = tempfile::tempdir().unwrap();
         let oracle = |giant: &Path| {
             let mut files = testenv::oracle_files(giant.as_os_str().as_bytes());
             files.sort();
             files
         };
-        let search = |args: &[&str]| {
+        let search_in = |cache: &Path, args: &[&str]| {
             let mut all = vec![args[0], "--stats", giant.to_str().unwrap()];
             all.extend_from_slice(&args[1..]);
-            let out = run_str(place, cache.path(), &all);
+            let out = run_str(place, cache, &all);
             assert!(out.status.success(), "{out:?}");
             let text = String::from_utf8(out.stdout).unwrap();
             let stats = String::from_utf8(out.stderr).unwrap();
@@ -1619,6 +1622,24 @@ fn a_giant_directory_is_recorded_from_pieces_listed_at_once() {
             (files, pieces)
         };
         let context = place.display();
+        // Regular files alone: the first run prints the record of its pieces
+        // whole, as a repeat does.
+        let (first, pieces) =
+            search_in(tempfile::tempdir().unwrap().path(), &["--index", "-j", "4"]);
+        assert_eq!(
+            first,
+            oracle(&giant),
+            "{context}: the first run of files alone"
+        );
+        assert!(
+            pieces > 0,
+            "{context}: the first run of files alone listed no piece"
+        );
+        for i in 0..40 {
+            testenv::write(&giant.join(format!("sub{i}/inner")), b"");
+        }
+        let cache = tempfile::tempdir().unwrap();
+        let search = |args: &[&str]| search_in(cache.path(), args);
         let (first, pieces) = search(&["--index", "-j", "4"]);
         assert_eq!(first, oracle(&giant), "{context}: the first run");
         assert!(pieces > 0, "{context}: the first run listed no piece");
