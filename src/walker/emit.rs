@@ -26,6 +26,94 @@ fn printed_at_once(prefix_len: usize) -> usize {
     (OUTPUT_FLUSH_THRESHOLD / line).clamp(1, PRINTED_AT_ONCE)
 }
 
+/// The width [`put_lines`] copies at a time.
+const CHUNK: usize = 32;
+
+/// The longest path before a name that [`put_lines`] copies a chunk at a time
+/// (from a copy of its own, padded).
+const WIDE_PREFIX: usize = 256;
+
+/// Appends to `out`, for each length in `lens`, `prefix`, the next name of
+/// `names` (`len` bytes and its NUL) and `terminator` in the NUL's place: the
+/// lines [`Visitor::print_files`] prints. Each prefix and name starts with a
+/// fixed copy of [`CHUNK`] bytes ([`copy_in_chunks`]), reading past a short
+/// name's end into the names after it and writing past a line's end into the
+/// room reserved after it, which the next line or `set_len` leaves out: two
+/// calls to `memcpy` a line, for lengths it could not know, were two thirds of
+/// printing a million-entry directory's record. The last names, with less than
+/// a chunk after them in `names`, and a prefix longer than [`WIDE_PREFIX`] are
+/// copied exactly. `names` must hold at
+/// least the names `lens` says, each ending in its NUL (the caller checks it).
+fn put_lines(out: &mut Vec<u8>, prefix: &[u8], lens: &[u8], names: &[u8], terminator: u8) {
+    let taken: usize = lens.iter().map(|&len| usize::from(len) + 1).sum();
+    assert!(taken <= names.len(), "names short of their lengths");
+    let bytes = lens.len() * prefix.len() + taken;
+    // Room for the last chunk's overrun too.
+    out.reserve(bytes + CHUNK);
+    let start = out.len();
+    let mut padded = [0u8; WIDE_PREFIX];
+    let wide_prefix = prefix.len() <= WIDE_PREFIX;
+    if wide_prefix {
+        padded[..prefix.len()].copy_from_slice(prefix);
+    }
+    let names_end = names.as_ptr() as usize + names.len();
+    // SAFETY: `reserve` made room for `bytes + CHUNK` bytes after `start`. Each
+    // line is written at `out`, its start, and ends at most `bytes` after
+    // `start`; a chunked copy of `n` bytes writes `n` or one chunk, whichever is
+    // more, from where it starts, so never past `start + bytes + CHUNK`. A
+    // prefix is read in chunks only from `padded` (`WIDE_PREFIX` bytes, at least
+    // a chunk, holding it first), and a name only when its chunk ends inside
+    // `names` (`names_end`); otherwise both are copied exactly. Names are
+    // read from `names`, whose first `taken` bytes are the names `lens` says
+    // (asserted above). Neither `prefix`, `padded` nor `names` can overlap
+    // `out`'s spare capacity (`out` is borrowed exclusively). All `bytes` bytes
+    // are written before `set_len` makes them part of the vector; what chunks
+    // wrote beyond them stays spare capacity.
+    unsafe {
+        let mut to = out.as_mut_ptr().add(start);
+        let mut from = names.as_ptr();
+        for &len in lens {
+            let len = usize::from(len) + 1;
+            if wide_prefix {
+                copy_in_chunks(padded.as_ptr(), to, prefix.len());
+            } else {
+                std::ptr::copy_nonoverlapping(prefix.as_ptr(), to, prefix.len());
+            }
+            to = to.add(prefix.len());
+            if from as usize + len.max(CHUNK) <= names_end {
+                copy_in_chunks(from, to, len);
+            } else {
+                std::ptr::copy_nonoverlapping(from, to, len);
+            }
+            from = from.add(len);
+            to = to.add(len);
+            // The NUL's place: the terminator.
+            *to.sub(1) = terminator;
+        }
+        out.set_len(start + bytes);
+    }
+}
+
+/// Copies `len` bytes from `from` to `to`: the first [`CHUNK`] as one fixed
+/// copy (two or four moves, whatever `len` is up to a chunk), the rest, if any,
+/// exactly. (A loop of whole chunks is one LLVM turns back into `memcpy`.)
+///
+/// # Safety
+/// `len` bytes or one chunk, whichever is more, must be readable at `from` and
+/// writable at `to`, and the two ranges must not overlap.
+#[inline(always)]
+unsafe fn copy_in_chunks(from: *const u8, to: *mut u8, len: usize) {
+    // SAFETY: the first chunk and the rest (inside `len`) are within what the
+    // caller guarantees readable at `from` and writable at `to`.
+    unsafe {
+        let chunk = std::ptr::read_unaligned(from.cast::<[u8; CHUNK]>());
+        std::ptr::write_unaligned(to.cast::<[u8; CHUNK]>(), chunk);
+        if len > CHUNK {
+            std::ptr::copy_nonoverlapping(from.add(CHUNK), to.add(CHUNK), len - CHUNK);
+        }
+    }
+}
+
 impl Visitor<'_> {
     /// [`Self::emit`] as a call, for the paths that are not per-file hot (after a
     /// `stat`, an empty directory): each inlined copy of `emit` is one more site for
@@ -97,31 +185,9 @@ impl Visitor<'_> {
             if !whole {
                 return;
             }
+            // Read from where the block's names start to where the record's end.
+            put_lines(&mut self.buffer, prefix, block, names, terminator);
             names = rest;
-            let bytes = block.len() * prefix.len() + taken;
-            self.buffer.reserve(bytes);
-            let start = self.buffer.len();
-            // SAFETY: `reserve` made room for `bytes` more bytes after `start`, and
-            // the loop writes exactly that many: a prefix and a name with its NUL
-            // (`len + 1` bytes, inside `these`, whose length is their sum) for each
-            // of the block's lengths. `prefix` and `these` are borrowed elsewhere and
-            // cannot overlap the buffer's spare capacity (exclusively borrowed); all
-            // `bytes` are written before `set_len` makes them part of the vector.
-            unsafe {
-                let mut out = self.buffer.as_mut_ptr().add(start);
-                let mut from = these.as_ptr();
-                for &len in block {
-                    let len = usize::from(len) + 1;
-                    std::ptr::copy_nonoverlapping(prefix.as_ptr(), out, prefix.len());
-                    out = out.add(prefix.len());
-                    std::ptr::copy_nonoverlapping(from, out, len);
-                    from = from.add(len);
-                    out = out.add(len);
-                    // The NUL's place: the terminator.
-                    *out.sub(1) = terminator;
-                }
-                self.buffer.set_len(start + bytes);
-            }
             self.found.matches += block.len() as u64;
             if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
                 self.flush_full();
@@ -243,5 +309,43 @@ mod tests {
             );
         }
         assert_eq!(printed_at_once(0), PRINTED_AT_ONCE);
+    }
+
+    #[test]
+    fn lines_put_in_chunks_are_the_lines_put_exactly() {
+        // Name lengths around the chunk's multiples, up to 255; prefixes around
+        // them and past the padded copy's width.
+        let lens: Vec<u8> = (0..600u32)
+            .map(|i| [0, 1, 30, 31, 32, 33, 63, 64, 65, 200, 254, 255][(i * 7 % 12) as usize])
+            .collect();
+        let mut names = Vec::new();
+        for (i, &len) in lens.iter().enumerate() {
+            names.extend((0..len).map(|j| b'a' + ((i + usize::from(j)) % 26) as u8));
+            names.push(0);
+        }
+        for prefix_len in [0, 1, 23, 31, 32, 33, 255, 256, 257, 1_000] {
+            let prefix: Vec<u8> = (0..prefix_len).map(|i| b'0' + (i % 10) as u8).collect();
+            let mut expected = b"before".to_vec();
+            let mut at = 0;
+            for &len in &lens {
+                let len = usize::from(len);
+                expected.extend_from_slice(&prefix);
+                expected.extend_from_slice(&names[at..at + len]);
+                expected.push(b'\n');
+                at += len + 1;
+            }
+            // The whole record's names, and the names of a block that stop
+            // where the record's do (the last ones copied exactly).
+            let mut out = b"before".to_vec();
+            put_lines(&mut out, &prefix, &lens, &names, b'\n');
+            assert_eq!(out, expected, "prefix of {prefix_len}");
+            // A block of the first lengths, with the record's names after it.
+            let mut out = Vec::new();
+            put_lines(&mut out, &prefix, &lens[..10], &names, 0);
+            let lines: Vec<&[u8]> = out.split(|&b| b == 0).collect();
+            assert_eq!(lines.len(), 11, "prefix of {prefix_len}");
+            assert!(lines[..10].iter().all(|line| line.starts_with(&prefix)));
+            assert_eq!(lines[10], b"");
+        }
     }
 }
