@@ -1499,6 +1499,8 @@ fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
     let first = run_str(env.root(), cache.path(), &["--index", "top"]);
     assert!(first.status.success(), "{first:?}");
     let mut compared = 0;
+    // Every regular file, NUL-terminated: what `-1` prints one of.
+    let every_file = run_str(env.root(), cache.path(), &["top", "-0"]).stdout;
     for filters in [
         &[][..],
         &["-0"],
@@ -1506,7 +1508,8 @@ fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
         &["--min-depth", "3"],
         &["-t", "any"],
         &["-t", "d"],
-        &["-1"],
+        // NUL-terminated: the one file may be `new\nline`.
+        &["-1", "-0"],
         &["-c"],
         &["-n", "f0*"],
         &["-l"],
@@ -1539,7 +1542,12 @@ fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
                 assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
                 match filters {
                     // One of the files, whichever comes first.
-                    ["-1"] => assert_eq!(split(&out.stdout).len(), 2, "{args:?}"),
+                    ["-1", "-0"] => {
+                        let lines = split(&out.stdout);
+                        assert_eq!(lines.len(), 2, "{args:?}: {lines:?}");
+                        let file = lines[1].as_slice();
+                        assert!(every_file.split(|&b| b == 0).any(|f| f == file), "{args:?}");
+                    }
                     _ => assert_eq!(split(&out.stdout), split(&walked.stdout), "{args:?}"),
                 }
                 compared += 1;
