@@ -207,20 +207,24 @@ pub fn kind_of(byte: u8) -> EntryKind {
 /// order). Fewer lengths than kinds (a name longer than 255 bytes, which none
 /// is on any filesystem pfind trusts) make the record hold no entries and be
 /// racy, so that it is listed again.
-pub fn put_record(
+pub fn put_record<'n, Names>(
     out: &mut Vec<u8>,
     key: u64,
     stamps: &Stamps,
     flags: u32,
     (kinds, lens): (&[u8], &[u8]),
-    names: &[&[u8]],
-) {
-    let (flags, kinds, lens, names) = if lens.len() == kinds.len() {
-        (flags, kinds, lens, names)
-    } else {
-        (flags | FLAG_RACY, &[][..], &[][..], &[][..])
+    names: Names,
+) where
+    Names: IntoIterator<Item = &'n [u8]>,
+    Names::IntoIter: Clone,
+{
+    let whole = lens.len() == kinds.len();
+    let (flags, kinds, lens) = match whole {
+        true => (flags, kinds, lens),
+        false => (flags | FLAG_RACY, &[][..], &[][..]),
     };
-    let names_len: usize = names.iter().map(|part| part.len()).sum();
+    let names = names.into_iter().filter(|_| whole);
+    let names_len: usize = names.clone().map(<[u8]>::len).sum();
     let branches = kinds.iter().filter(|&&kind| is_branch(kind)).count();
     // Room for it all at once: a million-entry directory's record grew through
     // a dozen reallocations.
@@ -743,7 +747,14 @@ mod tests {
         }
         let mut out = Vec::new();
         let lens = lens(&names, kinds.len());
-        put_record(&mut out, key, &stamps(key), 0, (&kinds, &lens), &[&names]);
+        put_record(
+            &mut out,
+            key,
+            &stamps(key),
+            0,
+            (&kinds, &lens),
+            [&names[..]],
+        );
         out
     }
 
@@ -997,7 +1008,7 @@ mod tests {
             &Stamps::default(),
             0,
             (&[0], &lens(&long, 1)),
-            &[&long],
+            [&long[..]],
         );
         let (record, _) = Record::parse(&out).unwrap();
         assert_eq!((record.entries().count(), record.flags), (0, FLAG_RACY));
@@ -1056,7 +1067,7 @@ mod tests {
             a_stamps,
             flags,
             (&kinds, &lens),
-            &[&names],
+            [&names[..]],
         );
         vec![
             record(ROOT_KEY, &[("a", EntryKind::Dir), ("f", EntryKind::File)]),
@@ -1105,7 +1116,7 @@ mod tests {
             .collect();
         let lens = lens(&names, kinds.len());
         let mut whole = Vec::new();
-        put_record(&mut whole, 9, &stamps(9), 0, (&kinds, &lens), &[&names]);
+        put_record(&mut whole, 9, &stamps(9), 0, (&kinds, &lens), [&names[..]]);
         let (a, rest) = names.split_at(100);
         let (b, c) = rest.split_at(1_000);
         let mut parts = vec![1, 2, 3];
@@ -1115,7 +1126,7 @@ mod tests {
             &stamps(9),
             0,
             (&kinds, &lens),
-            &[a, &[], b, c],
+            [a, &[], b, c],
         );
         assert_eq!(parts[3..], whole[..]);
         assert_eq!(Record::parse(&whole).unwrap().0.entries().count(), 300);
