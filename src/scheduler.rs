@@ -17,7 +17,7 @@ use crate::report::Reporter;
 use crate::roots::{sort_roots, without_dot_slash, RootEntry, SortedRoots};
 use crate::threads::{
     as_listing_wait, cold_start_workers, cpus_within_quota, first_workers, latency_step,
-    spare_workers, workers_to_start, CpuSpread, GrowthGate, GrowthRecord, PoolState,
+    spare_workers, workers_to_start, GrowthGate, GrowthRecord, Placement, PoolState,
     GROWTH_INTERVAL, LEAST_INTERVALS,
 };
 use crate::walker::{DirJob, Roots, Summary, Walker};
@@ -25,7 +25,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::thread::{Scope, ScopedJoinHandle};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Walks every root in `config` and sends matches to `output`, or with `--exec` and
 /// `--exec-batch` to the command, whose output goes there. Problems along the way
@@ -452,16 +452,10 @@ struct Crew<'scope, 'env, F> {
     /// Workers that have begun to run (each counts itself in).
     running: &'env AtomicUsize,
     /// When the first workers were started and how many, until they are seen running.
-    unplaced: Option<(Instant, usize)>,
+    unplaced: Option<Placement>,
     /// On a network filesystem, whether the last growth paid (`threads::GrowthRecord`).
     growth: GrowthRecord,
 }
-
-/// How long the first workers may take to begin running before this thread takes
-/// them to be queued behind it and moves away (`Crew::place`). A thread the kernel
-/// puts on an idle CPU runs within tens of microseconds; one queued behind a busy
-/// thread waits for the load balancer, a millisecond or more here.
-const PLACEMENT_WAIT: Duration = Duration::from_micros(100);
 
 impl<'scope, 'env, F> Crew<'scope, 'env, F>
 where
@@ -481,32 +475,22 @@ where
             self.start_one();
         }
         if !self.handles.is_empty() {
-            self.unplaced = Some((Instant::now(), self.handles.len()));
+            self.unplaced = Some(Placement::new(self.handles.len()));
         }
     }
 
-    /// If the workers just started have not begun to run a while later, they are
-    /// queued behind this thread on its CPU (see `threads::CpuSpread`): this thread
-    /// moves to another CPU and leaves them that one. Where the kernel placed them
-    /// well they are running by then, and this thread stays: moving anyway would put
-    /// it behind a worker on that worker's CPU, which in a process that walks many
-    /// times (the library in a loop) took 1 to 4 ms per walk. True when it moved.
+    /// If the workers just started have not begun to run a while later, this thread
+    /// moves to another CPU and leaves them this one (`threads::Placement`). True
+    /// when it moved.
     fn place(&mut self) -> bool {
-        let Some((started_at, started)) = self.unplaced else {
+        let Some(placement) = &mut self.unplaced else {
             return false;
         };
-        if self.running.load(Ordering::Relaxed) >= started {
+        let moved = placement.check(self.running.load(Ordering::Relaxed));
+        if placement.settled() {
             self.unplaced = None;
-            return false;
         }
-        if started_at.elapsed() < PLACEMENT_WAIT {
-            return false;
-        }
-        self.unplaced = None;
-        let spread = CpuSpread::new();
-        spread.step_aside();
-        spread.finish();
-        true
+        moved
     }
 
     /// Between this thread's directories: the workers the walk should have once its

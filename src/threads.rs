@@ -739,6 +739,65 @@ fn thread_reading() -> Option<(u64, Duration, Instant)> {
     None
 }
 
+/// How long threads just started may take to begin running before the thread that
+/// started them takes them to be queued behind it and moves away
+/// ([`Placement::check`]). A thread the kernel puts on an idle CPU runs within tens
+/// of microseconds; one queued behind a busy thread waits for the load balancer, a
+/// millisecond or more here.
+pub const PLACEMENT_WAIT: Duration = Duration::from_micros(100);
+
+/// Threads this one has just started (workers, or helpers that print or list a
+/// giant directory with it), watched until they have begun to run: if they have
+/// not [`PLACEMENT_WAIT`] later, they are queued behind this thread on its CPU, and
+/// this thread moves to another ([`CpuSpread`]). Where the kernel placed them well
+/// they are running by then, and this thread stays: moving anyway would put it
+/// behind one of them on that one's CPU, which in a process that walks many times
+/// (the library in a loop) took 1 to 4 ms per walk. A copy for each thread
+/// started lets each look for the others (the kernel may as well run the new
+/// thread first and queue the old one behind it).
+#[derive(Clone)]
+pub struct Placement {
+    started_at: Instant,
+    started: usize,
+    settled: bool,
+}
+
+impl Placement {
+    /// `started` threads were started just now (or are about to be).
+    pub fn new(started: usize) -> Placement {
+        Placement {
+            started_at: Instant::now(),
+            started,
+            settled: started == 0,
+        }
+    }
+
+    /// Called now and then by a thread while it works on: `running` of the
+    /// started threads have begun. True when this thread moved to another CPU.
+    pub fn check(&mut self, running: usize) -> bool {
+        if self.settled {
+            return false;
+        }
+        if running >= self.started {
+            self.settled = true;
+            return false;
+        }
+        if self.started_at.elapsed() < PLACEMENT_WAIT {
+            return false;
+        }
+        self.settled = true;
+        let spread = CpuSpread::new();
+        spread.step_aside();
+        spread.finish();
+        true
+    }
+
+    /// True once the started threads were seen running, or this thread moved.
+    pub fn settled(&self) -> bool {
+        self.settled
+    }
+}
+
 /// Spreads newly started workers over CPUs; see the module comment.
 pub struct CpuSpread {
     #[cfg(target_os = "linux")]
@@ -784,6 +843,19 @@ impl Default for CpuSpread {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn threads_seen_running_settle_their_placement_without_a_move() {
+        assert!(Placement::new(0).settled());
+        let mut placement = Placement::new(2);
+        assert!(!placement.check(1));
+        assert!(!placement.settled());
+        assert!(!placement.check(2));
+        assert!(placement.settled());
+        // Settled: never moves after.
+        std::thread::sleep(PLACEMENT_WAIT * 2);
+        assert!(!placement.check(0));
+    }
 
     #[test]
     fn a_walk_starts_and_grows_by_these_decisions() {

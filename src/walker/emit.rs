@@ -11,7 +11,9 @@ use crate::output::meta::Meta;
 use crate::output::pacing::OUTPUT_HOLD_CAP;
 use crate::output::printer::Match;
 use crate::output::sink::{Delivery, OUTPUT_FLUSH_THRESHOLD};
+use crate::threads::Placement;
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// How many names [`Visitor::print_files`] puts in the buffer between two looks
 /// at its size and at the stop: as a listing's batch of about a thousand entries,
@@ -42,11 +44,35 @@ const WIDE_PREFIX: usize = 256;
 /// calls to `memcpy` a line, for lengths it could not know, were two thirds of
 /// printing a million-entry directory's record. The last names, with less than
 /// a chunk after them in `names`, and a prefix longer than [`WIDE_PREFIX`] are
-/// copied exactly. `names` must hold at
-/// least the names `lens` says, each ending in its NUL (the caller checks it).
-fn put_lines(out: &mut Vec<u8>, prefix: &[u8], lens: &[u8], names: &[u8], terminator: u8) {
+/// copied exactly.
+///
+/// Returns how many lines it put and the bytes of `names` they took. Only lines
+/// whose name ends in a NUL where its length says are put: it stops before the
+/// first that does not (a file this code did not write), or that `names` is too
+/// short for. The NULs are looked at as the names are copied and the lines cut
+/// back only if one was missing: a pass of its own over them, before the copy,
+/// was a third of printing a record.
+fn put_lines(
+    out: &mut Vec<u8>,
+    prefix: &[u8],
+    lens: &[u8],
+    names: &[u8],
+    terminator: u8,
+) -> (usize, usize) {
     let taken: usize = lens.iter().map(|&len| usize::from(len) + 1).sum();
-    assert!(taken <= names.len(), "names short of their lengths");
+    if taken > names.len() {
+        // Names short of their lengths: the lines that fit, then the check.
+        let mut fit = 0;
+        let mut at = 0;
+        for &len in lens {
+            at += usize::from(len) + 1;
+            if at > names.len() {
+                break;
+            }
+            fit += 1;
+        }
+        return put_lines(out, prefix, &lens[..fit], names, terminator);
+    }
     let bytes = lens.len() * prefix.len() + taken;
     // Room for the last chunk's overrun too.
     out.reserve(bytes + CHUNK);
@@ -57,6 +83,8 @@ fn put_lines(out: &mut Vec<u8>, prefix: &[u8], lens: &[u8], names: &[u8], termin
         padded[..prefix.len()].copy_from_slice(prefix);
     }
     let names_end = names.as_ptr() as usize + names.len();
+    // Every byte where a NUL should be, or'ed together: zero when all are NULs.
+    let mut not_nul = 0u8;
     // SAFETY: `reserve` made room for `bytes + CHUNK` bytes after `start`. Each
     // line is written at `out`, its start, and ends at most `bytes` after
     // `start`; a chunked copy of `n` bytes writes `n` or one chunk, whichever is
@@ -64,8 +92,8 @@ fn put_lines(out: &mut Vec<u8>, prefix: &[u8], lens: &[u8], names: &[u8], termin
     // prefix is read in chunks only from `padded` (`WIDE_PREFIX` bytes, at least
     // a chunk, holding it first), and a name only when its chunk ends inside
     // `names` (`names_end`); otherwise both are copied exactly. Names are
-    // read from `names`, whose first `taken` bytes are the names `lens` says
-    // (asserted above). Neither `prefix`, `padded` nor `names` can overlap
+    // read from `names`, whose first `taken` bytes hold the names `lens` says
+    // (checked above). Neither `prefix`, `padded` nor `names` can overlap
     // `out`'s spare capacity (`out` is borrowed exclusively). All `bytes` bytes
     // are written before `set_len` makes them part of the vector; what chunks
     // wrote beyond them stays spare capacity.
@@ -88,10 +116,25 @@ fn put_lines(out: &mut Vec<u8>, prefix: &[u8], lens: &[u8], names: &[u8], termin
             from = from.add(len);
             to = to.add(len);
             // The NUL's place: the terminator.
+            not_nul |= *from.sub(1);
             *to.sub(1) = terminator;
         }
         out.set_len(start + bytes);
     }
+    if not_nul == 0 {
+        return (lens.len(), taken);
+    }
+    // Cut back to the lines before the first name without its NUL.
+    let (mut lines, mut at) = (0, 0);
+    for &len in lens {
+        if names[at + usize::from(len)] != 0 {
+            break;
+        }
+        lines += 1;
+        at += usize::from(len) + 1;
+    }
+    out.truncate(start + lines * prefix.len() + at);
+    (lines, at)
 }
 
 /// Copies `len` bytes from `from` to `to`: the first [`CHUNK`] as one fixed
@@ -112,6 +155,64 @@ unsafe fn copy_in_chunks(from: *const u8, to: *mut u8, len: usize) {
             std::ptr::copy_nonoverlapping(from.add(CHUNK), to.add(CHUNK), len - CHUNK);
         }
     }
+}
+
+/// Puts the lines of `lens` and `names` (as [`put_lines`] takes them) into `out`
+/// in blocks of at most [`printed_at_once`] names, handing `out` to `full` each
+/// time it holds [`OUTPUT_FLUSH_THRESHOLD`] bytes or more; returns how many lines
+/// it put. It stops when `stop` is set (as between two batches of a listing: `-1`
+/// or a closed pipe ends it) and at a name whose NUL is not where its length says,
+/// as `RecordEntries` does.
+fn put_blocks(
+    out: &mut Vec<u8>,
+    prefix: &[u8],
+    (lens, mut names): (&[u8], &[u8]),
+    terminator: u8,
+    stop: &AtomicBool,
+    mut full: impl FnMut(&mut Vec<u8>),
+) -> u64 {
+    let mut printed = 0;
+    for block in lens.chunks(printed_at_once(prefix.len())) {
+        if stop.load(Ordering::Relaxed) {
+            break;
+        }
+        // Read from where the block's names start to where the record's end.
+        let (lines, taken) = put_lines(out, prefix, block, names, terminator);
+        names = &names[taken..];
+        printed += lines as u64;
+        if out.len() >= OUTPUT_FLUSH_THRESHOLD {
+            full(out);
+        }
+        if lines < block.len() {
+            break;
+        }
+    }
+    printed
+}
+
+/// Records of at least this many regular files are printed by helper threads
+/// too ([`Visitor::print_files_shared`]): a hundredth of the million-entry
+/// directory, a few milliseconds of copying for one thread, where starting one
+/// takes tens of microseconds.
+const SHARED_PRINT_FROM: usize = 1 << 16;
+
+/// Parts a shared record is cut into per printing thread: a helper that starts
+/// late, or a thread descheduled, leaves fewer lines to the others.
+const SHARED_PARTS_PER_THREAD: usize = 8;
+
+/// `lens` and `names` cut into at most `parts` parts of about as many names
+/// each: each part's lengths, and the names from its first to the record's end
+/// (as [`put_lines`] reads them). Only the lengths are read; each part checks its
+/// names' NULs as it prints them.
+fn cut_names<'r>(lens: &'r [u8], names: &'r [u8], parts: usize) -> Vec<(&'r [u8], &'r [u8])> {
+    let each = lens.len().div_ceil(parts.max(1)).max(1);
+    let mut cut = Vec::with_capacity(parts);
+    let mut at = 0;
+    for part in lens.chunks(each) {
+        cut.push((part, names.get(at..).unwrap_or_default()));
+        at += part.iter().map(|&len| usize::from(len) + 1).sum::<usize>();
+    }
+    cut
 }
 
 impl Visitor<'_> {
@@ -157,42 +258,116 @@ impl Visitor<'_> {
     /// Prints every entry of a record that holds regular files alone (each name's
     /// length without its NUL in `lens`, the names with their NULs in `names`) in
     /// `prefix`, where [`Visitor::prints_files_whole`] and files may match here:
-    /// what `visit_file_by_name` does for each, without its tests, in blocks of
-    /// at most [`PRINTED_AT_ONCE`] names, each reserved and copied in one loop (a million
-    /// names took 150 instructions each through the visitor). It stops at a name
-    /// whose NUL is not where its length says, as `RecordEntries` does.
+    /// what `visit_file_by_name` does for each, without its tests, in blocks (see
+    /// [`put_blocks`]). A record of [`SHARED_PRINT_FROM`] names or more is printed
+    /// by this worker and helper threads at once ([`Self::print_files_shared`]).
     #[inline(never)]
     pub(super) fn print_files(&mut self, prefix: &[u8], lens: &[u8], names: &[u8]) {
         let crate::output::OutputMode::Paths { terminator } = self.config.output else {
             return;
         };
-        let stop = self.pool.stop_flag();
-        let mut names = names;
-        for block in lens.chunks(printed_at_once(prefix.len())) {
-            // As between two batches of a listing: `-1` or a closed pipe ends it.
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                return;
-            }
-            let taken: usize = block.iter().map(|&len| usize::from(len) + 1).sum();
-            let Some((these, rest)) = names.split_at_checked(taken) else {
-                return;
-            };
-            let mut ends = 0;
-            let whole = block.iter().all(|&len| {
-                ends += usize::from(len) + 1;
-                these[ends - 1] == 0
-            });
-            if !whole {
-                return;
-            }
-            // Read from where the block's names start to where the record's end.
-            put_lines(&mut self.buffer, prefix, block, names, terminator);
-            names = rest;
-            self.found.matches += block.len() as u64;
-            if self.buffer.len() >= OUTPUT_FLUSH_THRESHOLD {
-                self.flush_full();
-            }
+        let helpers = self.print_helpers(lens.len());
+        if helpers > 0 {
+            self.print_files_shared(prefix, (lens, names), terminator, helpers);
+            return;
         }
+        let stop = self.pool.stop_flag();
+        let mut buffer = std::mem::take(&mut self.buffer);
+        let printed = put_blocks(
+            &mut buffer,
+            prefix,
+            (lens, names),
+            terminator,
+            stop,
+            |full| {
+                // The block is the worker's buffer while it decides (pacing).
+                std::mem::swap(full, &mut self.buffer);
+                self.flush_full();
+                std::mem::swap(full, &mut self.buffer);
+            },
+        );
+        self.buffer = buffer;
+        self.found.matches += printed;
+    }
+
+    /// How many helper threads print a record of `count` regular files with this
+    /// worker: none below [`SHARED_PRINT_FROM`] (unless every listing is cut, as
+    /// tests ask), none where what this worker holds must wait for the first two
+    /// levels (the helpers write as soon as their blocks are full), and otherwise
+    /// as many as would list a giant directory's pieces (`piece_helpers`).
+    fn print_helpers(&self, count: usize) -> usize {
+        let large = count >= SHARED_PRINT_FROM || (self.config.split_every_listing && count > 1);
+        if !large || !self.pacing.may_write_block(self.shallow) {
+            return 0;
+        }
+        super::recording::piece_helpers(self, self.alone)
+    }
+
+    /// [`Self::print_files`] with `helpers` threads: the record is cut into parts
+    /// ([`cut_names`]) that this worker and the helpers take in turn, each putting
+    /// its lines in a buffer of its own and writing it whenever it is full. On the
+    /// million-entry directory's repeat, one thread copying 43 MB of lines was
+    /// half of the run. What this worker held is written first, so nothing of an
+    /// earlier directory waits behind these lines. A helper that cannot be started
+    /// leaves its parts to the others.
+    #[inline(never)]
+    fn print_files_shared(
+        &mut self,
+        prefix: &[u8],
+        (lens, names): (&[u8], &[u8]),
+        terminator: u8,
+        helpers: usize,
+    ) {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        self.flush();
+        let parts = cut_names(lens, names, (helpers + 1) * SHARED_PARTS_PER_THREAD);
+        let (pool, output, reporter) = (self.pool, self.output, self.reporter);
+        let stop = pool.stop_flag();
+        let next = AtomicUsize::new(0);
+        let deliver = |block: &mut Vec<u8>| {
+            if !block.is_empty() && output.deliver(block, reporter) == Delivery::Closed {
+                pool.stop();
+            }
+            block.clear();
+        };
+        // Each thread counts itself in as it begins, and looks between its parts
+        // whether all have begun: a helper queued behind this thread on its CPU, or
+        // this thread behind a helper that the kernel let run first on it, waits
+        // for the load balancer, a millisecond or more, unless the one running
+        // moves to another CPU (`threads::Placement`).
+        let running = AtomicUsize::new(0);
+        let placement = Placement::new(helpers + 1);
+        let take = || {
+            running.fetch_add(1, Ordering::Relaxed);
+            let mut placement = placement.clone();
+            let mut out = Vec::with_capacity(OUTPUT_FLUSH_THRESHOLD + OUTPUT_FLUSH_THRESHOLD / 2);
+            let mut printed = 0;
+            while let Some(&part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
+                printed += put_blocks(&mut out, prefix, part, terminator, stop, deliver);
+                placement.check(running.load(Ordering::Relaxed));
+            }
+            deliver(&mut out);
+            printed
+        };
+        let printed: u64 = std::thread::scope(|scope| {
+            let helpers: Vec<_> = (0..helpers)
+                .filter_map(|_| {
+                    std::thread::Builder::new()
+                        .name("pfind-print".into())
+                        .spawn_scoped(scope, take)
+                        .ok()
+                })
+                .collect();
+            let mut printed = take();
+            for helper in helpers {
+                match helper.join() {
+                    Ok(more) => printed += more,
+                    Err(panic) => std::panic::resume_unwind(panic),
+                }
+            }
+            printed
+        });
+        self.found.matches += printed;
     }
 
     /// Counts and buffers one match, unless `--max-results` has been reached.
@@ -341,11 +516,79 @@ mod tests {
             assert_eq!(out, expected, "prefix of {prefix_len}");
             // A block of the first lengths, with the record's names after it.
             let mut out = Vec::new();
-            put_lines(&mut out, &prefix, &lens[..10], &names, 0);
+            let put = put_lines(&mut out, &prefix, &lens[..10], &names, 0);
+            let taken: usize = lens[..10].iter().map(|&len| usize::from(len) + 1).sum();
+            assert_eq!(put, (10, taken), "prefix of {prefix_len}");
             let lines: Vec<&[u8]> = out.split(|&b| b == 0).collect();
             assert_eq!(lines.len(), 11, "prefix of {prefix_len}");
             assert!(lines[..10].iter().all(|line| line.starts_with(&prefix)));
             assert_eq!(lines[10], b"");
+        }
+    }
+
+    /// Names and lengths as a record holds them.
+    fn record_of(names: &[&[u8]]) -> (Vec<u8>, Vec<u8>) {
+        let lens = names.iter().map(|name| name.len() as u8).collect();
+        let mut bytes = Vec::new();
+        for name in names {
+            bytes.extend_from_slice(name);
+            bytes.push(0);
+        }
+        (lens, bytes)
+    }
+
+    #[test]
+    fn lines_stop_before_a_name_whose_nul_is_not_where_its_length_says() {
+        let long = [b'x'; 40];
+        let names: [&[u8]; 5] = [b"a", &long, b"bb", b"ccc", b"d"];
+        let (lens, mut bytes) = record_of(&names);
+        // "ccc"'s NUL overwritten: "a", the long one and "bb" are put, no more.
+        let ccc_nul = bytes.len() - 3;
+        assert_eq!(bytes[ccc_nul], 0);
+        bytes[ccc_nul] = b'!';
+        let mut out = b"held".to_vec();
+        let put = put_lines(&mut out, b"p/", &lens, &bytes, b'\n');
+        assert_eq!(put, (3, 2 + 41 + 3));
+        let mut expected = b"held".to_vec();
+        for name in &names[..3] {
+            expected.extend_from_slice(b"p/");
+            expected.extend_from_slice(name);
+            expected.push(b'\n');
+        }
+        assert_eq!(out, expected);
+        // Names short of their lengths: the lines that fit, each checked.
+        let (lens, bytes) = record_of(&names);
+        let mut out = Vec::new();
+        assert_eq!(
+            put_lines(&mut out, b"", &lens, &bytes[..46], b'\n'),
+            (3, 46)
+        );
+        assert_eq!(out, [b"a\n".as_slice(), &long, b"\nbb\n"].concat());
+        // The first one wrong: nothing.
+        let mut out = Vec::new();
+        assert_eq!(put_lines(&mut out, b"p/", &[2], b"abc", b'\n'), (0, 0));
+        assert!(out.is_empty());
+    }
+
+    #[test]
+    fn a_record_cut_for_printing_is_its_names_in_order_once() {
+        let names: Vec<Vec<u8>> = (0..1_000)
+            .map(|i: usize| vec![b'a' + (i % 26) as u8; i % 255])
+            .collect();
+        let refs: Vec<&[u8]> = names.iter().map(Vec::as_slice).collect();
+        let (lens, bytes) = record_of(&refs);
+        for parts in [1, 2, 3, 16, 999, 1_000, 5_000] {
+            let cut = cut_names(&lens, &bytes, parts);
+            assert!(cut.len() <= parts, "{parts} parts");
+            let mut lines = Vec::new();
+            for (part_lens, part_names) in cut {
+                let mut out = Vec::new();
+                let put = put_lines(&mut out, b"", part_lens, part_names, b'\n');
+                assert_eq!(put.0, part_lens.len(), "{parts} parts");
+                lines.extend(out.split(|&b| b == b'\n').map(<[u8]>::to_vec));
+                assert_eq!(lines.pop(), Some(Vec::new()));
+            }
+            assert_eq!(lines, names, "{parts} parts");
         }
     }
 }

@@ -83,9 +83,6 @@ pub struct Walker<'a> {
     /// The path of a leaf directory visited with its parent (`trusted_unopened`,
     /// see `indexed::visit_leaves`).
     leaf_path: Vec<u8>,
-    /// True while this is the first worker, walking before any other has started
-    /// (`run_until_shareable`): a giant directory is cut for the workers to come.
-    alone: bool,
 }
 
 /// A directory's entries, copied out of the reader's buffer: with ignore rules, the
@@ -168,7 +165,6 @@ impl<'a> Walker<'a> {
             checked_unopened: false,
             stat_path: Vec::new(),
             leaf_path: Vec::new(),
-            alone: false,
         }
     }
 
@@ -261,7 +257,7 @@ impl<'a> Walker<'a> {
         let _guard = pool.guard();
         let enough = if pool.latency_bound_listings() { 1 } else { 2 };
         let mut listed = false;
-        self.alone = true;
+        self.visitor.alone = true;
         let shareable = loop {
             let queued = pool.queued_for(slot);
             if queued >= 2 || (listed && queued >= enough) {
@@ -273,7 +269,7 @@ impl<'a> Walker<'a> {
                 None => break false,
             }
         };
-        self.alone = false;
+        self.visitor.alone = false;
         shareable
     }
 
@@ -453,7 +449,6 @@ impl<'a> Walker<'a> {
             listing,
             index,
             recorder,
-            alone,
             ..
         } = self;
         let config = visitor.config;
@@ -497,14 +492,14 @@ impl<'a> Walker<'a> {
                 dir: &dir,
                 fd,
                 crossing,
-                alone: *alone,
+                alone: visitor.alone,
             };
             let index = (index, recorder);
             indexed::list(reader, listing, visitor, index, *gate, &mut rules, here)
         } else if gate.is_none()
             && (job.print_if_empty() || pool.latency_bound_listings() || job.piece().is_some())
         {
-            list_out_of_line(reader, visitor, shared, self.alone)
+            list_out_of_line(reader, visitor, shared, visitor.alone)
         } else if let Some(gate) = *gate {
             let (listed, read) = list_gated(gate, listing, reader, visitor, shared);
             rules = read;
@@ -512,7 +507,7 @@ impl<'a> Walker<'a> {
         } else {
             // Built only where a batch filled the buffer: made before the listing,
             // the cutter cost every directory of a local walk 20 instructions.
-            let (pool, config, shallow, alone) = (pool, config, visitor.shallow, self.alone);
+            let (pool, config, shallow, alone) = (pool, config, visitor.shallow, visitor.alone);
             let mut examined = 0;
             let mut watch = None;
             let listed = reader.read_splittable(

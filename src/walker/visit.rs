@@ -102,6 +102,10 @@ pub(super) struct Visitor<'a> {
     /// record's names are searched for it before its regular files are tested one
     /// by one (`walker::indexed`).
     pub(super) needle: Option<Box<NameNeedle>>,
+    /// True while this is the first worker, walking before any other has started
+    /// (`Walker::run_until_shareable`): a giant directory is cut for the workers to
+    /// come, and its record printed with helpers (`print_files`).
+    pub(super) alone: bool,
 }
 
 /// What the walker knows about the directory it is listing.
@@ -228,6 +232,7 @@ impl<'a> Visitor<'a> {
             },
             unknown: Unknown::default(),
             needle: None,
+            alone: false,
         }
     }
 }

@@ -1563,6 +1563,75 @@ fn a_record_of_files_alone_is_printed_as_a_walk_prints_it() {
     assert!(names.contains(&&b"top/odd/n\xe9\xff"[..]));
 }
 
+/// A record of more regular files alone than one thread prints by itself
+/// (`Visitor::print_files_shared`: 65,536 or more) is printed by this worker and
+/// helper threads at once: every file once and nothing else, as find lists them,
+/// at one, two and four workers, newline- and NUL-terminated, checked and
+/// trusted. Helpers are started where there is more than one worker (strace sees
+/// the threads made: a repeat of a directory with no subdirectory starts none
+/// otherwise), and none at `-j 1`.
+#[test]
+fn a_giant_record_is_printed_by_helper_threads_as_a_walk_prints_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let giant = dir.path().join("giant");
+    std::fs::create_dir(&giant).unwrap();
+    for i in 0..70_000 {
+        std::fs::File::create(giant.join(format!("file.mdtest.{}.{i}", i % 7))).unwrap();
+    }
+    let mut oracle = testenv::oracle_files(giant.as_os_str().as_bytes());
+    oracle.sort();
+    assert_eq!(oracle.len(), 70_000);
+    let giant_arg = giant.to_str().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let first = run_str(dir.path(), cache.path(), &["--index", giant_arg]);
+    assert!(first.status.success(), "{first:?}");
+    for mode in ["--index", "--index-trust"] {
+        for workers in ["1", "2", "4"] {
+            for terminator in [b'\n', 0] {
+                let mut args = vec![mode, "-j", workers, giant_arg];
+                if terminator == 0 {
+                    args.push("-0");
+                }
+                let out = run_str(dir.path(), cache.path(), &args);
+                assert_eq!(out.status.code(), Some(0), "{args:?}: {out:?}");
+                let mut lines: Vec<Vec<u8>> = out
+                    .stdout
+                    .split(|&b| b == terminator)
+                    .map(<[u8]>::to_vec)
+                    .collect();
+                assert_eq!(lines.pop(), Some(Vec::new()), "{args:?}: ends a line");
+                lines.sort();
+                assert!(lines == oracle, "{args:?}: {} lines", lines.len());
+            }
+        }
+    }
+    if !has("strace") {
+        eprintln!("strace not installed: the helper threads are not counted");
+        return;
+    }
+    for (workers, helped) in [("1", false), ("2", true), ("4", true)] {
+        let trace = tempfile::NamedTempFile::new().unwrap();
+        let out = Command::new("strace")
+            .args(["-f", "-e", "trace=clone,clone3", "-o"])
+            .arg(trace.path())
+            .arg(env!("CARGO_BIN_EXE_pfind"))
+            .args(["--index", "-j", workers, giant_arg])
+            .env("XDG_CACHE_HOME", cache.path())
+            .env_remove("PFIND_OPTIONS")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(out.stdout.iter().filter(|&&b| b == b'\n').count(), 70_000);
+        let trace = std::fs::read_to_string(trace.path()).unwrap();
+        let threads = trace.lines().filter(|l| l.contains("clone")).count();
+        assert_eq!(
+            threads > 0,
+            helped,
+            "-j {workers}: {threads} threads\n{trace}"
+        );
+    }
+}
+
 /// Where the giant-directory tests run: fresh tmpfs, ext4, xfs and btrfs mounts
 /// (root, [`fresh_filesystem`]), or the test's own temporary directory where
 /// none can be made.
