@@ -1270,6 +1270,64 @@ fn deep_leaf_directories_are_answered_as_a_walk_does() {
     );
 }
 
+/// Where regular files cannot match (`-t d`, `-t l`, `--min-depth` below them), a
+/// record's files are passed over, not visited one by one
+/// (`walker::indexed::files_pass_unseen`), but a name search still notes a file
+/// its `-t` left out, as a walk does: the same lines, the same warning and the
+/// same status, checked and trusted, at one worker and three.
+#[test]
+fn files_that_cannot_match_are_passed_over_but_still_noted_as_misses() {
+    let env = testenv::TestEnv::new(&["top/mixed/sub", "top/d2/deeper/deepest"], &[]);
+    for i in 0..3_000 {
+        env.write(format!("top/many/f{i:05}"), b"");
+    }
+    env.write("top/mixed/a.txt", b"");
+    env.write("top/d2/deeper/b.txt", b"");
+    std::os::unix::fs::symlink("a.txt", env.root().join("top/mixed/link")).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let first = run_str(env.root(), cache.path(), &["--index", "top"]);
+    assert!(first.status.success(), "{first:?}");
+    let mut hinted = 0;
+    for filters in [
+        &["-t", "d"][..],
+        &["-t", "d", "-n", "f00042"],
+        &["-t", "d", "-n", "sub"],
+        &["-t", "l", "-n", "a.txt"],
+        &["-t", "l"],
+        &["-t", "d", "--min-depth", "3"],
+        &["-t", "d", "-c"],
+    ] {
+        let mut walk = vec!["top"];
+        walk.extend_from_slice(filters);
+        let walked = run_str(env.root(), cache.path(), &walk);
+        let hint = String::from_utf8_lossy(&walked.stderr).contains("a regular file did");
+        hinted += usize::from(hint);
+        for mode in ["--index", "--index-trust"] {
+            for workers in ["1", "3"] {
+                let mut args = vec![mode, "-j", workers];
+                args.extend_from_slice(&walk);
+                let out = run_str(env.root(), cache.path(), &args);
+                assert_eq!(out.status.code(), walked.status.code(), "{args:?}");
+                assert_eq!(
+                    sorted_lines(&out.stdout),
+                    sorted_lines(&walked.stdout),
+                    "{args:?}"
+                );
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                // The trusted mode says how old the index is; nothing else differs.
+                let said: Vec<&str> = stderr.lines().filter(|l| !l.contains("index")).collect();
+                let walk_said: Vec<String> = String::from_utf8_lossy(&walked.stderr)
+                    .lines()
+                    .map(String::from)
+                    .collect();
+                assert_eq!(said, walk_said, "{args:?}");
+            }
+        }
+    }
+    // Not vacuous: two searches found only files their `-t` left out.
+    assert_eq!(hinted, 2);
+}
+
 /// A search with a name test rules a record's regular files out whole when no
 /// name in it holds the test's needle (`filter::needle`): the longest literal of
 /// its glob, or `.EXT` and the name's end. Names the needle must still find: of
