@@ -191,8 +191,8 @@ fn put_blocks(
 }
 
 /// Records of at least this many regular files are printed by helper threads
-/// too ([`Visitor::print_files_shared`]): a hundredth of the million-entry
-/// directory, a few milliseconds of copying for one thread, where starting one
+/// too ([`Visitor::print_files_shared`]): about 0.2 ms of copying for one
+/// thread (a fifteenth of the million-entry directory), where starting one
 /// takes tens of microseconds.
 const SHARED_PRINT_FROM: usize = 1 << 16;
 
@@ -203,7 +203,9 @@ const SHARED_PARTS_PER_THREAD: usize = 8;
 /// `lens` and `names` cut into at most `parts` parts of about as many names
 /// each: each part's lengths, and the names from its first to the record's end
 /// (as [`put_lines`] reads them). Only the lengths are read; each part checks its
-/// names' NULs as it prints them.
+/// names' NULs as it prints them, so a name without its NUL (a file this code
+/// did not write, which its checksum would have refused) ends its own part, not
+/// the parts after it.
 fn cut_names<'r>(lens: &'r [u8], names: &'r [u8], parts: usize) -> Vec<(&'r [u8], &'r [u8])> {
     let each = lens.len().div_ceil(parts.max(1)).max(1);
     let mut cut = Vec::with_capacity(parts);
