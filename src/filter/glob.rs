@@ -257,9 +257,31 @@ impl Glob {
     /// folds to `i` and the Kelvin sign to `k` ([`FOLDED_FROM_BEYOND_ASCII`]), so a
     /// run stops at those as at any character beyond ASCII.
     pub fn required_literal(&self) -> Option<needle::Literal> {
+        self.literal_run(false)
+    }
+
+    /// [`Self::required_literal`] for a directory whose names are ASCII alone:
+    /// under `-i` a run need not stop at `i` and `k`, since no character beyond
+    /// ASCII is there to fold to them (`*lib*` requires `lib` of such names, and
+    /// nothing of others). `None` without `-i`, where it would be the same.
+    pub fn required_ascii_literal(&self) -> Option<needle::Literal> {
+        self.folds_case().then(|| self.literal_run(true)).flatten()
+    }
+
+    /// True when the glob, or the one glob it holds, folds case.
+    fn folds_case(&self) -> bool {
+        match &self.general.any_of[..] {
+            [only] => only.folds_case(),
+            _ => self.general.ignore_case,
+        }
+    }
+
+    /// The longest literal run (see [`Self::required_literal`]); with
+    /// `ascii_names`, for names of ASCII alone.
+    fn literal_run(&self, ascii_names: bool) -> Option<needle::Literal> {
         let general = &self.general;
         if let [only] = &general.any_of[..] {
-            return only.required_literal();
+            return only.literal_run(ascii_names);
         }
         if !general.any_of.is_empty() {
             return None;
@@ -268,7 +290,7 @@ impl Glob {
         let (mut best, mut run) = (Vec::new(), Vec::new());
         for token in general.tokens.iter().chain([&Token::Star]) {
             match token {
-                Token::Char(c) if literal_bytes(*c, folded, &mut run) => {}
+                Token::Char(c) if literal_bytes(*c, folded, ascii_names, &mut run) => {}
                 _ => {
                     if run.len() > best.len() {
                         best = std::mem::take(&mut run);
@@ -340,10 +362,11 @@ const FOLDED_FROM_BEYOND_ASCII: &[u8] = b"ik";
 /// Appends to `run` the bytes a name holds where the pattern's character `c`
 /// matches, and true; false (nothing appended) where they are not certain: under
 /// `-i` (`folded`, `c` folded already), any character but ASCII that only itself
-/// and its other case fold to.
-fn literal_bytes(c: u32, folded: bool, run: &mut Vec<u8>) -> bool {
+/// and its other case fold to (with `ascii_names`, names of ASCII alone, any
+/// ASCII character).
+fn literal_bytes(c: u32, folded: bool, ascii_names: bool, run: &mut Vec<u8>) -> bool {
     match (c, folded) {
-        (0..=0x7f, true) if FOLDED_FROM_BEYOND_ASCII.contains(&(c as u8)) => false,
+        (0..=0x7f, true) if !ascii_names && FOLDED_FROM_BEYOND_ASCII.contains(&(c as u8)) => false,
         (0..=0x7f, _) => {
             run.push(c as u8);
             true
@@ -529,6 +552,22 @@ mod tests {
         );
     }
 
+    #[test]
+    fn names_of_ascii_alone_are_held_to_a_run_through_i_and_k() {
+        let ascii_literal = |pattern: &str, ignore_case: bool| {
+            let glob = Glob::new(pattern.as_bytes(), ignore_case).unwrap();
+            glob.required_ascii_literal()
+                .map(|l| (String::from_utf8_lossy(&l.bytes).into_owned(), l.folded))
+        };
+        let folded = |s: &str| Some((s.to_owned(), true));
+        assert_eq!(ascii_literal("*LINUX*", true), folded("linux"));
+        assert_eq!(ascii_literal("*lib*", true), folded("lib"));
+        assert_eq!(ascii_literal("*park.éwxyz*", true), folded("park."));
+        // Without -i, the literal is already the whole run.
+        assert_eq!(ascii_literal("*lib*", false), None);
+        assert_eq!(ascii_literal("*.{rs,toml}", true), None);
+    }
+
     /// The needle's promise, on every name of a mixed list: a name the glob
     /// matches holds its literal (folded under `-i`).
     #[test]
@@ -579,6 +618,18 @@ mod tests {
                     if glob.matches(name) {
                         let held = fold(name).windows(wanted.len()).any(|w| w == wanted);
                         assert!(held, "{pattern:?} -i {ignore_case}: {name:?}");
+                    }
+                }
+                // Names of ASCII alone hold the longer run, folded.
+                let Some(ascii) = glob.required_ascii_literal() else {
+                    continue;
+                };
+                let wanted: Vec<u8> = ascii.bytes.iter().map(|&b| needle::fold_byte(b)).collect();
+                for name in names.iter().filter(|name| name.is_ascii()) {
+                    if glob.matches(name) {
+                        let folded: Vec<u8> = name.iter().map(|&b| needle::fold_byte(b)).collect();
+                        let held = folded.windows(wanted.len()).any(|w| w == wanted);
+                        assert!(held, "{pattern:?} ASCII: {name:?}");
                     }
                 }
             }

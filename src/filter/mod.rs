@@ -308,7 +308,9 @@ impl Filter {
     /// pass [`Self::name_matches`]: with one `-e`, `.EXT` and the NUL after the
     /// name, searched for folded (the test is ASCII case-insensitive); with
     /// several, their endings, name by name; otherwise the longest literal run
-    /// of the globs a name must match, if long enough to search for.
+    /// of the globs a name must match, if long enough to search for, and under
+    /// `-i` a longer one for directories whose names are ASCII alone, where `i`
+    /// and `k` need not end a run (`Glob::required_ascii_literal`).
     pub fn name_needle(&self) -> Option<needle::NameNeedle> {
         match self.extensions.list.as_slice() {
             [] => {}
@@ -321,12 +323,23 @@ impl Filter {
             }
             _ => return Some(needle::NameNeedle::endings(self.extensions.clone())),
         }
-        let globs = [&self.name_glob, &self.name_glob_too];
-        let literals = globs
-            .into_iter()
-            .flatten()
-            .filter_map(Glob::required_literal);
-        needle::longest(literals).map(|literal| needle::NameNeedle::new(&literal))
+        let globs = || [&self.name_glob, &self.name_glob_too].into_iter().flatten();
+        let literal = needle::longest(globs().filter_map(Glob::required_literal));
+        // Under `-i`, names of ASCII alone may be held to a longer literal.
+        let ascii =
+            needle::longest(globs().filter_map(Glob::required_ascii_literal)).filter(|ascii| {
+                literal
+                    .as_ref()
+                    .is_none_or(|l| ascii.bytes.len() > l.bytes.len())
+            });
+        match (literal, ascii) {
+            (Some(literal), Some(ascii)) => {
+                Some(needle::NameNeedle::new(&literal).with_ascii(&ascii))
+            }
+            (Some(literal), None) => Some(needle::NameNeedle::new(&literal)),
+            (None, Some(ascii)) => Some(needle::NameNeedle::ascii_only(&ascii)),
+            (None, None) => None,
+        }
     }
 
     /// True when every name passes [`Self::name_passes`]: no `-e`, no name glob and

@@ -54,6 +54,12 @@ const FOLD_BLOCK: usize = 4096;
 #[derive(Clone, Debug)]
 pub struct NameNeedle {
     kind: Kind,
+    /// Under `-i`, a longer literal that a directory's names of ASCII alone
+    /// must hold (`Glob::required_ascii_literal`), searched for folded.
+    ascii: Option<Finder<'static>>,
+    /// Where names are folded a block at a time, written in place without
+    /// being cleared or grown.
+    block: Box<[u8; FOLD_BLOCK]>,
 }
 
 #[derive(Clone, Debug)]
@@ -65,27 +71,46 @@ enum Kind {
     Endings(Extensions),
     /// A literal searched for as it is.
     Exact(Finder<'static>),
-    /// A literal searched for folded, in the names folded a block at a time
-    /// into a fixed array, written in place without being cleared or grown.
-    Folded(Finder<'static>, Box<[u8; FOLD_BLOCK]>),
+    /// A literal searched for folded, in the names folded a block at a time.
+    Folded(Finder<'static>),
+    /// None: names beyond ASCII may match whatever they hold (only `ascii`
+    /// rules names out).
+    Anything,
 }
 
 impl NameNeedle {
     pub fn new(literal: &Literal) -> NameNeedle {
         let kind = match literal.folded {
-            true => {
-                let bytes: Vec<u8> = literal.bytes.iter().map(|&b| fold_byte(b)).collect();
-                Kind::Folded(Finder::new(&bytes).into_owned(), Box::new([0; FOLD_BLOCK]))
-            }
+            true => Kind::Folded(folded_finder(&literal.bytes)),
             false => Kind::Exact(Finder::new(&literal.bytes).into_owned()),
         };
-        NameNeedle { kind }
+        NameNeedle::of(kind)
     }
 
     /// A name must end in one of `extensions` (not empty).
     pub fn endings(extensions: Extensions) -> NameNeedle {
+        NameNeedle::of(Kind::Endings(extensions))
+    }
+
+    /// Only names of ASCII alone are ruled out: they must hold `literal`, folded.
+    pub fn ascii_only(literal: &Literal) -> NameNeedle {
+        NameNeedle::of(Kind::Anything).with_ascii(literal)
+    }
+
+    /// This needle, and for a directory whose names are ASCII alone `literal`
+    /// (folded) instead.
+    pub fn with_ascii(self, literal: &Literal) -> NameNeedle {
         NameNeedle {
-            kind: Kind::Endings(extensions),
+            ascii: Some(folded_finder(&literal.bytes)),
+            ..self
+        }
+    }
+
+    fn of(kind: Kind) -> NameNeedle {
+        NameNeedle {
+            kind,
+            ascii: None,
+            block: Box::new([0; FOLD_BLOCK]),
         }
     }
 
@@ -94,12 +119,24 @@ impl NameNeedle {
     /// came from. Lengths that do not fit the names rule nothing out.
     #[inline]
     pub fn may_be_in(&mut self, lens: &[u8], names: &[u8]) -> bool {
-        match &mut self.kind {
+        if let Some(ascii) = &self.ascii {
+            if names.is_ascii() {
+                return folded_find(ascii, &mut self.block, names);
+            }
+        }
+        match &self.kind {
             Kind::Endings(extensions) => any_ends_as(extensions, lens, names),
             Kind::Exact(finder) => finder.find(names).is_some(),
-            Kind::Folded(finder, block) => folded_find(finder, block, names),
+            Kind::Folded(finder) => folded_find(finder, &mut self.block, names),
+            Kind::Anything => true,
         }
     }
+}
+
+/// A finder of `bytes` folded.
+fn folded_finder(bytes: &[u8]) -> Finder<'static> {
+    let folded: Vec<u8> = bytes.iter().map(|&b| fold_byte(b)).collect();
+    Finder::new(&folded).into_owned()
 }
 
 /// True when a name of `names` (lengths `lens`) ends in one of `extensions`.
@@ -152,6 +189,35 @@ mod tests {
 
     fn found(needle: &mut NameNeedle, names: &[u8]) -> bool {
         needle.may_be_in(&lens(names), names)
+    }
+
+    #[test]
+    fn a_longer_literal_rules_out_names_of_ascii_alone_only() {
+        let literal = |bytes: &[u8]| Literal {
+            bytes: bytes.to_vec(),
+            folded: true,
+        };
+        // `*lib*` under -i: no needle but for names of ASCII alone.
+        let mut lib = NameNeedle::ascii_only(&literal(b"lib"));
+        assert!(!found(&mut lib, b"file.0\0file.1\0"));
+        assert!(found(&mut lib, b"a\0MyLIBrary\0"));
+        assert!(
+            found(&mut lib, b"a\0l\xc4\xb0b\0"),
+            "İ folds to i: never ruled out"
+        );
+        // `*linux*`: "nux" for names beyond ASCII, "linux" for the others.
+        let mut linux = NameNeedle::new(&literal(b"nux")).with_ascii(&literal(b"linux"));
+        assert!(!found(&mut linux, b"tux\0nu x\0"));
+        assert!(
+            !found(&mut linux, b"MINUX\0"),
+            "ASCII names held to the longer run"
+        );
+        assert!(found(&mut linux, b"LINUX\0"));
+        assert!(
+            !found(&mut linux, b"\xc3\xa9\0nu\0"),
+            "beyond ASCII: the short run"
+        );
+        assert!(found(&mut linux, b"\xc3\xa9\0MINUX\0"));
     }
 
     fn literal(bytes: &[u8], folded: bool) -> Literal {

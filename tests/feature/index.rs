@@ -1340,7 +1340,9 @@ fn files_that_cannot_match_are_passed_over_but_still_noted_as_misses() {
 fn a_name_tests_needle_rules_out_only_what_cannot_match() {
     use std::os::unix::ffi::OsStrExt;
     let env = testenv::TestEnv::new(&[], &[]);
-    let names: [&[u8]; 10] = [
+    let names: [&[u8]; 12] = [
+        b"ToolKIT.h",
+        b"MyLIBrary.txt",
         b"README",
         b"ReadMe.md",
         b"readme.txt",
@@ -1383,7 +1385,12 @@ fn a_name_tests_needle_rules_out_only_what_cannot_match() {
     let cache = tempfile::tempdir().unwrap();
     let first = run_str(env.root(), cache.path(), &["--index", "."]);
     assert!(first.status.success(), "{first:?}");
-    let queries: [&[&str]; 11] = [
+    let queries: [&[&str]; 14] = [
+        // Under -i, `i` and `k` end a needle's run except in directories whose
+        // names are ASCII alone (`Glob::required_ascii_literal`).
+        &["-i", "-n", "*kit*"],
+        &["-i", "-n", "*library*"],
+        &["-i", "-n", "*LIBRARY.TXT"],
         &["-e", "conf"],
         &["-e", "md,CONF"],
         &["-e", "CONF", "-t", "any"],
