@@ -30,6 +30,7 @@ pub mod index;
 pub mod memory;
 pub mod os;
 pub mod output;
+pub mod placement;
 pub mod probe;
 pub mod progress;
 pub mod queue;

@@ -12,13 +12,14 @@ use crate::os::stat_many;
 use crate::output::limit::MatchLimit;
 use crate::output::pacing::ShallowFirst;
 use crate::output::{Output, OutputMode};
+use crate::placement::Placement;
 use crate::queue::{self, Pool, WorkerSlot};
 use crate::report::Reporter;
 use crate::roots::{sort_roots, without_dot_slash, RootEntry, SortedRoots};
 use crate::threads::{
     as_listing_wait, cold_start_workers, cpus_within_quota, first_workers, latency_step,
-    spare_workers, workers_to_start, GrowthGate, GrowthRecord, Placement, PoolState,
-    GROWTH_INTERVAL, LEAST_INTERVALS,
+    spare_workers, workers_to_start, GrowthGate, GrowthRecord, PoolState, GROWTH_INTERVAL,
+    LEAST_INTERVALS,
 };
 use crate::walker::{DirJob, Roots, Summary, Walker};
 use std::os::unix::ffi::OsStrExt;
@@ -480,7 +481,7 @@ where
     }
 
     /// If the workers just started have not begun to run a while later, this thread
-    /// moves to another CPU and leaves them this one (`threads::Placement`). True
+    /// moves to another CPU and leaves them this one (`placement::Placement`). True
     /// when it moved.
     fn place(&mut self) -> bool {
         let Some(placement) = &mut self.unplaced else {

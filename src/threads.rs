@@ -1,25 +1,8 @@
-//! Worker threads and the CPUs under them: how many workers a walk has, where a new
-//! worker starts, and whether a worker is waiting on the disk rather than working.
+//! Worker threads and the CPUs under them: how many workers a walk has, and whether a
+//! worker is waiting on the disk rather than working.
 //!
-//! # Starting a worker on a free CPU
-//!
-//! A new thread is queued on the CPU of the thread that created it. If that thread keeps
-//! running (the first worker does: it goes on walking while the others start), the new
-//! one waits for the scheduler to move it to an idle CPU, which the kernel does from its
-//! periodic load balancing, a tick later. On the machine this was measured on (a 2-vCPU
-//! KVM guest whose kernel packs tasks onto few vCPUs) that was most of a small walk:
-//! on `deep` (363 directories) the second worker started 1.5 ms late (median of 40
-//! runs) and then shared the first worker's CPU to the end, so two workers took as long
-//! as one (5.3 ± 1.4 ms against 5.7 for `-j 1`).
-//!
-//! [`CpuSpread`] fixes that without pinning anything: if the new workers have not
-//! begun to run a moment after they were started (the scheduler checks, see
-//! `Crew::place`), the creating thread moves *itself* to another CPU it is allowed on
-//! (by narrowing its own affinity for a moment), which leaves the new worker alone on
-//! the CPU it was queued on, and then gives its own affinity back exactly as it was.
-//! No worker's affinity is ever changed. The check matters: where the kernel did place
-//! a new worker on an idle CPU (a process that has walked before, say), moving there
-//! would queue the creator behind it, which cost 1 to 4 ms per walk.
+//! Where a new worker starts, when the kernel queues it behind its creator, is
+//! [`crate::placement`]'s.
 //!
 //! # Noticing a wait on the disk
 //!
@@ -739,123 +722,9 @@ fn thread_reading() -> Option<(u64, Duration, Instant)> {
     None
 }
 
-/// How long threads just started may take to begin running before the thread that
-/// started them takes them to be queued behind it and moves away
-/// ([`Placement::check`]). A thread the kernel puts on an idle CPU runs within tens
-/// of microseconds; one queued behind a busy thread waits for the load balancer, a
-/// millisecond or more here.
-pub const PLACEMENT_WAIT: Duration = Duration::from_micros(100);
-
-/// Threads this one has just started (workers, or helpers that print or list a
-/// giant directory with it), watched until they have begun to run: if they have
-/// not [`PLACEMENT_WAIT`] later, they are queued behind this thread on its CPU, and
-/// this thread moves to another ([`CpuSpread`]). Where the kernel placed them well
-/// they are running by then, and this thread stays: moving anyway would put it
-/// behind one of them on that one's CPU, which in a process that walks many times
-/// (the library in a loop) took 1 to 4 ms per walk. A copy for each thread
-/// started lets each look for the others (the kernel may as well run the new
-/// thread first and queue the old one behind it).
-#[derive(Clone)]
-pub struct Placement {
-    started_at: Instant,
-    started: usize,
-    settled: bool,
-}
-
-impl Placement {
-    /// `started` threads were started just now (or are about to be).
-    pub fn new(started: usize) -> Placement {
-        Placement {
-            started_at: Instant::now(),
-            started,
-            settled: started == 0,
-        }
-    }
-
-    /// Called now and then by a thread while it works on: `running` of the
-    /// started threads have begun. True when this thread moved to another CPU.
-    pub fn check(&mut self, running: usize) -> bool {
-        if self.settled {
-            return false;
-        }
-        if running >= self.started {
-            self.settled = true;
-            return false;
-        }
-        if self.started_at.elapsed() < PLACEMENT_WAIT {
-            return false;
-        }
-        self.settled = true;
-        let spread = CpuSpread::new();
-        spread.step_aside();
-        spread.finish();
-        true
-    }
-
-    /// True once the started threads were seen running, or this thread moved.
-    pub fn settled(&self) -> bool {
-        self.settled
-    }
-}
-
-/// Spreads newly started workers over CPUs; see the module comment.
-pub struct CpuSpread {
-    #[cfg(target_os = "linux")]
-    allowed: Option<CpuSet>,
-}
-
-impl CpuSpread {
-    /// Remembers the calling thread's affinity, to be given back by `finish`.
-    pub fn new() -> CpuSpread {
-        CpuSpread {
-            // Not in the `portable` build (Cargo.toml): other systems leave it all
-            // to their scheduler.
-            #[cfg(target_os = "linux")]
-            allowed: CpuSet::of_this_thread()
-                .filter(|set| set.count() > 1 && !cfg!(feature = "portable")),
-        }
-    }
-
-    /// Called by the creating thread right after it started a worker: moves itself to
-    /// another allowed CPU, leaving the new worker the one it is queued on.
-    pub fn step_aside(&self) {
-        #[cfg(target_os = "linux")]
-        if let Some(elsewhere) = self.allowed.and_then(|set| set.without_this_cpu()) {
-            elsewhere.apply_to_this_thread();
-        }
-    }
-
-    /// Gives the creating thread its own affinity back, exactly as it was.
-    pub fn finish(self) {
-        #[cfg(target_os = "linux")]
-        if let Some(allowed) = &self.allowed {
-            allowed.apply_to_this_thread();
-        }
-    }
-}
-
-impl Default for CpuSpread {
-    fn default() -> CpuSpread {
-        CpuSpread::new()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn threads_seen_running_settle_their_placement_without_a_move() {
-        assert!(Placement::new(0).settled());
-        let mut placement = Placement::new(2);
-        assert!(!placement.check(1));
-        assert!(!placement.settled());
-        assert!(!placement.check(2));
-        assert!(placement.settled());
-        // Settled: never moves after.
-        std::thread::sleep(PLACEMENT_WAIT * 2);
-        assert!(!placement.check(0));
-    }
 
     #[test]
     fn a_walk_starts_and_grows_by_these_decisions() {
@@ -1369,27 +1238,5 @@ mod tests {
         assert!(!blind.decide(start + ms(50), ms(1), 2));
         // Right after a real first reading: too soon.
         assert!(!GrowthGate::new().allows(2));
-    }
-
-    #[test]
-    fn spreading_gives_the_affinity_back() {
-        #[cfg(target_os = "linux")]
-        fn cpus() -> Vec<usize> {
-            CpuSet::of_this_thread().expect("sched_getaffinity").cpus()
-        }
-        // On a thread of its own, so the test runner's thread is never moved.
-        std::thread::spawn(|| {
-            #[cfg(target_os = "linux")]
-            let before = cpus();
-            let spread = CpuSpread::new();
-            for _ in 0..3 {
-                spread.step_aside();
-            }
-            spread.finish();
-            #[cfg(target_os = "linux")]
-            assert_eq!(cpus(), before);
-        })
-        .join()
-        .unwrap();
     }
 }

@@ -265,15 +265,7 @@ impl Glob {
     /// ASCII is there to fold to them (`*lib*` requires `lib` of such names, and
     /// nothing of others). `None` without `-i`, where it would be the same.
     pub fn required_ascii_literal(&self) -> Option<needle::Literal> {
-        self.folds_case().then(|| self.literal_run(true)).flatten()
-    }
-
-    /// True when the glob, or the one glob it holds, folds case.
-    fn folds_case(&self) -> bool {
-        match &self.general.any_of[..] {
-            [only] => only.folds_case(),
-            _ => self.general.ignore_case,
-        }
+        self.literal_run(true).filter(|literal| literal.folded)
     }
 
     /// The longest literal run (see [`Self::required_literal`]); with

@@ -58,8 +58,8 @@ pub struct NameNeedle {
     /// must hold (`Glob::required_ascii_literal`), searched for folded.
     ascii: Option<Finder<'static>>,
     /// Where names are folded a block at a time, written in place without
-    /// being cleared or grown.
-    block: Box<[u8; FOLD_BLOCK]>,
+    /// being cleared or grown; made at the first fold.
+    block: Option<Box<[u8; FOLD_BLOCK]>>,
 }
 
 #[derive(Clone, Debug)]
@@ -110,7 +110,7 @@ impl NameNeedle {
         NameNeedle {
             kind,
             ascii: None,
-            block: Box::new([0; FOLD_BLOCK]),
+            block: None,
         }
     }
 
@@ -119,15 +119,16 @@ impl NameNeedle {
     /// came from. Lengths that do not fit the names rule nothing out.
     #[inline]
     pub fn may_be_in(&mut self, lens: &[u8], names: &[u8]) -> bool {
+        let block = &mut self.block;
         if let Some(ascii) = &self.ascii {
             if names.is_ascii() {
-                return folded_find(ascii, &mut self.block, names);
+                return folded_find(ascii, block, names);
             }
         }
         match &self.kind {
             Kind::Endings(extensions) => any_ends_as(extensions, lens, names),
             Kind::Exact(finder) => finder.find(names).is_some(),
-            Kind::Folded(finder) => folded_find(finder, &mut self.block, names),
+            Kind::Folded(finder) => folded_find(finder, block, names),
             Kind::Anything => true,
         }
     }
@@ -157,7 +158,12 @@ fn any_ends_as(extensions: &Extensions, lens: &[u8], names: &[u8]) -> bool {
 /// so that a needle across two blocks is found. The whole listing folded at
 /// once grew the room to its largest (a directory of 17,948 names,
 /// `/usr/share/man/man1`: 200 more page faults).
-fn folded_find(finder: &Finder<'_>, block: &mut [u8; FOLD_BLOCK], names: &[u8]) -> bool {
+fn folded_find(
+    finder: &Finder<'_>,
+    block: &mut Option<Box<[u8; FOLD_BLOCK]>>,
+    names: &[u8],
+) -> bool {
+    let block = block.get_or_insert_with(|| Box::new([0; FOLD_BLOCK]));
     let overlap = finder.needle().len().saturating_sub(1);
     let mut start = 0;
     loop {

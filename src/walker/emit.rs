@@ -11,7 +11,7 @@ use crate::output::meta::Meta;
 use crate::output::pacing::OUTPUT_HOLD_CAP;
 use crate::output::printer::Match;
 use crate::output::sink::{Delivery, OUTPUT_FLUSH_THRESHOLD};
-use crate::threads::Placement;
+use crate::placement::Together;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -320,7 +320,7 @@ impl Visitor<'_> {
         terminator: u8,
         helpers: usize,
     ) {
-        use std::sync::atomic::{AtomicUsize, Ordering};
+        use std::sync::atomic::AtomicUsize;
         self.flush();
         let parts = cut_names(lens, names, (helpers + 1) * SHARED_PARTS_PER_THREAD);
         let (pool, output, reporter) = (self.pool, self.output, self.reporter);
@@ -332,21 +332,17 @@ impl Visitor<'_> {
             }
             block.clear();
         };
-        // Each thread counts itself in as it begins, and looks between its parts
-        // whether all have begun: a helper queued behind this thread on its CPU, or
-        // this thread behind a helper that the kernel let run first on it, waits
-        // for the load balancer, a millisecond or more, unless the one running
-        // moves to another CPU (`threads::Placement`).
-        let running = AtomicUsize::new(0);
-        let placement = Placement::new(helpers + 1);
+        // A helper queued behind this thread on its CPU, or this thread behind a
+        // helper that the kernel let run first on it, waits for the load balancer,
+        // a millisecond or more, unless the one running moves (`placement`).
+        let together = Together::new(helpers + 1);
         let take = || {
-            running.fetch_add(1, Ordering::Relaxed);
-            let mut placement = placement.clone();
+            let mut began = together.begin();
             let mut out = Vec::with_capacity(OUTPUT_FLUSH_THRESHOLD + OUTPUT_FLUSH_THRESHOLD / 2);
             let mut printed = 0;
             while let Some(&part) = parts.get(next.fetch_add(1, Ordering::Relaxed)) {
                 printed += put_blocks(&mut out, prefix, part, terminator, stop, deliver);
-                placement.check(running.load(Ordering::Relaxed));
+                began.look();
             }
             deliver(&mut out);
             printed

@@ -8,7 +8,7 @@ use super::visit::Visitor;
 use super::Listing;
 use crate::index::ListingPart;
 use crate::os::dirent::DirReader;
-use crate::threads::Placement;
+use crate::placement::Together;
 use std::io;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -149,14 +149,11 @@ fn list_pieces(
     let stop = reading.stop;
     let next = AtomicUsize::new(0);
     let failed = AtomicBool::new(false);
-    // Each thread counts itself in, and looks between its pieces whether all
-    // have begun (see `threads::Placement`: a new thread queued behind its
-    // creator on one CPU waits a millisecond or more otherwise).
-    let running = AtomicUsize::new(0);
-    let placement = Placement::new(reading.helpers + 1);
+    // A new thread queued behind its creator on one CPU waits a millisecond or
+    // more, unless the one running moves (`placement`).
+    let together = Together::new(reading.helpers + 1);
     let take = |reader: &mut DirReader| {
-        running.fetch_add(1, Ordering::Relaxed);
-        let mut placement = placement.clone();
+        let mut began = together.begin();
         let mut listed = Vec::new();
         while !failed.load(Ordering::Relaxed) {
             let at = next.fetch_add(1, Ordering::Relaxed);
@@ -167,7 +164,7 @@ fn list_pieces(
                 Some(part) => listed.push((at, part)),
                 None => failed.store(true, Ordering::Relaxed),
             }
-            placement.check(running.load(Ordering::Relaxed));
+            began.look();
         }
         listed
     };
