@@ -147,7 +147,7 @@ pub(super) fn list_unopened(
     job: &DirJob,
     dir: &Dir<'_>,
     slot: &WorkerSlot<DirJob>,
-    leaf_path: &mut Vec<u8>,
+    room: &mut InlineRoom,
 ) -> bool {
     let Some(record) = unopened_record(index, job, dir) else {
         return false;
@@ -155,10 +155,14 @@ pub(super) fn list_unopened(
     let Some(root) = index.root_key(job.siblings().root_identity()) else {
         return false;
     };
+    if room.levels.is_empty() {
+        room.levels.resize_with(INLINE_NESTING, Level::default);
+    }
     let leaves = Leaves {
         index,
         root,
-        path: leaf_path,
+        path: &mut room.leaf_path,
+        levels: &mut room.levels,
     };
     visit_unopened(visitor, &record, job, dir, slot, Some(leaves));
     true
@@ -171,6 +175,30 @@ pub(super) struct Leaves<'l> {
     root: RootKey,
     /// A leaf's printed path and a `/`, put together here.
     path: &'l mut Vec<u8>,
+    /// Room for the subdirectories that are not leaves, each visited at once
+    /// within its parent's visit, one level each: none left, they are queued.
+    levels: &'l mut [Level],
+}
+
+/// How deep subdirectories that are not leaves are visited within their
+/// parent's turn, at most: each is a frame on the worker's stack.
+const INLINE_NESTING: usize = 24;
+
+/// What a worker keeps for `--index-trust`'s visits of subdirectories within
+/// their parent's turn ([`visit_leaves`]), so that they allocate nothing.
+#[derive(Default)]
+pub(super) struct InlineRoom {
+    leaf_path: Vec<u8>,
+    levels: Vec<Level>,
+}
+
+/// One level of subdirectories visited at once: where its parent's lists wait
+/// meanwhile, and its own path.
+#[derive(Default)]
+pub(super) struct Level {
+    children: Vec<super::job::Child>,
+    child_names: Vec<u8>,
+    path: Vec<u8>,
 }
 
 /// `--index` on a recorded directory, when nothing needs its descriptor (see
@@ -316,7 +344,7 @@ fn visit_unopened(
     visitor.enter(dir);
     let _ = visit_record(visitor, record, job, dir, -1, false);
     if let Some(leaves) = leaves.filter(|_| !visitor.children.is_empty()) {
-        visit_leaves(visitor, leaves, job, dir);
+        visit_leaves(visitor, leaves, job, dir, slot);
         if visitor.children.is_empty() {
             visitor.child_names.clear();
         }
@@ -375,76 +403,144 @@ fn visit_each<'e, const COUNTED: bool, const NO_FILES: bool>(
 }
 
 /// `--index-trust`: visits at once, one after the other, the subdirectories just
-/// found in `dir` (`visitor.children`) whose records hold no directory and no
-/// entry of unknown kind, and leaves the others in `visitor.children` to be
-/// queued. Such a leaf would have been a job of its own, queued, taken, entered
-/// and finished (three in five of `/usr`'s directories are leaves); here it is
-/// its path put together and its record visited, with what a job's turn does
-/// around it (the pacing of the output, the status line), and nothing it holds
-/// can be queued. Only where the walk goes depth-first at their depth (see
-/// `Pool::goes_depth_first`), so that a search that stops early still lists the
-/// first levels before anything deeper.
+/// found in `dir` (`visitor.children`) that have records, and leaves the others
+/// in `visitor.children` to be queued. A leaf (its record holds no directory and
+/// no entry of unknown kind) would have been a job of its own, queued, taken,
+/// entered and finished (three in five of `/usr`'s directories are leaves); here
+/// it is its path put together and its record visited, with what a job's turn
+/// does around it (the pacing of the output, the status line). A subdirectory
+/// that is not a leaf is visited so too, its own subdirectories in turn
+/// ([`visit_within`]), while no worker waits for a directory to take (one would
+/// have taken it) and levels are left ([`INLINE_NESTING`]). Only where the walk
+/// goes depth-first at their depth (see `Pool::goes_depth_first`), so that a
+/// search that stops early still lists the first levels before anything deeper.
 #[inline(never)]
-fn visit_leaves(visitor: &mut Visitor<'_>, leaves: Leaves<'_>, job: &DirJob, dir: &Dir<'_>) {
+fn visit_leaves(
+    visitor: &mut Visitor<'_>,
+    leaves: Leaves<'_>,
+    job: &DirJob,
+    dir: &Dir<'_>,
+    slot: &WorkerSlot<DirJob>,
+) {
     let depth = dir.depth + 1;
     let pool = visitor.pool;
     if !pool.goes_depth_first(depth) {
         return;
     }
-    let Leaves { index, root, path } = leaves;
+    let Leaves {
+        index,
+        root,
+        path,
+        levels,
+    } = leaves;
+    let unknown = crate::index::format::kind_byte(EntryKind::Unknown);
     let mut kept = 0;
     for i in 0..visitor.children.len() {
         let child = visitor.children[i];
-        let leaf = (child.index_at != 0 && !child.print_if_empty && !child.tracked_only)
+        let record = (child.index_at != 0 && !child.print_if_empty && !child.tracked_only)
             .then(|| index.recorded_at(root, child.index_at))
             .flatten()
-            .filter(|record| record.is_leaf());
-        match leaf.filter(|_| !pool.is_stopped()) {
-            Some(record) => {
-                visitor.queued_dirs += 1;
-                visitor.before_directory(depth);
-                if files_of_leaf(visitor, &record) == Files::AllRuledOut {
-                    // Nothing in it can match: what its visit would have counted.
-                    visitor.found.examined += record.kinds.len() as u64;
-                } else {
-                    // Names follow one another, each with its NUL.
-                    let name_end = match visitor.children.get(i + 1) {
-                        Some(next) => next.name_start - 1,
-                        None => visitor.child_names.len() - 1,
-                    };
-                    path.clear();
-                    path.extend_from_slice(dir.prefix);
-                    path.extend_from_slice(&visitor.child_names[child.name_start..name_end]);
-                    let path_len = path.len();
-                    path.push(b'/');
-                    let name = &path[dir.prefix.len()..path_len];
-                    let path_state = (visitor.config.filter)
-                        .subdir_path(dir.path_state, name)
-                        .unwrap_or_default();
-                    let leaf_dir = Dir {
-                        job,
-                        prefix: &path[..],
-                        path_len,
-                        depth,
-                        path_state,
-                    };
-                    visitor.enter(&leaf_dir);
-                    let found = visitor.children.len();
-                    let _ = visit_record(visitor, &record, job, &leaf_dir, -1, false);
-                    // No directory, and no entry whose kind a `stat` would tell.
-                    debug_assert_eq!(visitor.children.len(), found);
-                }
-                visitor.answer_progress();
-                visitor.pacing.answered_without_system_call(true);
-                visitor.after_directory(depth);
+            .filter(|record| {
+                record.is_leaf()
+                    || (!levels.is_empty()
+                        && pool.parked_workers() == 0
+                        && !record.kinds.contains(&unknown))
+            });
+        let Some(record) = record.filter(|_| !pool.is_stopped()) else {
+            visitor.children[kept] = child;
+            kept += 1;
+            continue;
+        };
+        visitor.queued_dirs += 1;
+        visitor.before_directory(depth);
+        // Names follow one another, each with its NUL.
+        let name_end = match visitor.children.get(i + 1) {
+            Some(next) => next.name_start - 1,
+            None => visitor.child_names.len() - 1,
+        };
+        let name = child.name_start..name_end;
+        match levels.split_first_mut() {
+            Some((level, deeper)) if !record.is_leaf() => {
+                let leaves = Leaves {
+                    index,
+                    root,
+                    path: &mut *path,
+                    levels: deeper,
+                };
+                visit_within(visitor, &record, (job, dir, name), slot, level, leaves);
             }
-            None => {
-                visitor.children[kept] = child;
-                kept += 1;
+            _ if files_of_leaf(visitor, &record) == Files::AllRuledOut => {
+                // Nothing in it can match: what its visit would have counted.
+                visitor.found.examined += record.kinds.len() as u64;
+            }
+            _ => {
+                let leaf_dir = subdir(visitor, job, dir, name, path);
+                visitor.enter(&leaf_dir);
+                let found = visitor.children.len();
+                let _ = visit_record(visitor, &record, job, &leaf_dir, -1, false);
+                // No directory, and no entry whose kind a `stat` would tell.
+                debug_assert_eq!(visitor.children.len(), found);
             }
         }
+        visitor.answer_progress();
+        visitor.pacing.answered_without_system_call(true);
+        visitor.after_directory(depth);
     }
     visitor.children.truncate(kept);
+}
+
+/// Visits the subdirectory of `dir` named `name` (in `visitor.child_names`),
+/// which is not a leaf, as its own job would ([`visit_unopened`]), within its
+/// parent's turn: the parent's lists of subdirectories wait in `level` meanwhile,
+/// and its own are made in the level's room; what it does not visit within
+/// `leaves` is queued. Measured on `/usr`, `--index-trust -e conf` (callgrind
+/// `-j1`): 26.0M instructions with leaves alone visited so, 24.5M now.
+fn visit_within(
+    visitor: &mut Visitor<'_>,
+    record: &crate::index::format::Record<'_>,
+    (job, dir, name): (&DirJob, &Dir<'_>, std::ops::Range<usize>),
+    slot: &WorkerSlot<DirJob>,
+    level: &mut Level,
+    leaves: Leaves<'_>,
+) {
+    let mut path = std::mem::take(&mut level.path);
+    let inner = subdir(visitor, job, dir, name, &mut path);
+    std::mem::swap(&mut visitor.children, &mut level.children);
+    std::mem::swap(&mut visitor.child_names, &mut level.child_names);
+    visit_unopened(visitor, record, job, &inner, slot, Some(leaves));
+    std::mem::swap(&mut visitor.children, &mut level.children);
+    std::mem::swap(&mut visitor.child_names, &mut level.child_names);
+    level.children.clear();
+    level.child_names.clear();
+    level.path = path;
+}
+
+/// The subdirectory of `dir` named `name` (in `visitor.child_names`), its path
+/// and a `/` put together in `path`.
+#[inline(always)]
+fn subdir<'p>(
+    visitor: &Visitor<'_>,
+    job: &'p DirJob,
+    dir: &Dir<'_>,
+    name: std::ops::Range<usize>,
+    path: &'p mut Vec<u8>,
+) -> Dir<'p> {
+    path.clear();
+    path.extend_from_slice(dir.prefix);
+    path.extend_from_slice(&visitor.child_names[name]);
+    let path_len = path.len();
+    path.push(b'/');
+    let name = &path[dir.prefix.len()..path_len];
+    let path_state = (visitor.config.filter)
+        .subdir_path(dir.path_state, name)
+        .unwrap_or_default();
+    Dir {
+        job,
+        prefix: &path[..],
+        path_len,
+        depth: dir.depth + 1,
+        path_state,
+    }
 }
 
 /// Where [`fill`] found the entries of a directory.

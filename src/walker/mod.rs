@@ -80,9 +80,9 @@ pub struct Walker<'a> {
     checked_unopened: bool,
     /// The C string of a path that `lstat` is given (see `checked_unopened`).
     stat_path: Vec<u8>,
-    /// The path of a leaf directory visited with its parent (`trusted_unopened`,
-    /// see `indexed::visit_leaves`).
-    leaf_path: Vec<u8>,
+    /// The paths and lists of directories visited within their parent's turn
+    /// (`trusted_unopened`, see `indexed::visit_leaves`).
+    inline_room: indexed::InlineRoom,
 }
 
 /// A directory's entries, copied out of the reader's buffer: with ignore rules, the
@@ -164,7 +164,7 @@ impl<'a> Walker<'a> {
             trusted_unopened: false,
             checked_unopened: false,
             stat_path: Vec::new(),
-            leaf_path: Vec::new(),
+            inline_room: indexed::InlineRoom::default(),
         }
     }
 
@@ -434,8 +434,8 @@ impl<'a> Walker<'a> {
             return false;
         };
         let dir = job.enter(&mut self.path, &self.visitor.config.filter);
-        let leaf_path = &mut self.leaf_path;
-        indexed::list_unopened(&mut self.visitor, index, job, &dir, slot, leaf_path)
+        let room = &mut self.inline_room;
+        indexed::list_unopened(&mut self.visitor, index, job, &dir, slot, room)
     }
 
     /// Opens the directory of `job`, lists it (`INDEXED`: with the index) and

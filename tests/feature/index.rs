@@ -1179,6 +1179,45 @@ fn a_large_index_answers_as_a_walk_does() {
     drop(held);
 }
 
+/// Runs `--index-trust` in `root` (indexed in `cache`) with each of `filters`, at
+/// the default worker count, one and three, against a walk with the same
+/// filters: the same lines, the same warnings but the index's own, the same
+/// status. Returns how many searches were compared.
+fn trusted_answers_as_walks(root: &Path, cache: &Path, filters: &[&[&str]]) -> usize {
+    let without_index_warning = |stderr: &[u8]| -> String {
+        String::from_utf8_lossy(stderr)
+            .lines()
+            .filter(|line| !line.contains("--index-trust"))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    let mut answered = 0;
+    for filters in filters {
+        let mut walk: Vec<&str> = vec!["."];
+        walk.extend(filters.iter().copied());
+        let walked = run_str(root, cache, &walk);
+        for workers in [None, Some("1"), Some("3")] {
+            let mut trusted: Vec<&str> = vec!["--index-trust"];
+            trusted.extend(workers.iter().flat_map(|j| ["-j", *j]));
+            trusted.extend(walk.iter().copied());
+            let out = run_str(root, cache, &trusted);
+            assert_eq!(
+                sorted_lines(&out.stdout),
+                sorted_lines(&walked.stdout),
+                "{trusted:?}"
+            );
+            assert_eq!(
+                without_index_warning(&out.stderr),
+                without_index_warning(&walked.stderr),
+                "{trusted:?}"
+            );
+            assert_eq!(out.status.code(), walked.status.code(), "{trusted:?}");
+            answered += 1;
+        }
+    }
+    answered
+}
+
 /// `--index-trust` visits a leaf directory (one whose record holds no directory)
 /// together with its parent where the walk goes depth-first (below depth 4),
 /// instead of queueing it (`walker::indexed::visit_leaves`), and takes a regular
@@ -1220,43 +1259,28 @@ fn deep_leaf_directories_are_answered_as_a_walk_does() {
         first.status.success() && first.stderr.len() < 200,
         "{first:?}"
     );
-    let mut answered = 0;
-    for filters in [
-        &[][..],
-        &["-e", "txt"],
-        &["-n", "*e*"],
-        &["-n", "README"],
-        &["-t", "d"],
-        &["-t", "any"],
-        &["-t", "l", "-t", "p"],
-        &["-d", "6"],
-        &["--min-depth", "7", "-t", "any"],
-        &["-E", "leaf"],
-        &["-E", "d7"],
-        &["-p", "**/d6/**/*.txt"],
-        &["--regex", "^[abf]"],
-        &["-c"],
-        &["-c", "-e", "rs"],
-        &["-a", "-e", "rs"],
-    ] {
-        let mut walk: Vec<&str> = vec!["."];
-        walk.extend(filters.iter().copied());
-        let walked = run_str(env.root(), cache.path(), &walk);
-        assert!(walked.status.success(), "{filters:?}: {walked:?}");
-        for workers in [None, Some("1"), Some("3")] {
-            let mut trusted: Vec<&str> = vec!["--index-trust"];
-            trusted.extend(workers.iter().flat_map(|j| ["-j", *j]));
-            trusted.extend(walk.iter().copied());
-            let out = run_str(env.root(), cache.path(), &trusted);
-            assert_eq!(
-                sorted_lines(&out.stdout),
-                sorted_lines(&walked.stdout),
-                "{trusted:?}"
-            );
-            assert_eq!(out.status.code(), Some(0), "{out:?}");
-            answered += 1;
-        }
-    }
+    let answered = trusted_answers_as_walks(
+        env.root(),
+        cache.path(),
+        &[
+            &[][..],
+            &["-e", "txt"],
+            &["-n", "*e*"],
+            &["-n", "README"],
+            &["-t", "d"],
+            &["-t", "any"],
+            &["-t", "l", "-t", "p"],
+            &["-d", "6"],
+            &["--min-depth", "7", "-t", "any"],
+            &["-E", "leaf"],
+            &["-E", "d7"],
+            &["-p", "**/d6/**/*.txt"],
+            &["--regex", "^[abf]"],
+            &["-c"],
+            &["-c", "-e", "rs"],
+            &["-a", "-e", "rs"],
+        ],
+    );
     assert_eq!(answered, 48);
     // Not vacuous: the deepest leaves' files are there.
     let deep = run_str(
@@ -1268,6 +1292,66 @@ fn deep_leaf_directories_are_answered_as_a_walk_does() {
         String::from_utf8_lossy(&deep.stdout).contains("odd"),
         "{deep:?}"
     );
+}
+
+/// `--index-trust` visits a recorded subdirectory within its parent's turn,
+/// leaf or not, while no worker waits for one (`walker::indexed::visit_leaves`),
+/// up to 24 levels down, and queues the rest: a chain of 40 directories, each
+/// holding files, a leaf, an empty directory and a branch two levels deep, is
+/// answered as a walk answers it (lines, warnings but the index's own, status)
+/// at one worker, three and the default, with filters that stop at a depth,
+/// start below one, prune a name and note what `-t` left out.
+#[test]
+fn subdirectories_visited_within_their_parents_turn_are_answered_as_a_walk_does() {
+    let env = testenv::TestEnv::new(&[], &[]);
+    let mut chain = String::from("c1");
+    for level in 1..=40 {
+        if level > 1 {
+            chain.push_str(&format!("/c{level}"));
+        }
+        env.write(format!("{chain}/f{level}.txt"), b"");
+        env.write(format!("{chain}/README"), b"");
+        env.write(format!("{chain}/leaf{level}/a.rs"), b"");
+        env.write(format!("{chain}/leaf{level}/b.txt"), b"");
+        env.write(format!("{chain}/side/inner/x{level}.rs"), b"");
+        env.write(format!("{chain}/side/y.txt"), b"");
+        std::fs::create_dir_all(env.root().join(&chain).join("empty")).unwrap();
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let first = run_str(env.root(), cache.path(), &["--index", "."]);
+    assert!(first.status.success(), "{first:?}");
+    let answered = trusted_answers_as_walks(
+        env.root(),
+        cache.path(),
+        &[
+            &[][..],
+            &["-e", "txt"],
+            &["-n", "README"],
+            &["-t", "d"],
+            &["-t", "any"],
+            &["-d", "30"],
+            &["--min-depth", "27", "-t", "any"],
+            &["-E", "c30"],
+            &["-E", "side"],
+            &["-t", "d", "-n", "README"],
+            &["-c", "-e", "rs"],
+        ],
+    );
+    assert_eq!(answered, 33);
+    // Not vacuous: the deepest files, past the levels visited within a turn.
+    let deep = run_str(
+        env.root(),
+        cache.path(),
+        &["--index-trust", ".", "-n", "x40.rs"],
+    );
+    assert_eq!(
+        deep.stdout.iter().filter(|&&b| b == b'\n').count(),
+        1,
+        "{deep:?}"
+    );
+    // The note of what `-t` left out is there to compare.
+    let noted = run_str(env.root(), cache.path(), &[".", "-t", "d", "-n", "README"]);
+    assert!(!noted.stderr.is_empty(), "{noted:?}");
 }
 
 /// Where regular files cannot match (`-t d`, `-t l`, `--min-depth` below them), a
