@@ -195,7 +195,7 @@ pub(super) struct InlineRoom {
 /// One level of subdirectories visited at once: where its parent's lists wait
 /// meanwhile, and its own path.
 #[derive(Default)]
-pub(super) struct Level {
+struct Level {
     children: Vec<super::job::Child>,
     child_names: Vec<u8>,
     path: Vec<u8>,
