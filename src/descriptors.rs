@@ -253,7 +253,7 @@ impl Root {
 
 /// `lstat` of `path` (one name or more) below the directory `anchor` holds open,
 /// or `None` if it has been given up: the index checks a directory's stamps there
-/// without opening it (`walker/indexed.rs`). Unlike [`open_dir`], names before
+/// without opening it (`walker/unopened.rs`). Unlike [`open_dir`], names before
 /// the last are followed if they are links: the index believes the answer only
 /// if it names the recorded directory (device and inode) with its recorded
 /// times, which a path through a link placed since could only reach if it led to

@@ -487,7 +487,7 @@ impl<T> Pool<T> {
     /// True when directories found at `depth` would go to their worker's own
     /// deque rather than the frontier: below the breadth-first depth, or once the
     /// walk has turned depth-first. Such a directory may as well be read by the
-    /// worker that found it, at once (`walker::indexed`'s leaves): the walk stays
+    /// worker that found it, at once (`walker::unopened`'s leaves): the walk stays
     /// breadth-first where it is.
     pub fn goes_depth_first(&self, depth: usize) -> bool {
         depth > self.breadth_first_depth || self.depth_first.load(Ordering::Relaxed)

@@ -321,7 +321,7 @@ impl<'a> Record<'a> {
     }
 
     /// True when no entry is a directory or of unknown kind: nothing in it leads
-    /// further down without a `stat` (a leaf, `walker::indexed::visit_leaves`).
+    /// further down without a `stat` (a leaf, `walker::unopened::visit_leaves`).
     /// Folded without stopping early, which the compiler does many at a time.
     pub fn is_leaf(&self) -> bool {
         let dir = kind_byte(EntryKind::Dir);

@@ -26,6 +26,7 @@ mod opening;
 mod recording;
 mod split;
 mod unknown;
+mod unopened;
 mod visit;
 mod wire;
 
@@ -73,7 +74,7 @@ pub struct Walker<'a> {
     index: Option<&'a IndexRun>,
     recorder: Recorder,
     /// `--index-trust` with nothing that needs a directory's descriptor (see
-    /// [`indexed::needs_no_descriptor`]): a recorded directory is not even opened.
+    /// [`unopened::needs_no_descriptor`]): a recorded directory is not even opened.
     trusted_unopened: bool,
     /// `--index` with nothing that needs a directory's descriptor: a recorded
     /// directory is checked with one `lstat` and not opened.
@@ -81,8 +82,8 @@ pub struct Walker<'a> {
     /// The C string of a path that `lstat` is given (see `checked_unopened`).
     stat_path: Vec<u8>,
     /// The paths and lists of directories visited within their parent's turn
-    /// (`trusted_unopened`, see `indexed::visit_leaves`).
-    inline_room: indexed::InlineRoom,
+    /// (`trusted_unopened`, see `unopened::visit_leaves`).
+    inline_room: unopened::InlineRoom,
 }
 
 /// A directory's entries, copied out of the reader's buffer: with ignore rules, the
@@ -164,7 +165,7 @@ impl<'a> Walker<'a> {
             trusted_unopened: false,
             checked_unopened: false,
             stat_path: Vec::new(),
-            inline_room: indexed::InlineRoom::default(),
+            inline_room: unopened::InlineRoom::default(),
         }
     }
 
@@ -174,7 +175,7 @@ impl<'a> Walker<'a> {
         self.index = index;
         let unopened = index.is_some()
             && self.gate.is_none()
-            && indexed::needs_no_descriptor(self.visitor.config);
+            && unopened::needs_no_descriptor(self.visitor.config);
         let trusting = index.is_some_and(IndexRun::trusting);
         self.trusted_unopened = unopened && trusting;
         // Answered from memory, no directory waits on the disk: two clock reads a
@@ -410,14 +411,14 @@ impl<'a> Walker<'a> {
     }
 
     /// `--index`: a recorded directory answered from the index after one `lstat`
-    /// (see [`indexed::list_checked_unopened`]).
+    /// (see [`unopened::list_checked_unopened`]).
     fn list_checked_unopened(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) -> bool {
         let Some(index) = self.index else {
             return false;
         };
         let dir = job.enter(&mut self.path, &self.visitor.config.filter);
         let recorded = (index, &mut self.recorder);
-        indexed::list_checked_unopened(
+        unopened::list_checked_unopened(
             &mut self.visitor,
             recorded,
             job,
@@ -428,14 +429,14 @@ impl<'a> Walker<'a> {
     }
 
     /// `--index-trust`: the directory answered from the index without opening it,
-    /// if it can be (see [`indexed::list_unopened`]).
+    /// if it can be (see [`unopened::list_unopened`]).
     fn list_unopened(&mut self, job: &DirJob, slot: &WorkerSlot<DirJob>) -> bool {
         let Some(index) = self.index else {
             return false;
         };
         let dir = job.enter(&mut self.path, &self.visitor.config.filter);
         let room = &mut self.inline_room;
-        indexed::list_unopened(&mut self.visitor, index, job, &dir, slot, room)
+        unopened::list_unopened(&mut self.visitor, index, job, &dir, slot, room)
     }
 
     /// Opens the directory of `job`, lists it (`INDEXED`: with the index) and

@@ -1220,7 +1220,7 @@ fn trusted_answers_as_walks(root: &Path, cache: &Path, filters: &[&[&str]]) -> u
 
 /// `--index-trust` visits a leaf directory (one whose record holds no directory)
 /// together with its parent where the walk goes depth-first (below depth 4),
-/// instead of queueing it (`walker::indexed::visit_leaves`), and takes a regular
+/// instead of queueing it (`walker::unopened::visit_leaves`), and takes a regular
 /// file's name from the record as it is (`Visitor::visit_file_by_name`). Leaves of
 /// every shape deep in a tree (empty, of files, of a link and a FIFO, with odd
 /// names), beside directories that are not leaves, answer as a walk does for
@@ -1295,7 +1295,7 @@ fn deep_leaf_directories_are_answered_as_a_walk_does() {
 }
 
 /// `--index-trust` visits a recorded subdirectory within its parent's turn,
-/// leaf or not, while no worker waits for one (`walker::indexed::visit_leaves`),
+/// leaf or not, while no worker waits for one (`walker::unopened::visit_leaves`),
 /// up to 24 levels down, and queues the rest: a chain of 40 directories, each
 /// holding files, a leaf, an empty directory and a branch two levels deep, is
 /// answered as a walk answers it (lines, warnings but the index's own, status)
