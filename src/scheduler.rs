@@ -175,8 +175,8 @@ fn run_walk(
         progress.count_examined(config.stats || config.count_examined);
     }
     // pfind-mpi's ranks do not use the index (docs/design.md says how they could).
-    let index =
-        (!roots.index.is_empty()).then(|| IndexRun::open(config.index, &roots.index, reporter));
+    let index = (!roots.index.is_empty())
+        .then(|| IndexRun::open(config.index, &roots.index, config.threads, reporter));
     let listing_buffer = listing_buffer(config);
     let make_walker = |reader_kind| {
         let reader = DirReader::new(reader_kind, listing_buffer);

@@ -14,7 +14,10 @@
 //!          order of a walk (parents before children)
 //! ```
 //!
-//! The checksum covers every byte after its own field. A record is one directory:
+//! The checksum covers every byte after its own field: XXH3 of them in a file of
+//! at most a part ([`SUMMED_PART`], 1 MiB) after the field, else XXH3 of the
+//! parts' own XXH3 sums (little-endian, in order), which two threads can take
+//! half each. A record is one directory:
 //!
 //! ```text
 //! key u64 | dev u64 | ino u64 | mtime s i64 | ctime s i64 | mtime ns u32 | ctime ns u32
@@ -44,8 +47,9 @@ use crate::os::whole_file::WholeFile;
 
 pub const MAGIC: &[u8; 8] = b"PFINDIX1";
 /// 2: records in a walk's order with their children's offsets; 3: the checksum
-/// is XXH3 (2 had four lanes of a multiply and a shift, 1 one).
-pub const VERSION: u32 = 3;
+/// is XXH3 (2 had four lanes of a multiply and a shift, 1 one); 4: past a part,
+/// XXH3 of the parts' sums ([`checksum_on`]).
+pub const VERSION: u32 = 4;
 pub const HEADER_LEN: usize = 8 + 8 + 4 + 4 + 8 + 16 + 4 + 4;
 pub const RECORD_FIXED: usize = 8 * 5 + 4 * 6;
 /// Where a record's stamps and flags are (after its key), and where its counts
@@ -121,8 +125,104 @@ impl std::hash::Hasher for KeyHasher {
 /// it runs (`xxhash-rust`, before it, only where the build targets it, which a
 /// build for any x86_64 does not): the million-name repeat's `-c` 15.5M -> 8.7M
 /// instructions, the same sums (callgrind `-j1`).
+///
+/// Past [`SUMMED_PART`] bytes it is XXH3 of each part's XXH3, so that a large
+/// file's parts can be summed by two threads at once ([`checksum_on`]).
 pub fn checksum(bytes: &[u8]) -> u64 {
-    twox_hash::XxHash3_64::oneshot(bytes)
+    checksum_on(bytes, 1)
+}
+
+/// The bytes each of a checksum's parts covers, the last part what remains.
+pub const SUMMED_PART: usize = 1 << 20;
+
+/// The file size from which [`checksum_on`] sums half the parts on a second
+/// thread: on the million-entry directory's index (23 MB) the sum was more than
+/// half of a repeat's count (`-c`), where starting a thread takes tens of
+/// microseconds, as long as summing about half a megabyte.
+const SUMMED_TWICE_FROM: usize = 8 << 20;
+
+/// [`checksum`] with up to `threads` threads (two at most; one if the second
+/// cannot be started).
+pub fn checksum_on(bytes: &[u8], threads: usize) -> u64 {
+    let oneshot = twox_hash::XxHash3_64::oneshot;
+    if bytes.len() <= SUMMED_PART {
+        return oneshot(bytes);
+    }
+    let parts: Vec<&[u8]> = bytes.chunks(SUMMED_PART).collect();
+    let sum_each = |parts: &[&[u8]]| parts.iter().map(|part| oneshot(part)).collect::<Vec<_>>();
+    let (front, back) = parts.split_at(parts.len() / 2);
+    let two = threads > 1 && bytes.len() >= SUMMED_TWICE_FROM;
+    let sums = std::thread::scope(|scope| {
+        let helper = two
+            .then(|| {
+                std::thread::Builder::new()
+                    .name("pfind-sum".into())
+                    .spawn_scoped(scope, || sum_each(back))
+                    .ok()
+            })
+            .flatten();
+        let mut sums = sum_each(front);
+        // A helper that could not be started leaves its half to this thread.
+        match helper.map(|helper| helper.join()) {
+            Some(Ok(back_sums)) => sums.extend(back_sums),
+            _ => sums.extend(sum_each(back)),
+        }
+        sums
+    });
+    let mut sum = twox_hash::XxHash3_64::new();
+    for part_sum in &sums {
+        std::hash::Hasher::write(&mut sum, &part_sum.to_le_bytes());
+    }
+    std::hash::Hasher::finish(&sum)
+}
+
+/// [`checksum`] of bytes handed over in pieces of any size, as [`seal`] has
+/// them: each part summed as it fills.
+struct PartSums {
+    part: twox_hash::XxHash3_64,
+    /// Bytes in `part` so far.
+    filled: usize,
+    sums: twox_hash::XxHash3_64,
+    /// No part's sum has been put in `sums` yet.
+    first: bool,
+}
+
+impl PartSums {
+    fn new() -> PartSums {
+        PartSums {
+            part: twox_hash::XxHash3_64::new(),
+            filled: 0,
+            sums: twox_hash::XxHash3_64::new(),
+            first: true,
+        }
+    }
+
+    fn write(&mut self, mut bytes: &[u8]) {
+        use std::hash::Hasher;
+        while !bytes.is_empty() {
+            // A full part is summed only once more bytes come: a file of one
+            // part exactly is its own XXH3.
+            if self.filled == SUMMED_PART {
+                self.sums.write(&self.part.finish().to_le_bytes());
+                self.part = twox_hash::XxHash3_64::new();
+                self.filled = 0;
+                self.first = false;
+            }
+            let take = bytes.len().min(SUMMED_PART - self.filled);
+            self.part.write(&bytes[..take]);
+            self.filled += take;
+            bytes = &bytes[take..];
+        }
+    }
+
+    fn finish(mut self) -> u64 {
+        use std::hash::Hasher;
+        if self.first {
+            return self.part.finish();
+        }
+        self.sums.write(&self.part.finish().to_le_bytes());
+        self.sums.finish()
+    }
 }
 
 /// A time as a `stat` gives it: seconds and nanoseconds since the epoch.
@@ -501,8 +601,7 @@ pub fn lay_out(header: &Header, records: &[&[u8]]) -> Option<(Vec<u8>, KeyMap<u3
 /// order, the parts of the file that follow it. The same sum as [`checksum`] of
 /// them put together, without putting them together.
 pub fn seal(head: &mut [u8], rest: &[&[u8]]) {
-    use std::hash::Hasher;
-    let mut sum = twox_hash::XxHash3_64::new();
+    let mut sum = PartSums::new();
     sum.write(&head[16..]);
     for part in rest {
         sum.write(part);
@@ -540,10 +639,18 @@ pub struct Parsed {
     pub header: Header,
     table: std::ops::Range<usize>,
     bytes: WholeFile,
+    /// The threads its checksum may be summed on ([`checksum_on`]).
+    threads: usize,
 }
 
 impl Parsed {
     pub fn new(bytes: impl Into<WholeFile>) -> Result<Parsed, Unusable> {
+        Self::checked_on(bytes, 1)
+    }
+
+    /// [`Self::new`], its checksum summed on up to `threads` threads, and summed
+    /// so again when [`Self::patched`].
+    pub fn checked_on(bytes: impl Into<WholeFile>, threads: usize) -> Result<Parsed, Unusable> {
         let bytes = bytes.into();
         if bytes.len() < HEADER_LEN {
             return Err(if MAGIC.starts_with(&bytes[..bytes.len().min(8)]) {
@@ -568,7 +675,7 @@ impl Parsed {
         if bytes.len() < table_end {
             return Err(Unusable::Truncated);
         }
-        if checksum(&bytes[16..]) != u64_at(8) {
+        if checksum_on(&bytes[16..], threads) != u64_at(8) {
             return Err(Unusable::Checksum);
         }
         Ok(Parsed {
@@ -580,6 +687,7 @@ impl Parsed {
             },
             table: table_start..table_end,
             bytes,
+            threads,
         })
     }
 
@@ -700,7 +808,7 @@ impl Parsed {
         self.header.written = header.written;
         self.bytes[20..24].copy_from_slice(&header.uid.to_le_bytes());
         self.bytes[24..32].copy_from_slice(&header.written.to_le_bytes());
-        let sum = checksum(&self.bytes[16..]);
+        let sum = checksum_on(&self.bytes[16..], self.threads);
         self.bytes[8..16].copy_from_slice(&sum.to_le_bytes());
         Some(&self.bytes)
     }
@@ -792,6 +900,78 @@ mod tests {
     fn the_checksum_is_xxh3() {
         // XXH3-64 (seed 0) of nothing, as published: the format is fixed to it.
         assert_eq!(checksum(b""), 0x2d06_8005_38d3_94c2);
+    }
+
+    #[test]
+    fn past_a_part_the_checksum_is_xxh3_of_the_parts_sums() {
+        let oneshot = twox_hash::XxHash3_64::oneshot;
+        let bytes: Vec<u8> = (0..2 * SUMMED_PART as u32 + 3)
+            .map(|i| (i * 13 + i / 509) as u8)
+            .collect();
+        // A part exactly: its own XXH3.
+        assert_eq!(
+            checksum(&bytes[..SUMMED_PART]),
+            oneshot(&bytes[..SUMMED_PART])
+        );
+        // Past it: XXH3 of each part's sum, little-endian, in order.
+        let sums_of = |bytes: &[u8]| -> Vec<u8> {
+            bytes
+                .chunks(SUMMED_PART)
+                .flat_map(|part| oneshot(part).to_le_bytes())
+                .collect()
+        };
+        for len in [SUMMED_PART + 1, 2 * SUMMED_PART, 2 * SUMMED_PART + 3] {
+            let expected = oneshot(&sums_of(&bytes[..len]));
+            assert_eq!(checksum(&bytes[..len]), expected, "{len} bytes");
+            // Sealed from pieces that cross the parts' ends, the same.
+            let mut head = bytes[..16].to_vec();
+            let rest = &bytes[16..len];
+            let cuts = [0, 5, SUMMED_PART - 20, SUMMED_PART - 16, SUMMED_PART + 7];
+            let mut pieces: Vec<&[u8]> = cuts
+                .windows(2)
+                .map(|cut| &rest[cut[0].min(rest.len())..cut[1].min(rest.len())])
+                .collect();
+            pieces.push(&rest[(SUMMED_PART + 7).min(rest.len())..]);
+            seal(&mut head, &pieces);
+            assert_eq!(
+                head[8..16],
+                checksum(&bytes[16..len]).to_le_bytes(),
+                "{len} bytes"
+            );
+        }
+        // A change in any part, or two parts swapped, is seen.
+        let sum = checksum(&bytes);
+        for at in [0, SUMMED_PART - 1, SUMMED_PART, 2 * SUMMED_PART + 2] {
+            let mut flipped = bytes.clone();
+            flipped[at] ^= 1;
+            assert_ne!(checksum(&flipped), sum, "byte {at}");
+        }
+        let swapped = [
+            &bytes[SUMMED_PART..2 * SUMMED_PART],
+            &bytes[..SUMMED_PART],
+            &bytes[2 * SUMMED_PART..],
+        ]
+        .concat();
+        assert_ne!(checksum(&swapped), sum, "two parts swapped");
+    }
+
+    #[test]
+    fn a_checksum_summed_on_two_threads_is_the_one_summed_on_one() {
+        let bytes: Vec<u8> = (0..SUMMED_TWICE_FROM as u32 + 3 * SUMMED_PART as u32 / 2)
+            .map(|i| (i * 7 + i / 1_021) as u8)
+            .collect();
+        for len in [SUMMED_TWICE_FROM - 1, SUMMED_TWICE_FROM, bytes.len()] {
+            assert_eq!(
+                checksum_on(&bytes[..len], 2),
+                checksum_on(&bytes[..len], 1),
+                "{len} bytes"
+            );
+        }
+        // A file read on two threads is checked as on one: a flipped byte in
+        // the helper's half is refused.
+        let mut flipped = bytes.clone();
+        *flipped.last_mut().unwrap() ^= 1;
+        assert_ne!(checksum_on(&flipped, 2), checksum_on(&bytes, 1));
     }
 
     #[test]

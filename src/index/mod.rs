@@ -107,6 +107,8 @@ pub struct IndexRun {
     devices: Mutex<Vec<(u64, DirTimes)>>,
     /// The cache directory, checked, where the probes' verdicts are kept.
     cache: Option<PathBuf>,
+    /// The walk's threads, which may sum a large file's checksum.
+    threads: usize,
 }
 
 /// The key of a root's directory for the walker's lookups, and the file it is in.
@@ -159,6 +161,7 @@ impl IndexRun {
     pub fn open(
         mode: IndexMode,
         roots: &[(Vec<u8>, crate::os::stat::Stat)],
+        threads: usize,
         reporter: &Reporter,
     ) -> IndexRun {
         let mut run = IndexRun {
@@ -169,6 +172,7 @@ impl IndexRun {
             collected: Mutex::new(Vec::new()),
             devices: Mutex::new(Vec::new()),
             cache: None,
+            threads,
         };
         let Some(dir) = store::cache_dir() else {
             reporter.warning(b"--index: no cache directory (neither XDG_CACHE_HOME nor HOME is set); walking without the index");
@@ -224,7 +228,7 @@ impl IndexRun {
                     let writable = false;
                     return self.add(dir, canonical, id, None, writable);
                 }
-                Some(Ok(bytes)) => match Parsed::new(bytes) {
+                Some(Ok(bytes)) => match Parsed::checked_on(bytes, self.threads) {
                     Err(why) => {
                         reporter.warning(
                             format!(
