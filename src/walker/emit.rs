@@ -538,6 +538,7 @@ mod tests {
     /// Each build of [`put_lines`] this CPU runs: the one for any x86_64 CPU and,
     /// where it has AVX2, the AVX2 one (which `put_lines` itself then picks).
     fn put_lines_builds() -> Vec<(&'static str, PutLines)> {
+        #[cfg_attr(not(target_arch = "x86_64"), allow(unused_mut))]
         let mut builds: Vec<(&'static str, PutLines)> = vec![("baseline", put_lines_inline)];
         #[cfg(target_arch = "x86_64")]
         if avx2::available() {
