@@ -82,7 +82,7 @@ pub struct Walker<'a> {
     /// The C string of a path that `lstat` is given (see `checked_unopened`).
     stat_path: Vec<u8>,
     /// The paths and lists of directories visited within their parent's turn
-    /// (`trusted_unopened`, see `unopened::visit_leaves`).
+    /// (`trusted_unopened` and `checked_unopened`, see `unopened::visit_leaves`).
     inline_room: unopened::InlineRoom,
 }
 
@@ -424,7 +424,7 @@ impl<'a> Walker<'a> {
             job,
             &dir,
             slot,
-            &mut self.stat_path,
+            (&mut self.stat_path, &mut self.inline_room),
         )
     }
 

@@ -1179,11 +1179,12 @@ fn a_large_index_answers_as_a_walk_does() {
     drop(held);
 }
 
-/// Runs `--index-trust` in `root` (indexed in `cache`) with each of `filters`, at
-/// the default worker count, one and three, against a walk with the same
-/// filters: the same lines, the same warnings but the index's own, the same
-/// status. Returns how many searches were compared.
-fn trusted_answers_as_walks(root: &Path, cache: &Path, filters: &[&[&str]]) -> usize {
+/// Runs `mode` (`--index` or `--index-trust`) in `root` (indexed in `cache`)
+/// with each of `filters`, at the default worker count, one and three, against a
+/// walk with the same filters: the same lines, the same warnings but the
+/// trusted index's own, the same status. Returns how many searches were
+/// compared.
+fn indexed_answers_as_walks(mode: &str, root: &Path, cache: &Path, filters: &[&[&str]]) -> usize {
     let without_index_warning = |stderr: &[u8]| -> String {
         String::from_utf8_lossy(stderr)
             .lines()
@@ -1197,21 +1198,21 @@ fn trusted_answers_as_walks(root: &Path, cache: &Path, filters: &[&[&str]]) -> u
         walk.extend(filters.iter().copied());
         let walked = run_str(root, cache, &walk);
         for workers in [None, Some("1"), Some("3")] {
-            let mut trusted: Vec<&str> = vec!["--index-trust"];
-            trusted.extend(workers.iter().flat_map(|j| ["-j", *j]));
-            trusted.extend(walk.iter().copied());
-            let out = run_str(root, cache, &trusted);
+            let mut indexed: Vec<&str> = vec![mode];
+            indexed.extend(workers.iter().flat_map(|j| ["-j", *j]));
+            indexed.extend(walk.iter().copied());
+            let out = run_str(root, cache, &indexed);
             assert_eq!(
                 sorted_lines(&out.stdout),
                 sorted_lines(&walked.stdout),
-                "{trusted:?}"
+                "{indexed:?}"
             );
             assert_eq!(
                 without_index_warning(&out.stderr),
                 without_index_warning(&walked.stderr),
-                "{trusted:?}"
+                "{indexed:?}"
             );
-            assert_eq!(out.status.code(), walked.status.code(), "{trusted:?}");
+            assert_eq!(out.status.code(), walked.status.code(), "{indexed:?}");
             answered += 1;
         }
     }
@@ -1259,7 +1260,8 @@ fn deep_leaf_directories_are_answered_as_a_walk_does() {
         first.status.success() && first.stderr.len() < 200,
         "{first:?}"
     );
-    let answered = trusted_answers_as_walks(
+    let answered = indexed_answers_as_walks(
+        "--index-trust",
         env.root(),
         cache.path(),
         &[
@@ -1320,7 +1322,8 @@ fn subdirectories_visited_within_their_parents_turn_are_answered_as_a_walk_does(
     let cache = tempfile::tempdir().unwrap();
     let first = run_str(env.root(), cache.path(), &["--index", "."]);
     assert!(first.status.success(), "{first:?}");
-    let answered = trusted_answers_as_walks(
+    let answered = indexed_answers_as_walks(
+        "--index-trust",
         env.root(),
         cache.path(),
         &[
@@ -1352,6 +1355,98 @@ fn subdirectories_visited_within_their_parents_turn_are_answered_as_a_walk_does(
     // The note of what `-t` left out is there to compare.
     let noted = run_str(env.root(), cache.path(), &[".", "-t", "d", "-n", "README"]);
     assert!(!noted.stderr.is_empty(), "{noted:?}");
+}
+
+/// The checked `--index` on a local filesystem checks each recorded subdirectory
+/// of an unopened directory (one `lstat`) and visits it within its parent's turn
+/// (`walker::unopened::Checks`): after each change deep in a chain of 30
+/// directories (a file added to a leaf and one removed beside a chain's
+/// directory, a leaf renamed, a directory replaced by a file and by a symbolic
+/// link, a leaf given a subdirectory, two directories swapped), its answers are
+/// a walk's, at the default worker count, one and three.
+#[test]
+fn checked_subdirectories_visited_within_their_parents_turn_answer_as_a_walk_does() {
+    let env = testenv::TestEnv::new(&[], &[]);
+    let mut chain = String::from("c1");
+    let mut levels = vec![String::new()];
+    for level in 1..=30 {
+        if level > 1 {
+            chain.push_str(&format!("/c{level}"));
+        }
+        levels.push(chain.clone());
+        env.write(format!("{chain}/f{level}.txt"), b"");
+        env.write(format!("{chain}/leaf{level}/a.rs"), b"");
+        env.write(format!("{chain}/leaf{level}/b.txt"), b"");
+        env.write(format!("{chain}/side/inner/x{level}.rs"), b"");
+        env.write(format!("{chain}/side/y.txt"), b"");
+    }
+    let cache = tempfile::tempdir().unwrap();
+    // Twice, past the racy margin, so that every directory is checked, not listed.
+    for _ in 0..2 {
+        std::thread::sleep(std::time::Duration::from_millis(120));
+        let indexed = run_str(env.root(), cache.path(), &["--index", "."]);
+        assert!(indexed.status.success(), "{indexed:?}");
+    }
+    let at = |level: usize, rest: &str| env.root().join(&levels[level]).join(rest);
+    type Change<'c> = (&'c str, Box<dyn Fn() + 'c>);
+    let changes: Vec<Change> = vec![
+        (
+            "a file added to a leaf",
+            Box::new(|| std::fs::write(at(10, "leaf10/new.txt"), b"").unwrap()),
+        ),
+        (
+            "a file removed",
+            Box::new(|| std::fs::remove_file(at(12, "f12.txt")).unwrap()),
+        ),
+        (
+            "a leaf renamed",
+            Box::new(|| std::fs::rename(at(8, "leaf8"), at(8, "leaf8b")).unwrap()),
+        ),
+        (
+            "a directory replaced by a file",
+            Box::new(|| {
+                std::fs::remove_dir_all(at(15, "side")).unwrap();
+                std::fs::write(at(15, "side"), b"").unwrap();
+            }),
+        ),
+        (
+            "a leaf given a subdirectory",
+            Box::new(|| std::fs::create_dir(at(18, "leaf18/sub")).unwrap()),
+        ),
+        (
+            "two directories swapped",
+            Box::new(|| {
+                std::fs::rename(at(20, "leaf20"), at(20, "swap")).unwrap();
+                std::fs::rename(at(20, "side"), at(20, "leaf20")).unwrap();
+                std::fs::rename(at(20, "swap"), at(20, "side")).unwrap();
+            }),
+        ),
+        (
+            "a leaf replaced by a symbolic link",
+            Box::new(|| {
+                std::fs::remove_dir_all(at(22, "leaf22")).unwrap();
+                std::os::unix::fs::symlink("../leaf21", at(22, "leaf22")).unwrap();
+            }),
+        ),
+    ];
+    let filter_sets: [&[&str]; 4] = [&[], &["-e", "txt"], &["-t", "any"], &["-c", "-e", "rs"]];
+    for (change, make) in &changes {
+        make();
+        eprintln!("after {change}:");
+        let answered = indexed_answers_as_walks("--index", env.root(), cache.path(), &filter_sets);
+        assert_eq!(answered, 12, "{change}");
+    }
+    // Not vacuous: the changes are in the answers.
+    let all = run_str(env.root(), cache.path(), &["--index", ".", "-t", "any"]);
+    let text = String::from_utf8_lossy(&all.stdout);
+    assert!(
+        text.contains("leaf10/new.txt") && text.contains("leaf8b/a.rs"),
+        "{text}"
+    );
+    assert!(
+        !text.contains("f12.txt") && text.contains("leaf18/sub"),
+        "{text}"
+    );
 }
 
 /// Where regular files cannot match (`-t d`, `-t l`, `--min-depth` below them), a
