@@ -20,11 +20,12 @@
 //!   again;
 //! - `--index-trust`, the locate-like mode, skips the check, and says so.
 //!
-//! The rooms: [`format`] is the file's bytes (records, keys, checksum), [`store`]
-//! where files live and how they are read and replaced safely, [`recorder`] what
-//! a worker records and how a first run's file is written from it; this file is
-//! a walk's use of them ([`IndexRun`]).
+//! The rooms: [`format`] is the file's bytes (records, keys), [`checksum`] its
+//! checksum, [`store`] where files live and how they are read and replaced
+//! safely, [`recorder`] what a worker records and how a first run's file is
+//! written from it; this file is a walk's use of them ([`IndexRun`]).
 
+mod checksum;
 pub mod format;
 mod recorder;
 pub mod remote;

@@ -1296,6 +1296,28 @@ fn deep_leaf_directories_are_answered_as_a_walk_does() {
     );
 }
 
+/// A chain of `depth` directories `c1/c2/...` in `env`, each holding a file, a
+/// README, a leaf of two files, an empty directory and a branch two levels
+/// deep (`side/inner`). Returns each level's path, `""` for the root first.
+fn write_chain(env: &testenv::TestEnv, depth: usize) -> Vec<String> {
+    let mut chain = String::from("c1");
+    let mut levels = vec![String::new()];
+    for level in 1..=depth {
+        if level > 1 {
+            chain.push_str(&format!("/c{level}"));
+        }
+        levels.push(chain.clone());
+        env.write(format!("{chain}/f{level}.txt"), b"");
+        env.write(format!("{chain}/README"), b"");
+        env.write(format!("{chain}/leaf{level}/a.rs"), b"");
+        env.write(format!("{chain}/leaf{level}/b.txt"), b"");
+        env.write(format!("{chain}/side/inner/x{level}.rs"), b"");
+        env.write(format!("{chain}/side/y.txt"), b"");
+        std::fs::create_dir_all(env.root().join(&chain).join("empty")).unwrap();
+    }
+    levels
+}
+
 /// `--index-trust` visits a recorded subdirectory within its parent's turn,
 /// leaf or not, while no worker waits for one (`walker::unopened::visit_leaves`),
 /// up to 24 levels down, and queues the rest: a chain of 40 directories, each
@@ -1306,19 +1328,7 @@ fn deep_leaf_directories_are_answered_as_a_walk_does() {
 #[test]
 fn subdirectories_visited_within_their_parents_turn_are_answered_as_a_walk_does() {
     let env = testenv::TestEnv::new(&[], &[]);
-    let mut chain = String::from("c1");
-    for level in 1..=40 {
-        if level > 1 {
-            chain.push_str(&format!("/c{level}"));
-        }
-        env.write(format!("{chain}/f{level}.txt"), b"");
-        env.write(format!("{chain}/README"), b"");
-        env.write(format!("{chain}/leaf{level}/a.rs"), b"");
-        env.write(format!("{chain}/leaf{level}/b.txt"), b"");
-        env.write(format!("{chain}/side/inner/x{level}.rs"), b"");
-        env.write(format!("{chain}/side/y.txt"), b"");
-        std::fs::create_dir_all(env.root().join(&chain).join("empty")).unwrap();
-    }
+    write_chain(&env, 40);
     let cache = tempfile::tempdir().unwrap();
     let first = run_str(env.root(), cache.path(), &["--index", "."]);
     assert!(first.status.success(), "{first:?}");
@@ -1360,26 +1370,14 @@ fn subdirectories_visited_within_their_parents_turn_are_answered_as_a_walk_does(
 /// The checked `--index` on a local filesystem checks each recorded subdirectory
 /// of an unopened directory (one `lstat`) and visits it within its parent's turn
 /// (`walker::unopened::Checks`): after each change deep in a chain of 30
-/// directories (a file added to a leaf and one removed beside a chain's
-/// directory, a leaf renamed, a directory replaced by a file and by a symbolic
-/// link, a leaf given a subdirectory, two directories swapped), its answers are
-/// a walk's, at the default worker count, one and three.
+/// directories ([`write_chain`]; a file added to a leaf and one removed beside
+/// a chain's directory, a leaf renamed, a directory replaced by a file and by a
+/// symbolic link, a leaf given a subdirectory, two directories swapped), its
+/// answers are a walk's, at the default worker count, one and three.
 #[test]
 fn checked_subdirectories_visited_within_their_parents_turn_answer_as_a_walk_does() {
     let env = testenv::TestEnv::new(&[], &[]);
-    let mut chain = String::from("c1");
-    let mut levels = vec![String::new()];
-    for level in 1..=30 {
-        if level > 1 {
-            chain.push_str(&format!("/c{level}"));
-        }
-        levels.push(chain.clone());
-        env.write(format!("{chain}/f{level}.txt"), b"");
-        env.write(format!("{chain}/leaf{level}/a.rs"), b"");
-        env.write(format!("{chain}/leaf{level}/b.txt"), b"");
-        env.write(format!("{chain}/side/inner/x{level}.rs"), b"");
-        env.write(format!("{chain}/side/y.txt"), b"");
-    }
+    let levels = write_chain(&env, 30);
     let cache = tempfile::tempdir().unwrap();
     // Twice, past the racy margin, so that every directory is checked, not listed.
     for _ in 0..2 {
